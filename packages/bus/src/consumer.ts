@@ -1,0 +1,114 @@
+import type { Logger } from "@gateway/logging";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
+
+export interface BusMessage<T = unknown> {
+  /** The Nats-Msg-Id the publisher set (the outbox id); consumers de-duplicate on it. */
+  id: string;
+  subject: string;
+  data: T;
+  /** 1 on first delivery. */
+  deliveryCount: number;
+}
+
+export interface ConsumerOptions<T> {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  log: Logger;
+  stream: string;
+  /** Durable name: replicas with the same name share the work. */
+  durable: string;
+  filterSubjects: string[];
+  handle: (message: BusMessage<T>) => Promise<void>;
+  /** Messages handled at once by this process. */
+  concurrency?: number;
+  /** How long a message may be in hand before JetStream redelivers it. */
+  ackWaitMs?: number;
+  /** Delay before a failed message is offered again, growing per attempt. */
+  retryDelayMs?: (deliveryCount: number) => number;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+const defaultRetryDelay = (n: number) => Math.min(100 * 2 ** (n - 1), 30_000);
+
+/**
+ * A durable pull consumer with explicit acks. A handler that throws gets its message back after
+ * a growing delay; a handler must be idempotent (see `handleOnce`), since anything not acked
+ * before a crash is delivered again.
+ */
+export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<RunningConsumer> {
+  const { js, jsm, log, stream, durable, filterSubjects, handle } = options;
+  const concurrency = options.concurrency ?? 16;
+  const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
+  const config = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
+    max_ack_pending: Math.max(concurrency * 4, 256),
+    ...(filterSubjects.length === 1
+      ? { filter_subject: filterSubjects[0] }
+      : { filter_subjects: filterSubjects }),
+  };
+  try {
+    await jsm.consumers.add(stream, config);
+  } catch (err) {
+    if (!String(err).includes("already")) throw err;
+    await jsm.consumers.update(stream, durable, config);
+  }
+  const consumer = await js.consumers.get(stream, durable);
+  // Short pull expiry: a pull request that went to a NATS node that died is noticed (missed
+  // heartbeats at half the expiry) and re-sent within seconds, not the default half minute.
+  const messages = await consumer.consume({ max_messages: concurrency * 2, expires: 5_000 });
+
+  const inFlight = new Set<Promise<void>>();
+  async function process(msg: JsMsg) {
+    const id = msg.headers?.get("Nats-Msg-Id") || `${stream}:${msg.seq}`;
+    const deliveryCount = msg.info.deliveryCount;
+    let data: T;
+    try {
+      data = msg.json<T>();
+    } catch (err) {
+      // A message that is not JSON will never be: retrying it would block nothing but waste
+      // work forever. Terminate it and leave the evidence in the log.
+      log.error({ err, messageId: id, subject: msg.subject }, "message is not JSON; dropped");
+      // No reason text: nats-server 2.9 ignores "+TERM <reason>".
+      msg.term();
+      return;
+    }
+    try {
+      await handle({ id, subject: msg.subject, data, deliveryCount });
+      msg.ack();
+    } catch (err) {
+      log.warn(
+        { err, messageId: id, subject: msg.subject, deliveryCount },
+        "message handling failed; will retry",
+      );
+      msg.nak(retryDelay(deliveryCount));
+    }
+  }
+
+  const loop = (async () => {
+    for await (const msg of messages) {
+      const task = process(msg).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+  })();
+
+  return {
+    async stop() {
+      await messages.close();
+      await loop.catch(() => {});
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { enqueueOutbox, newId } from "@gateway/db";
+import { freePort, type LocalNats, startNats } from "@gateway/local-infra";
+import { createLogger } from "@gateway/logging";
+import { createTestBus, createTestDatabase, type TestDatabase, waitFor } from "@gateway/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectBus, createOutboxRelay, startConsumer } from "./index.js";
+
+const log = createLogger({ name: "test", level: "silent" });
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db.drop());
+
+async function streamCount(bus: Awaited<ReturnType<typeof connectBus>>, stream: string) {
+  return (await bus.jsm.streams.info(stream)).state.messages;
+}
+
+describe("outbox relay", () => {
+  it("publishes rows written while NATS is down exactly once after it comes back", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gw-nats-outage-"));
+    const port = await freePort();
+    let nats: LocalNats = await startNats({ storeDir: dir, port });
+    const bus = await connectBus({ url: nats.url, prefix: "outage", name: "test", log });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+    await relay.start();
+    try {
+      await enqueueOutbox(db.sql, [
+        { id: newId("evt"), subject: bus.topology.subjects.event("before"), payload: { n: 0 } },
+      ]);
+      await waitFor(async () => (await streamCount(bus, bus.topology.streams.events)) === 1, {
+        what: "first message",
+      });
+
+      await nats.stop();
+      const ids = Array.from({ length: 20 }, () => newId("evt"));
+      for (const [n, id] of ids.entries()) {
+        await enqueueOutbox(db.sql, [{ id, subject: bus.topology.subjects.event("during"), payload: { n } }]);
+      }
+      // The relay keeps failing meanwhile; nothing is marked published.
+      await new Promise((r) => setTimeout(r, 300));
+      const [pending] = await db.sql<
+        { count: bigint }[]
+      >`select count(*) from outbox where published_at is null`;
+      expect(pending?.count).toBe(20n);
+
+      nats = await startNats({ storeDir: dir, port });
+      await waitFor(
+        async () => (await db.sql`select 1 from outbox where published_at is null`).length === 0,
+        { timeoutMs: 20_000, what: "outbox drained" },
+      );
+      expect(await streamCount(bus, bus.topology.streams.events)).toBe(21);
+      // Each id once: read them back.
+      const seen: string[] = [];
+      for (let seq = 2; seq <= 21; seq++) {
+        const msg = await bus.jsm.streams.getMessage(bus.topology.streams.events, { seq });
+        seen.push(msg?.header.get("Nats-Msg-Id") ?? "");
+      }
+      expect(seen.sort()).toEqual([...ids].sort());
+    } finally {
+      await relay.stop();
+      await bus.close();
+      await nats.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("lets JetStream drop a duplicate publish of the same outbox id", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    try {
+      const subject = bus.topology.subjects.event("payment.completed");
+      const first = await bus.js.publish(subject, "{}", { msgID: "evt_same" });
+      const second = await bus.js.publish(subject, "{}", { msgID: "evt_same" });
+      expect(first.duplicate).toBe(false);
+      expect(second.duplicate).toBe(true);
+      expect(await streamCount(bus, bus.topology.streams.events)).toBe(1);
+    } finally {
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+
+  it("two relays at once publish every row once", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const relays = [0, 1].map(() =>
+      createOutboxRelay({ sql: db.sql, js: bus.js, log, batchSize: 7, pollMs: 20 }),
+    );
+    try {
+      await db.sql`update outbox set published_at = now() where published_at is null`;
+      const rows = Array.from({ length: 100 }, (_, n) => ({
+        id: newId("evt"),
+        subject: bus.topology.subjects.event("x"),
+        payload: { n },
+      }));
+      await enqueueOutbox(db.sql, rows);
+      await Promise.all(relays.map((r) => r.start()));
+      await waitFor(async () => (await streamCount(bus, bus.topology.streams.events)) === 100, {
+        what: "100 messages",
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await streamCount(bus, bus.topology.streams.events)).toBe(100);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+});
+
+describe("consumer", () => {
+  it("applies a redelivered message's effect once", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    await db.sql`create table if not exists applied (message_id text, n int)`;
+    const { handleOnce } = await import("@gateway/db");
+    let deliveries = 0;
+    const consumer = await startConsumer<{ n: number }>({
+      js: bus.js,
+      jsm: bus.jsm,
+      log,
+      stream: bus.topology.streams.events,
+      durable: "redelivery-test",
+      filterSubjects: [bus.topology.subjects.allEvents],
+      retryDelayMs: () => 10,
+      handle: async (message) => {
+        deliveries++;
+        await handleOnce(
+          db.sql,
+          "redelivery-test",
+          message.id,
+          (tx) => tx`insert into applied values (${message.id}, ${message.data.n})`,
+        );
+        // The effect committed but the ack is lost (a crash right here): JetStream redelivers.
+        if (message.deliveryCount === 1) throw new Error("crash before ack");
+      },
+    });
+    try {
+      await bus.js.publish(bus.topology.subjects.event("x"), JSON.stringify({ n: 7 }), {
+        msgID: "evt_redeliver",
+      });
+      await waitFor(() => deliveries >= 2, { what: "redelivery" });
+      await new Promise((r) => setTimeout(r, 100));
+      const rows = await db.sql`select * from applied where message_id = 'evt_redeliver'`;
+      expect(rows.length).toBe(1);
+      expect(deliveries).toBe(2);
+    } finally {
+      await consumer.stop();
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+});
+
+describe("consumer, poison message", () => {
+  it("drops a message that is not JSON and goes on with the next", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const handled: number[] = [];
+    const consumer = await startConsumer<{ n: number }>({
+      js: bus.js,
+      jsm: bus.jsm,
+      log,
+      stream: bus.topology.streams.events,
+      durable: "poison-test",
+      filterSubjects: [bus.topology.subjects.allEvents],
+      handle: async (message) => {
+        handled.push(message.data.n);
+      },
+    });
+    try {
+      await bus.js.publish(bus.topology.subjects.event("x"), "{not json", { msgID: "evt_poison" });
+      await bus.js.publish(bus.topology.subjects.event("x"), JSON.stringify({ n: 1 }), { msgID: "evt_fine" });
+      await waitFor(() => handled.includes(1), { what: "the next message" });
+      // Both settled (acked and terminated) and nothing came back for another try.
+      const info = await waitFor(
+        async () => {
+          const i = await bus.jsm.consumers.info(bus.topology.streams.events, "poison-test");
+          return i.num_ack_pending === 0 && i;
+        },
+        { what: "no message pending" },
+      );
+      expect(info.num_redelivered).toBe(0);
+      expect(info.delivered.stream_seq).toBe(2);
+    } finally {
+      await consumer.stop();
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import type { Sql } from "@gateway/db";
+import type { Logger } from "@gateway/logging";
+import type { JetStreamClient } from "@nats-io/jetstream";
+
+export interface OutboxRelayOptions {
+  sql: Sql;
+  js: JetStreamClient;
+  log: Logger;
+  batchSize?: number;
+  /** Fallback poll when no NOTIFY arrives (and the retry pace while NATS is down). */
+  pollMs?: number;
+}
+
+export interface OutboxRelay {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Publishes everything pending now; resolves with how many rows were published. */
+  drain(): Promise<number>;
+}
+
+/**
+ * Moves committed outbox rows to JetStream. Each row is published with Nats-Msg-Id = its id and
+ * marked sent only after JetStream acknowledged it; a crash between the two publishes it again,
+ * and JetStream's duplicate window drops the copy. Replicas lock disjoint rows (SKIP LOCKED).
+ */
+export function createOutboxRelay({
+  sql,
+  js,
+  log,
+  batchSize = 256,
+  pollMs = 500,
+}: OutboxRelayOptions): OutboxRelay {
+  let running = false;
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  let failures = 0;
+
+  async function publishBatch(): Promise<number> {
+    return sql.begin(async (tx) => {
+      const rows = await tx<{ seq: bigint; id: string; subject: string; payload: unknown }[]>`
+        select seq, id, subject, payload from outbox
+        where published_at is null order by seq limit ${batchSize} for update skip locked`;
+      if (rows.length === 0) return 0;
+      const acks = await Promise.all(
+        rows.map((row) =>
+          js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, timeout: 5_000 }),
+        ),
+      );
+      const duplicates = acks.filter((a) => a.duplicate).length;
+      if (duplicates > 0) log.info({ duplicates }, "outbox rows already in the stream");
+      await tx`update outbox set published_at = now() where seq in ${tx(rows.map((r) => r.seq))}`;
+      return rows.length;
+    });
+  }
+
+  async function drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await publishBatch();
+      total += n;
+      if (n < batchSize) return total;
+    }
+  }
+
+  // Published outbox rows and processed-message records are kept a little longer than JetStream
+  // keeps messages (7 days), so a redelivery always finds its record; then they go.
+  let lastPrune = 0;
+  async function prune() {
+    if (Date.now() - lastPrune < 3_600_000) return;
+    lastPrune = Date.now();
+    await sql`delete from outbox where published_at < now() - interval '8 days'`;
+    await sql`delete from processed_messages where processed_at < now() - interval '8 days'`;
+  }
+
+  async function run() {
+    while (running) {
+      await prune().catch((err) => log.warn({ err }, "outbox pruning failed"));
+      try {
+        await drain();
+        if (failures > 0) log.info({ failures }, "outbox relay recovered");
+        failures = 0;
+      } catch (err) {
+        failures++;
+        if (failures === 1 || failures % 20 === 0)
+          log.warn({ err, failures }, "outbox publish failed; will retry");
+      }
+      if (!running) break;
+      const delay = failures > 0 ? Math.min(pollMs * 2 ** Math.min(failures, 4), 5_000) : pollMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      const listener = await sql.listen("outbox", () => wake?.());
+      unlisten = listener.unlisten;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await unlisten?.();
+    },
+    drain,
+  };
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from "node:crypto";
+import { createLogger } from "@gateway/logging";
+import { signPayoutApproval } from "@gateway/signer-client";
+import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
+import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
+import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
+import { SuiGrpcClient } from "@mysten/sui/grpc";
+import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSuiSettlement } from "./sui-settlement.js";
+
+const log = createLogger({ name: "chain-sui-test", level: "silent" });
+let db: TestDatabase;
+let net: SuiLocalnet;
+let signer: TestSigner;
+let client: SuiGrpcClient;
+let vault: string;
+let gas: string;
+let settlement: ReturnType<typeof createSuiSettlement>;
+let nextIndex = 1000;
+
+beforeAll(async () => {
+  [db, net, signer] = await Promise.all([
+    createTestDatabase(),
+    createSuiLocalnet({ port: 0, checkpointIntervalMs: 50 }),
+    startTestSigner(),
+  ]);
+  client = new SuiGrpcClient({ network: "localnet", baseUrl: net.url });
+  ({ vault, gas } = (await signer.client.getServiceAddresses()).sui.live);
+  for (let i = 0; i < 4; i++) await net.fund(gas, "SUI", 1_000_000_000n);
+  settlement = createSuiSettlement({
+    sql: db.sql,
+    client,
+    signer: signer.client,
+    log,
+    coinTypes: { SUI: "0x2::sui::SUI", USDC: net.coinType("USDC"), USDT: net.coinType("USDT") },
+    approver: { keyId: signer.approvers.settlement.keyId, key: signer.approvers.settlement.key },
+  });
+});
+afterAll(async () => {
+  await signer?.close();
+  await net?.close();
+  await db?.drop();
+});
+
+const balance = async (owner: string, coin = "USDC") =>
+  BigInt((await client.getBalance({ owner, coinType: net.coinType(coin as "USDC") })).balance.balance);
+
+async function deposit() {
+  const index = nextIndex++;
+  const address = await signer.client.deriveDepositAddress({ chain: "sui", mode: "live", index });
+  return { index, address };
+}
+
+describe("sui settlement", () => {
+  it("sweeps a deposit of two coins to the vault with gas paid by the gas wallet, once per intent", async () => {
+    const { index, address } = await deposit();
+    await net.fund(address, "USDC", 7_000_000n);
+    await net.fund(address, "USDC", 5_500_000n);
+    const [vaultBefore, gasBefore] = [await balance(vault), await balance(gas, "SUI")];
+    const work = {
+      intentId: `sweep:${randomUUID()}`,
+      paymentId: randomUUID(),
+      mode: "live" as const,
+      chain: "sui" as const,
+      coin: "USDC" as const,
+      depositAddress: address,
+      derivationIndex: index,
+      amount: 12_500_000n,
+    };
+    const [first, concurrent] = await Promise.all([settlement.sweep(work), settlement.sweep(work)]);
+    expect(concurrent.txid).toBe(first.txid);
+    expect(await balance(address)).toBe(0n);
+    expect(await balance(vault)).toBe(vaultBefore + 12_500_000n);
+    expect(await balance(gas, "SUI")).toBe(gasBefore - 1_000_000n);
+    expect(await balance(address, "SUI")).toBe(0n);
+
+    // Lost the record of completion (a crash after sending): the chain is asked, nothing is resent.
+    await db.sql`delete from sui_intents_done where intent_id = ${work.intentId}`;
+    expect((await settlement.sweep(work)).txid).toBe(first.txid);
+    expect(await balance(vault)).toBe(vaultBefore + 12_500_000n);
+  });
+
+  it("rebuilds when a stored attempt's inputs moved on, and refunds from a deposit through the vault", async () => {
+    const { index, address } = await deposit();
+    const grant = await net.fund(address, "USDC", 3_000_000n);
+    const customer = new Ed25519Keypair().toSuiAddress();
+    const refundId = `${randomUUID()}:sui:x:0:underpayment`;
+    // An attempt that can never execute: its coin is at an older version than the chain's.
+    await db.sql`insert into sui_intent_attempts (intent_id, attempt, digest, tx_bytes, signatures, inputs)
+      values (${`sweep:${refundId}`}, 1, 'NeverSent1111111111111111111111111111111111', '\\x00', '{}',
+              ${db.sql.json([{ objectId: grant.coin.objectId, version: "1" }])})`;
+    const vaultBefore = await balance(vault);
+    const { txid } = await settlement.refund({
+      intentId: `refund:${refundId}`,
+      refundId,
+      paymentId: randomUUID(),
+      mode: "live",
+      chain: "sui",
+      coin: "USDC",
+      amount: 3_000_000n,
+      to: customer,
+      from: "deposit",
+      depositAddress: address,
+      derivationIndex: index,
+    });
+    expect(txid).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
+    expect(await balance(customer)).toBe(3_000_000n);
+    expect(await balance(address)).toBe(0n);
+    expect(await balance(vault)).toBe(vaultBefore);
+  });
+
+  it("refunds a surplus from the vault with the settlement approval", async () => {
+    const { address } = await deposit();
+    await net.fund(vault, "USDC", 2_000_000n);
+    const customer = new Ed25519Keypair().toSuiAddress();
+    const refundId = `${randomUUID()}:sui:y:0:overpayment`;
+    const work = {
+      intentId: `refund:${refundId}`,
+      refundId,
+      paymentId: randomUUID(),
+      mode: "live" as const,
+      chain: "sui" as const,
+      coin: "USDC" as const,
+      amount: 1_250_000n,
+      to: customer,
+      from: "vault" as const,
+      depositAddress: address,
+      derivationIndex: 0,
+    };
+    const first = await settlement.refund(work);
+    expect((await settlement.refund(work)).txid).toBe(first.txid);
+    expect(await balance(customer)).toBe(1_250_000n);
+  });
+});
+
+describe("sui payouts", () => {
+  it("pays a merchant from the vault with the API's approval, once per intent", async () => {
+    await net.fund(vault, "USDC", 5_000_000n);
+    const merchantWallet = new Ed25519Keypair().toSuiAddress();
+    const payoutId = `po_${randomUUID()}`;
+    const coinType = net.coinType("USDC");
+    const approval = signPayoutApproval(
+      {
+        payoutId,
+        chain: "sui",
+        mode: "live",
+        asset: coinType,
+        netAmount: 3_000_000n,
+        destination: merchantWallet,
+      },
+      signer.approvers.api,
+    );
+    const work = {
+      intentId: `payout:${payoutId}`,
+      payoutId,
+      mode: "live" as const,
+      coin: "USDC" as const,
+      amount: 3_000_000n,
+      destination: merchantWallet,
+      approval: { keyId: approval.key_id, signature: Buffer.from(approval.signature, "base64") },
+    };
+    const first = await settlement.payout(work);
+    expect((await settlement.payout(work)).txid).toBe(first.txid);
+    expect(await balance(merchantWallet)).toBe(3_000_000n);
+  });
+
+  it("is refused by the signer without a trusted approval", async () => {
+    const merchantWallet = new Ed25519Keypair().toSuiAddress();
+    const payoutId = `po_${randomUUID()}`;
+    const work = {
+      intentId: `payout:${payoutId}`,
+      payoutId,
+      mode: "live" as const,
+      coin: "USDC" as const,
+      amount: 1_000_000n,
+      destination: merchantWallet,
+      approval: { keyId: signer.approvers.api.keyId, signature: new Uint8Array(64) },
+    };
+    await expect(settlement.payout(work)).rejects.toThrow(/refused|approval/i);
+    expect(await balance(merchantWallet)).toBe(0n);
+  });
+});

@@ -1,0 +1,421 @@
+import type { KeyObject } from "node:crypto";
+import { buildSuiSweep, buildSuiTransfer, type SuiCoinRef } from "@gateway/chain-tx";
+import type { Sql } from "@gateway/db";
+import type { Coin, Mode } from "@gateway/domain";
+import type { Logger } from "@gateway/logging";
+import {
+  type IntentInput,
+  type ServiceAddressBook,
+  type SignerClient,
+  signApproval,
+} from "@gateway/signer-client";
+import type { SuiGrpcClient } from "@mysten/sui/grpc";
+import { TransactionDataBuilder } from "@mysten/sui/transactions";
+import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
+import { createIntentStore, type StoredAttempt } from "./intent-store.js";
+
+/** Mirrors the settlement service's SweepWork (structural: packages do not import services). */
+export interface SuiSweepWork {
+  intentId: string;
+  paymentId: string;
+  mode: Mode;
+  chain: "solana" | "sui";
+  coin: Coin;
+  depositAddress: string;
+  derivationIndex: number;
+  amount: bigint;
+}
+
+/** Mirrors the settlement service's RefundWork. */
+export interface SuiRefundWork {
+  intentId: string;
+  refundId: string;
+  paymentId: string;
+  mode: Mode;
+  chain: "solana" | "sui";
+  coin: Coin;
+  amount: bigint;
+  to: string;
+  from: "deposit" | "vault";
+  depositAddress: string;
+  derivationIndex: number;
+}
+
+/** A merchant payout from the vault, approved by the API (or the scheduler) for exactly this. */
+export interface SuiPayoutWork {
+  intentId: string;
+  payoutId: string;
+  mode: Mode;
+  coin: Coin;
+  amount: bigint;
+  destination: string;
+  approval: { keyId: string; signature: Uint8Array };
+}
+
+export interface SuiSettlement {
+  chain: "sui";
+  sweep(work: SuiSweepWork): Promise<{ txid: string }>;
+  refund(work: SuiRefundWork): Promise<{ txid: string }>;
+  payout(work: SuiPayoutWork): Promise<{ txid: string }>;
+}
+
+export interface SuiSettlementOptions {
+  sql: Sql;
+  client: SuiGrpcClient;
+  signer: SignerClient;
+  log: Logger;
+  /** Coin type per coin this chain carries. */
+  coinTypes: Partial<Record<Coin, string>>;
+  /** Settlement's refund approval key (the signer trusts its public half for refunds only). */
+  approver: { keyId: string; key: KeyObject };
+  /** MIST; must stay under the signer's SIGNER_SUI_MAX_GAS_BUDGET. */
+  gasBudget?: bigint;
+  /** How long to wait for a sent transaction's checkpoint before giving up (and retrying later). */
+  finalityTimeoutMs?: number;
+}
+
+/** Rejections that mean an input moved on since the transaction was built: rebuild and re-sign. */
+const STALE =
+  /ObjectVersionUnavailableForConsumption|ObjectNotFound|InvalidObjectDigest|IncorrectUserSignature/;
+const ROUNDS = 6;
+
+interface IntentSpec {
+  intentId: string;
+  intent: IntentInput;
+  coinType: string;
+  source: string;
+  destination: string;
+  amount: bigint;
+  /** A sweep sends from a deposit address; refunds from the vault. */
+  build: typeof buildSuiSweep;
+}
+
+type TxView = { digest: string; checkpoint?: string | null; status: { success: boolean; error?: unknown } };
+
+/**
+ * Sui settlement over the signer: sponsored sweeps (sender the deposit address, gas from the gas
+ * wallet) and refunds from the vault. The signer refunds only from the vault, so a refund owed
+ * from a deposit address first sweeps that amount to the vault (its own intent), then pays it out.
+ * Idempotent per intent: every signed transaction is stored before it is sent, and a retry first
+ * asks the chain about the stored ones, re-sends one whose inputs are still current, and only
+ * builds anew when none of them can ever execute.
+ */
+export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlement {
+  const { sql, client, signer, log, approver } = options;
+  const gasBudget = options.gasBudget ?? 10_000_000n;
+  const finalityTimeoutMs = options.finalityTimeoutMs ?? 60_000;
+  const store = createIntentStore(sql);
+  /** Objects an in-flight transaction of this process uses; other intents pick other coins. */
+  const busy = new Set<string>();
+  let book: ServiceAddressBook | undefined;
+  let gasPrice: { value: bigint; at: number } | undefined;
+
+  async function wallets(mode: Mode) {
+    book ??= await signer.getServiceAddresses();
+    const w = book.sui[mode];
+    return { vault: normalizeSuiAddress(w.vault), gas: normalizeSuiAddress(w.gas) };
+  }
+
+  async function referenceGasPrice() {
+    if (!gasPrice || Date.now() - gasPrice.at > 60_000) {
+      gasPrice = { value: BigInt((await client.getReferenceGasPrice()).referenceGasPrice), at: Date.now() };
+    }
+    return gasPrice.value;
+  }
+
+  function coinType(coin: Coin): string {
+    const type = options.coinTypes[coin];
+    if (!type) throw new Error(`no Sui coin type configured for ${coin}`);
+    return normalizeStructTag(type);
+  }
+
+  async function listCoins(owner: string, type: string) {
+    const out: { objectId: string; version: string; digest: string; balance: bigint }[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await client.listCoins({ owner, coinType: type, limit: 200, cursor });
+      for (const c of page.objects) out.push({ ...c, balance: BigInt(c.balance) });
+      cursor = page.hasNextPage ? page.cursor : null;
+    } while (cursor);
+    return out;
+  }
+
+  /** Largest free coins first until they cover the amount; waits while others hold what is missing. */
+  async function pickCoins(owner: string, type: string, amount: bigint, what: string) {
+    for (let wait = 0; ; wait++) {
+      const coins = (await listCoins(owner, type)).sort((a, b) => (b.balance > a.balance ? 1 : -1));
+      const free = coins.filter((c) => !busy.has(c.objectId));
+      const picked: typeof coins = [];
+      let sum = 0n;
+      for (const coin of free) {
+        if (sum >= amount) break;
+        picked.push(coin);
+        sum += coin.balance;
+      }
+      if (sum >= amount) return picked;
+      const total = coins.reduce((s, c) => s + c.balance, 0n);
+      if (total < amount || wait >= 100) {
+        throw new Error(`${what} ${owner} holds ${total} of ${type}, ${amount} needed`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** One free gas-wallet coin that covers the budget on its own. */
+  async function pickGasCoin(gas: string) {
+    for (let wait = 0; ; wait++) {
+      const coins = await listCoins(gas, coinType("SUI"));
+      const usable = coins.filter((c) => c.balance >= gasBudget);
+      const free = usable.find((c) => !busy.has(c.objectId));
+      if (free) return free;
+      if (usable.length === 0 || wait >= 100) {
+        throw new Error(`gas wallet ${gas} has no free coin of ${gasBudget} MIST`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async function transaction(digest: string): Promise<TxView | undefined> {
+    try {
+      const result = await client.getTransaction({ digest });
+      return (result.Transaction ?? result.FailedTransaction) as TxView;
+    } catch (err) {
+      if ((err as { code?: string }).code === "NOT_FOUND" || /not found/i.test(String(err))) return undefined;
+      throw err;
+    }
+  }
+
+  /** Waits until the transaction is in a checkpoint (final on Sui). */
+  async function final(digest: string): Promise<TxView & { checkpoint: string }> {
+    const deadline = Date.now() + finalityTimeoutMs;
+    for (;;) {
+      const tx = await transaction(digest);
+      if (tx?.checkpoint !== undefined && tx.checkpoint !== null)
+        return tx as TxView & { checkpoint: string };
+      if (Date.now() > deadline) throw new Error(`transaction ${digest} not in a checkpoint yet`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async function inputsCurrent(attempt: StoredAttempt): Promise<boolean> {
+    const { objects } = await client.getObjects({ objectIds: attempt.inputs.map((i) => i.objectId) });
+    return objects.every(
+      (object, i) => !(object instanceof Error) && String(object.version) === attempt.inputs[i]!.version,
+    );
+  }
+
+  async function execute(attempt: StoredAttempt): Promise<void> {
+    await client.executeTransaction({ transaction: attempt.txBytes, signatures: attempt.signatures });
+  }
+
+  /** The outcome of earlier attempts: a final digest, or undefined when none can land any more. */
+  async function settlePrior(intentId: string): Promise<string | undefined> {
+    for (const attempt of await store.attempts(intentId)) {
+      let tx = await transaction(attempt.digest);
+      if (!tx && (await inputsCurrent(attempt))) {
+        // Signed and stored but never executed (a crash before sending): send the same bytes.
+        try {
+          await execute(attempt);
+        } catch (err) {
+          if (!STALE.test(String(err))) throw err;
+        }
+        tx = await transaction(attempt.digest);
+      }
+      if (!tx) continue;
+      const done = await final(attempt.digest);
+      if (done.status.success) {
+        await store.markDone(intentId, attempt.digest, BigInt(done.checkpoint));
+        return attempt.digest;
+      }
+    }
+    return undefined;
+  }
+
+  async function buildAndSign(spec: IntentSpec, mode: Mode, attempt: number): Promise<StoredAttempt> {
+    const { gas } = await wallets(mode);
+    const price = await referenceGasPrice();
+    const coins = await pickCoins(spec.source, spec.coinType, spec.amount, "source");
+    const gasCoin = await pickGasCoin(gas);
+    const objectIds = coins.map((c) => c.objectId);
+    const { objects } = await client.getObjects({ objectIds, include: { objectBcs: true } });
+    const refs: SuiCoinRef[] = [];
+    const bcsList: Uint8Array[] = [];
+    objects.forEach((object, i) => {
+      if (object instanceof Error || !object.objectBcs) throw new Error(`coin ${objectIds[i]} is gone`);
+      refs.push({
+        objectId: object.objectId,
+        version: object.version,
+        digest: object.digest,
+        balance: coins[i]!.balance,
+      });
+      bcsList.push(object.objectBcs);
+    });
+    const bytes = await spec.build({
+      depositAddress: spec.source,
+      vault: spec.destination,
+      coins: refs,
+      amount: spec.amount,
+      gas: {
+        gasOwner: gas,
+        payment: [{ objectId: gasCoin.objectId, version: gasCoin.version, digest: gasCoin.digest }],
+        price,
+        budget: gasBudget,
+      },
+    });
+    const signed = await signer.sign({
+      intent: spec.intent,
+      unsignedTransaction: bytes,
+      suiObjects: bcsList,
+    });
+    return {
+      attempt,
+      digest: TransactionDataBuilder.getDigestFromBytes(bytes),
+      txBytes: bytes,
+      signatures: signed.signatures.map((s) => s.serialized),
+      inputs: [...refs, gasCoin].map((r) => ({ objectId: r.objectId, version: String(r.version) })),
+    };
+  }
+
+  async function run(spec: IntentSpec, mode: Mode): Promise<string> {
+    return store.exclusive(spec.intentId, async () => {
+      const done = await store.done(spec.intentId);
+      if (done) return done;
+      for (let round = 0; round < ROUNDS; round++) {
+        const prior = await settlePrior(spec.intentId);
+        if (prior) return prior;
+        const previous = await store.attempts(spec.intentId);
+        const attempt = await buildAndSign(spec, mode, (previous[0]?.attempt ?? 0) + 1);
+        for (const input of attempt.inputs) busy.add(input.objectId);
+        try {
+          await store.record(spec.intentId, attempt);
+          try {
+            await execute(attempt);
+          } catch (err) {
+            if (STALE.test(String(err))) {
+              log.info({ intentId: spec.intentId, err: String(err) }, "sui inputs moved on; rebuilding");
+              continue;
+            }
+            throw err;
+          }
+          const result = await final(attempt.digest);
+          if (result.status.success) {
+            await store.markDone(spec.intentId, attempt.digest, BigInt(result.checkpoint));
+            log.info({ intentId: spec.intentId, digest: attempt.digest }, "sui intent final");
+            return attempt.digest;
+          }
+          throw new Error(
+            `transaction ${attempt.digest} failed on chain: ${JSON.stringify(result.status.error)}`,
+          );
+        } finally {
+          for (const input of attempt.inputs) busy.delete(input.objectId);
+        }
+      }
+      throw new Error(`intent ${spec.intentId}: inputs kept moving, giving up for now`);
+    });
+  }
+
+  async function sweepToVault(intentId: string, work: SuiSweepWork | SuiRefundWork, amount: bigint) {
+    const { vault } = await wallets(work.mode);
+    const type = coinType(work.coin);
+    return run(
+      {
+        intentId,
+        intent: {
+          intentId,
+          kind: "sweep",
+          chain: "sui",
+          mode: work.mode,
+          asset: type,
+          amount,
+          depositIndex: work.derivationIndex,
+        },
+        coinType: type,
+        source: normalizeSuiAddress(work.depositAddress),
+        destination: vault,
+        amount,
+        build: buildSuiSweep,
+      },
+      work.mode,
+    );
+  }
+
+  /** Vault → destination, signed for `intent` (a refund or a payout carrying its approval). */
+  function fromVault(
+    intent: IntentInput,
+    mode: Mode,
+    coinTypeOf: string,
+    vault: string,
+    to: string,
+    amount: bigint,
+  ) {
+    return run(
+      {
+        intentId: intent.intentId,
+        intent,
+        coinType: coinTypeOf,
+        source: vault,
+        destination: to,
+        amount,
+        build: (input) =>
+          buildSuiTransfer({
+            sender: input.depositAddress,
+            recipient: input.vault,
+            coins: input.coins,
+            amount: input.amount,
+            gas: input.gas,
+          }),
+      },
+      mode,
+    );
+  }
+
+  return {
+    chain: "sui",
+
+    async payout(work) {
+      const { vault } = await wallets(work.mode);
+      const type = coinType(work.coin);
+      const destination = normalizeSuiAddress(work.destination);
+      const intent: IntentInput = {
+        intentId: work.intentId,
+        kind: "payout",
+        chain: "sui",
+        mode: work.mode,
+        asset: type,
+        amount: work.amount,
+        destination,
+        reference: work.payoutId,
+        approval: work.approval,
+      };
+      return { txid: await fromVault(intent, work.mode, type, vault, destination, work.amount) };
+    },
+
+    async sweep(work) {
+      return { txid: await sweepToVault(work.intentId, work, work.amount) };
+    },
+
+    async refund(work) {
+      const { vault } = await wallets(work.mode);
+      const type = coinType(work.coin);
+      // The signer pays refunds from the vault only: money still on the deposit address goes there first.
+      if (work.from === "deposit") await sweepToVault(`sweep:${work.refundId}`, work, work.amount);
+      const base: IntentInput = {
+        intentId: work.intentId,
+        kind: "refund",
+        chain: "sui",
+        mode: work.mode,
+        asset: type,
+        amount: work.amount,
+        destination: normalizeSuiAddress(work.to),
+        reference: work.paymentId,
+      };
+      const intent = {
+        ...base,
+        approval: signApproval({ intent: base, keyId: approver.keyId, privateKey: approver.key }),
+      };
+      return {
+        txid: await fromVault(intent, work.mode, type, vault, normalizeSuiAddress(work.to), work.amount),
+      };
+    },
+  };
+}

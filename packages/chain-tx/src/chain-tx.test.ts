@@ -1,0 +1,116 @@
+import { createPrivateKey, sign } from "node:crypto";
+import { bcs } from "@mysten/sui/bcs";
+import { Keypair, VersionedMessage } from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import { buildSolanaSweep, buildSolanaTransfer, SOL_ASSET, solanaWireTransaction } from "./solana.js";
+import { buildSuiSweep, encodeSuiCoinObject, SUI_COIN_TYPE, suiObjectDigest } from "./sui.js";
+
+const detached = (keypair: Keypair, message: Uint8Array) => {
+  const der = Buffer.concat([
+    Buffer.from("302e020100300506032b657004220420", "hex"),
+    keypair.secretKey.subarray(0, 32),
+  ]);
+  const key = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+  return { address: keypair.publicKey.toBase58(), signature: new Uint8Array(sign(null, message, key)) };
+};
+const addr = () => Keypair.generate().publicKey.toBase58();
+const blockhash = Keypair.generate().publicKey.toBase58();
+const suiAddr = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+
+describe("Solana builders", () => {
+  it("builds a token sweep paid by the gas wallet", () => {
+    const gas = addr();
+    const bytes = buildSolanaSweep({
+      asset: addr(),
+      depositOwner: addr(),
+      vault: addr(),
+      gasWallet: gas,
+      amount: 1_500_000n,
+      decimals: 6,
+      recentBlockhash: blockhash,
+      closeDepositAccount: true,
+      computeUnitLimit: 50_000,
+    });
+    const message = VersionedMessage.deserialize(bytes);
+    expect(message.staticAccountKeys[0]?.toBase58()).toBe(gas);
+    expect(message.header.numRequiredSignatures).toBe(2);
+    expect(message.compiledInstructions).toHaveLength(3);
+  });
+
+  it("builds a SOL payout and assembles a wire transaction", () => {
+    const vault = Keypair.generate();
+    const gas = Keypair.generate();
+    const bytes = buildSolanaTransfer({
+      asset: SOL_ASSET,
+      source: vault.publicKey.toBase58(),
+      destination: addr(),
+      gasWallet: gas.publicKey.toBase58(),
+      amount: 5n,
+      recentBlockhash: blockhash,
+    });
+    const wire = solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, bytes)]);
+    expect(wire.length).toBe(1 + 2 * 64 + bytes.length);
+    // serialize() verifies every signature, so a wrong one cannot slip onto the wire.
+    expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), detached(gas, bytes)])).toThrow();
+  });
+});
+
+describe("Sui builders", () => {
+  it("encodes a coin object whose digest matches its reference and parses with the SDK", () => {
+    const { bcs: bytes, ref } = encodeSuiCoinObject({
+      objectId: suiAddr(7),
+      version: 12n,
+      owner: suiAddr(1),
+      coinType: "0xabc::usdc::USDC",
+      balance: 42n,
+    });
+    expect(ref.digest).toBe(suiObjectDigest(bytes));
+    const parsed = bcs.Object.parse(bytes);
+    expect(parsed.owner.AddressOwner).toBe(suiAddr(1));
+    expect(parsed.data.Move?.type.Coin).toBe(`0x${"abc".padStart(64, "0")}::usdc::USDC`);
+    const sui = bcs.Object.parse(
+      encodeSuiCoinObject({
+        objectId: suiAddr(8),
+        version: 1n,
+        owner: suiAddr(1),
+        coinType: SUI_COIN_TYPE,
+        balance: 1n,
+      }).bcs,
+    );
+    expect(sui.data.Move?.type.$kind).toBe("GasCoin");
+  });
+
+  it("builds a sponsored sweep: merge, split, transfer to the vault", async () => {
+    const coins = [1, 2].map((n) =>
+      encodeSuiCoinObject({
+        objectId: suiAddr(100 + n),
+        version: 3n,
+        owner: suiAddr(1),
+        coinType: SUI_COIN_TYPE,
+        balance: 10n,
+      }),
+    );
+    const gasCoin = encodeSuiCoinObject({
+      objectId: suiAddr(200),
+      version: 3n,
+      owner: suiAddr(9),
+      coinType: SUI_COIN_TYPE,
+      balance: 10n ** 9n,
+    });
+    const bytes = await buildSuiSweep({
+      depositAddress: suiAddr(1),
+      vault: suiAddr(2),
+      coins: coins.map((c) => ({ ...c.ref, balance: 10n })),
+      amount: 15n,
+      gas: { gasOwner: suiAddr(9), payment: [gasCoin.ref], price: 1000n, budget: 5_000_000n },
+    });
+    const data = bcs.TransactionData.parse(bytes).V1!;
+    expect(data.sender).toBe(suiAddr(1));
+    expect(data.gasData.owner).toBe(suiAddr(9));
+    expect(data.kind.ProgrammableTransaction?.commands.map((c) => c.$kind)).toEqual([
+      "MergeCoins",
+      "SplitCoins",
+      "TransferObjects",
+    ]);
+  });
+});

@@ -1,0 +1,2 @@
+export * from "./solana.js";
+export * from "./sui.js";

@@ -1,0 +1,163 @@
+// Unsigned Solana transactions in exactly the shapes the signer accepts. Each builder
+// returns the serialized message (the bytes that get signed); add the signer's
+// signatures with `solanaWireTransaction` to get bytes for sendRawTransaction.
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
+import {
+  ComputeBudgetProgram,
+  Message,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  type TransactionInstruction,
+} from "@solana/web3.js";
+
+/** The asset name for native SOL; any other asset is an SPL mint address. */
+export const SOL_ASSET = "SOL";
+
+export interface SolanaComputeBudget {
+  computeUnitLimit?: number;
+  computeUnitPriceMicroLamports?: bigint;
+}
+
+export interface SolanaSweepInput extends SolanaComputeBudget {
+  /** An SPL mint (base58) or "SOL". */
+  asset: string;
+  /** The deposit address (the token account owner for SPL tokens). */
+  depositOwner: string;
+  vault: string;
+  gasWallet: string;
+  amount: bigint;
+  /** The mint's decimals; required for SPL tokens (transferChecked). */
+  decimals?: number;
+  recentBlockhash: string;
+  /** SPL only: close the deposit token account afterwards, rent to the gas wallet. */
+  closeDepositAccount?: boolean;
+}
+
+export interface SolanaTransferInput extends SolanaComputeBudget {
+  asset: string;
+  /** The vault, which holds the funds. */
+  source: string;
+  /** The receiving wallet (owner of the token account for SPL tokens). */
+  destination: string;
+  gasWallet: string;
+  amount: bigint;
+  decimals?: number;
+  recentBlockhash: string;
+  /** SPL only: create the destination's token account if missing (idempotent). Default true. */
+  createDestinationAccount?: boolean;
+}
+
+export class ChainTxError extends Error {
+  override readonly name = "ChainTxError";
+}
+
+function computeBudget(input: SolanaComputeBudget): TransactionInstruction[] {
+  const instructions: TransactionInstruction[] = [];
+  if (input.computeUnitLimit !== undefined) {
+    instructions.push(ComputeBudgetProgram.setComputeUnitLimit({ units: input.computeUnitLimit }));
+  }
+  if (input.computeUnitPriceMicroLamports !== undefined) {
+    instructions.push(
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: input.computeUnitPriceMicroLamports }),
+    );
+  }
+  return instructions;
+}
+
+function decimalsOf(input: { decimals?: number }): number {
+  if (input.decimals === undefined) throw new ChainTxError("decimals are required for SPL token transfers");
+  return input.decimals;
+}
+
+function message(
+  feePayer: string,
+  recentBlockhash: string,
+  instructions: TransactionInstruction[],
+): Uint8Array {
+  const tx = new Transaction({ feePayer: new PublicKey(feePayer), recentBlockhash }).add(...instructions);
+  return new Uint8Array(tx.serializeMessage());
+}
+
+// Finding the canonical bump costs curve arithmetic in JS (about a millisecond); vault
+// and gas accounts recur in every transaction, so remember recent answers.
+const ataCache = new Map<string, PublicKey>();
+const ATA_CACHE_SIZE = 10_000;
+
+function ataOf(mint: PublicKey, owner: PublicKey): PublicKey {
+  const id = `${owner.toBase58()}/${mint.toBase58()}`;
+  let address = ataCache.get(id);
+  if (!address) {
+    address = getAssociatedTokenAddressSync(mint, owner, true);
+    if (ataCache.size >= ATA_CACHE_SIZE) ataCache.delete(ataCache.keys().next().value!);
+    ataCache.set(id, address);
+  }
+  return address;
+}
+
+/** The associated token account of `owner` for `mint` (off-curve owners allowed). */
+export function associatedTokenAddress(owner: string, mint: string): string {
+  return ataOf(new PublicKey(mint), new PublicKey(owner)).toBase58();
+}
+
+export function buildSolanaSweep(input: SolanaSweepInput): Uint8Array {
+  const owner = new PublicKey(input.depositOwner);
+  const vault = new PublicKey(input.vault);
+  const gas = new PublicKey(input.gasWallet);
+  const instructions = computeBudget(input);
+  if (input.asset === SOL_ASSET) {
+    instructions.push(SystemProgram.transfer({ fromPubkey: owner, toPubkey: vault, lamports: input.amount }));
+  } else {
+    const mint = new PublicKey(input.asset);
+    const source = ataOf(mint, owner);
+    const destination = ataOf(mint, vault);
+    instructions.push(
+      createTransferCheckedInstruction(source, mint, destination, owner, input.amount, decimalsOf(input)),
+    );
+    if (input.closeDepositAccount) instructions.push(createCloseAccountInstruction(source, gas, owner));
+  }
+  return message(input.gasWallet, input.recentBlockhash, instructions);
+}
+
+/** A refund or a payout: the same shape, from the vault. */
+export function buildSolanaTransfer(input: SolanaTransferInput): Uint8Array {
+  const source = new PublicKey(input.source);
+  const destination = new PublicKey(input.destination);
+  const gas = new PublicKey(input.gasWallet);
+  const instructions = computeBudget(input);
+  if (input.asset === SOL_ASSET) {
+    instructions.push(
+      SystemProgram.transfer({ fromPubkey: source, toPubkey: destination, lamports: input.amount }),
+    );
+  } else {
+    const mint = new PublicKey(input.asset);
+    const from = ataOf(mint, source);
+    const to = ataOf(mint, destination);
+    if (input.createDestinationAccount ?? true) {
+      instructions.push(createAssociatedTokenAccountIdempotentInstruction(gas, to, destination, mint));
+    }
+    instructions.push(
+      createTransferCheckedInstruction(from, mint, to, source, input.amount, decimalsOf(input)),
+    );
+  }
+  return message(input.gasWallet, input.recentBlockhash, instructions);
+}
+
+export interface DetachedSignature {
+  address: string;
+  signature: Uint8Array;
+}
+
+/** Puts signatures on a message from the builders: the bytes for sendRawTransaction. */
+export function solanaWireTransaction(messageBytes: Uint8Array, signatures: DetachedSignature[]): Uint8Array {
+  const tx = Transaction.populate(Message.from(messageBytes));
+  for (const { address, signature } of signatures) {
+    tx.addSignature(new PublicKey(address), Buffer.from(signature));
+  }
+  return new Uint8Array(tx.serialize());
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig, settlementConfigSchema } from "./index.js";
+
+describe("parseConfig", () => {
+  it("applies defaults and coerces numbers", () => {
+    const config = parseConfig("settlement", settlementConfigSchema, {
+      DATABASE_URL: "postgres://u@localhost/db",
+      HEALTH_PORT: "4000",
+    });
+    expect(config.HEALTH_PORT).toBe(4000);
+    expect(config.NATS_URL).toBe("nats://127.0.0.1:4222");
+    expect(config.LOG_LEVEL).toBe("info");
+  });
+
+  it("names every bad variable in one error", () => {
+    try {
+      parseConfig("settlement", settlementConfigSchema, { HEALTH_PORT: "99999", NATS_URL: "http://x" });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const names = (err as ConfigError).issues.map((i) => i.variable).sort();
+      expect(names).toEqual(["DATABASE_URL", "HEALTH_PORT", "NATS_URL"]);
+      expect((err as Error).message).toContain("HEALTH_PORT");
+    }
+  });
+
+  it("treats empty strings as unset", () => {
+    const config = parseConfig("settlement", settlementConfigSchema, {
+      DATABASE_URL: "postgres://u@localhost/db",
+      NATS_URL: "",
+    });
+    expect(config.NATS_URL).toBe("nats://127.0.0.1:4222");
+  });
+
+  it("does not echo secret values in its message", () => {
+    try {
+      parseConfig("settlement", settlementConfigSchema, { DATABASE_URL: "not-a-url-secretvalue" });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).not.toContain("secretvalue");
+    }
+  });
+});
+
+describe("NATS_URL", () => {
+  it("takes a comma-separated cluster list and refuses a bad member", () => {
+    const ok = parseConfig("settlement", settlementConfigSchema, {
+      DATABASE_URL: "postgres://u@h/db",
+      NATS_URL: "nats://a:4222,nats://b:4222",
+    });
+    expect(ok.NATS_URL).toBe("nats://a:4222,nats://b:4222");
+    expect(() =>
+      parseConfig("settlement", settlementConfigSchema, {
+        DATABASE_URL: "postgres://u@h/db",
+        NATS_URL: "nats://a:4222,http://b",
+      }),
+    ).toThrow(/NATS_URL/);
+  });
+});

@@ -1,0 +1,168 @@
+import { z } from "zod";
+import { booleanFlag, commaList, logLevel, port, positiveInt, url, urlList } from "./fields.js";
+
+/** How a service reaches the signer: gRPC over HTTP/2 with mutual TLS. */
+export const signerClientFields = {
+  SIGNER_URL: url(["https", "http"]).default("https://127.0.0.1:7443"),
+  /** PEM files: the CA that signed the signer's certificate, and this client's certificate and key. */
+  SIGNER_CA_FILE: z.string().optional(),
+  SIGNER_CERT_FILE: z.string().optional(),
+  SIGNER_KEY_FILE: z.string().optional(),
+};
+
+/** Variables every service that talks to PostgreSQL and NATS shares. */
+const infrastructure = {
+  DATABASE_URL: url(["postgres", "postgresql"]),
+  NATS_URL: urlList(["nats", "tls", "ws", "wss"]).default("nats://127.0.0.1:4222"),
+  LOG_LEVEL: logLevel,
+  /** Prefix for JetStream stream and consumer names, so several deployments can share one NATS. */
+  BUS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only")
+    .default("gw"),
+  /**
+   * Replicas of each JetStream stream: 3 on a NATS cluster. Unset: 1 when a stream is created,
+   * and an existing stream keeps whatever it has.
+   */
+  BUS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
+};
+
+/** Where Sui is reached (gRPC-Web, `SuiGrpcClient`) and which coin types are the stablecoins. */
+export const suiChainFields = {
+  SUI_NETWORK: z.enum(["mainnet", "testnet", "devnet", "localnet"]).default("localnet"),
+  SUI_GRPC_URL: url(["http", "https"]).default("http://127.0.0.1:9000"),
+  /** Mainnet Circle USDC and bridged USDT by default; the local network passes its own. */
+  SUI_USDC_COIN_TYPE: z
+    .string()
+    .default("0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC"),
+  SUI_USDT_COIN_TYPE: z
+    .string()
+    .default("0x375f70cf2ae4c00bf37117d0c85a2c71545e6ee05c4a5c7d282cd66a4504b068::usdt::USDT"),
+};
+
+export const apiConfigSchema = z.object({
+  ...infrastructure,
+  ...signerClientFields,
+  PORT: port(3000),
+  PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
+  SMTP_URL: url(["smtp", "smtps"]).optional(),
+  MAIL_FROM: z.string().default("Gateway <no-reply@gateway.local>"),
+  /** Secret for dashboard JWTs (HS256); at least 32 characters. */
+  JWT_SECRET: z.string().min(32, "at least 32 characters"),
+  JWT_TTL_SECONDS: positiveInt(3600),
+  /** Comma-separated proxy addresses whose X-Forwarded-For is believed. */
+  TRUSTED_PROXIES: commaList,
+  RATE_LIMIT_PER_MINUTE: positiveInt(100),
+  /** Key that encrypts webhook secrets at rest (32 bytes, base64). */
+  WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
+  /** Development only: allow webhook URLs on loopback/private networks. */
+  ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
+  /** The key the signer trusts to approve payouts (hex seed of an ed25519 key) and its id. */
+  API_APPROVER_KEY_ID: z.string().default("api"),
+  API_APPROVER_SEED: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "32 bytes in hex")
+    .optional(),
+  /** Sui coin types of the payout stablecoins (payout approvals on Sui name them). */
+  SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
+  SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
+  /** Stablecoin mints on Solana (mainnet by default; the local cluster passes its own). */
+  SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
+  SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
+});
+export type ApiConfig = z.infer<typeof apiConfigSchema>;
+
+export const settlementConfigSchema = z.object({
+  ...infrastructure,
+  ...signerClientFields,
+  HEALTH_PORT: port(3101),
+  PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
+  EXPIRY_POLL_MS: positiveInt(1000),
+  /** Live settlement on Solana runs when this is set. */
+  SOLANA_RPC_URL: url(["http", "https"]).optional(),
+  SOLANA_WS_URL: url(["ws", "wss"]).optional(),
+  SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
+  SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
+  /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
+  SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
+  SETTLEMENT_APPROVER_SEED: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
+    .optional(),
+  /**
+   * The key that approves the daily scheduled payouts (trusted by the signer for payouts; they go
+   * only to wallets linked with an e-mailed code). Unset: scheduled live payouts are refused.
+   */
+  SETTLEMENT_PAYOUT_APPROVER_KEY_ID: z.string().default("settlement-payouts"),
+  SETTLEMENT_PAYOUT_APPROVER_SEED: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
+    .optional(),
+  /** Live settlement on Sui runs when SUI_GRPC_URL is set. */
+  ...suiChainFields,
+  SUI_GRPC_URL: url(["http", "https"]).optional(),
+});
+export type SettlementConfig = z.infer<typeof settlementConfigSchema>;
+
+export const notifierConfigSchema = z.object({
+  ...infrastructure,
+  HEALTH_PORT: port(3102),
+  WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
+  ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
+  DELIVERY_TIMEOUT_MS: positiveInt(10_000),
+  /** Waits in ms after each failed webhook attempt, comma-separated (tests shorten it); empty: PRODUCT.md's backoff. */
+  NOTIFIER_RETRY_SCHEDULE_MS: commaList
+    .transform((list) => list.map(Number))
+    .refine(
+      (list) => list.every((n) => Number.isSafeInteger(n) && n > 0),
+      "positive integers, comma-separated",
+    ),
+  /** Webhook attempts in flight per notifier process. */
+  NOTIFIER_CONCURRENCY: positiveInt(256),
+});
+export type NotifierConfig = z.infer<typeof notifierConfigSchema>;
+
+export const migrateConfigSchema = z.object({
+  DATABASE_URL: url(["postgres", "postgresql"]),
+  LOG_LEVEL: logLevel,
+});
+
+export const watcherSuiConfigSchema = z.object({
+  ...infrastructure,
+  ...suiChainFields,
+  HEALTH_PORT: port(3105),
+  /** Stable per replica when set (a pod name); a fresh id per process otherwise. */
+  SUI_WATCHER_REPLICA_ID: z.string().optional(),
+  /** Addresses of payments that expired this long ago are still watched, for late transfers. */
+  SUI_WATCHER_LATE_GRACE_MS: positiveInt(86_400_000),
+});
+export type WatcherSuiConfig = z.infer<typeof watcherSuiConfigSchema>;
+
+export const watcherSolanaConfigSchema = z.object({
+  ...infrastructure,
+  HEALTH_PORT: port(3103),
+  /** Where provider webhooks arrive. */
+  PORT: port(3104),
+  SOLANA_RPC_URL: url(["http", "https"]).default("http://127.0.0.1:8899"),
+  SOLANA_WS_URL: url(["ws", "wss"]).optional(),
+  SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
+  SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
+  /** The static Authorization header the provider sends with every webhook. */
+  WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters"),
+  /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
+  PROVIDER_API_URL: url(["http", "https"]).optional(),
+  PROVIDER_API_KEY: z.string().optional(),
+  /** The URL the provider posts to (this service's ingress as the provider reaches it). */
+  WATCHER_PUBLIC_URL: url(["http", "https"]).default("http://127.0.0.1:3104/webhooks/solana"),
+  /** Chain calls per second the reconciliation loop may make, whatever the number of open addresses. */
+  RECONCILE_CALLS_PER_SECOND: positiveInt(20),
+  /** Followed signatures are polled this often (one call per 256 signatures; none when nothing is followed). */
+  SIGNATURE_POLL_MS: positiveInt(100),
+  OPEN_ADDRESS_REFRESH_MS: positiveInt(1000),
+  /** Addresses stay watched this long after expiry, for late transfers. */
+  LATE_WINDOW_MS: positiveInt(24 * 3600_000),
+  HEARTBEAT_MS: positiveInt(2000),
+  /** Unique per replica; defaults to host name and pid. */
+  REPLICA_ID: z.string().optional(),
+});
+export type WatcherSolanaConfig = z.infer<typeof watcherSolanaConfigSchema>;

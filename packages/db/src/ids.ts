@@ -1,0 +1,14 @@
+import { randomBytes } from "node:crypto";
+
+const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/**
+ * Ids carry their type (`evt_`, `whk_`, `po_`, ...) so a misplaced id is obvious in logs and
+ * errors. 22 base62 characters hold 131 random bits.
+ */
+export function newId(prefix: string, length = 22): string {
+  const bytes = randomBytes(length);
+  let out = `${prefix}_`;
+  for (const byte of bytes) out += ALPHABET[byte % 62];
+  return out;
+}

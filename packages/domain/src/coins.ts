@@ -1,0 +1,55 @@
+// Which coin on which chain can settle a payment priced in a given currency, and the exact
+// conversion of the priced amount into that coin's base units.
+
+import { type Chain, type Coin, type Currency, DECIMALS, MoneyError, pow10 } from "./money.js";
+
+/** Coins each chain carries, in the order the checkout offers them. */
+export const CHAIN_COINS: Readonly<Record<Chain, readonly Coin[]>> = {
+  solana: ["USDC", "USDT", "SOL"],
+  sui: ["USDC", "USDT", "SUI"],
+};
+
+/** Coins that pay each currency. Stablecoins stand in 1:1 for USD and for each other. */
+export const PAYMENT_COINS: Readonly<Record<Currency, readonly Coin[]>> = {
+  USD: ["USDC", "USDT"],
+  USDC: ["USDC", "USDT"],
+  USDT: ["USDC", "USDT"],
+  SOL: ["SOL"],
+  SUI: ["SUI"],
+};
+
+export interface PaymentOption {
+  chain: Chain;
+  coin: Coin;
+}
+
+/** Every (chain, coin) a customer may pay `currency` with; the first is the default. */
+export function coinsForPayment(currency: Currency): PaymentOption[] {
+  const options: PaymentOption[] = [];
+  for (const chain of Object.keys(CHAIN_COINS) as Chain[]) {
+    for (const coin of CHAIN_COINS[chain]) {
+      if (PAYMENT_COINS[currency].includes(coin)) options.push({ chain, coin });
+    }
+  }
+  return options;
+}
+
+export function chainCarries(chain: Chain, coin: Coin): boolean {
+  return CHAIN_COINS[chain].includes(coin);
+}
+
+export function canPay(currency: Currency, chain: Chain, coin: Coin): boolean {
+  return PAYMENT_COINS[currency].includes(coin) && chainCarries(chain, coin);
+}
+
+/**
+ * Converts an amount in `currency` base units into `coin` base units. Every accepted pair
+ * has at least as many coin decimals as currency decimals, so this is an exact
+ * multiplication (USD cents → USDC micro-units is × 10^4).
+ */
+export function toCoinUnits(amount: bigint, currency: Currency, coin: Coin): bigint {
+  if (!PAYMENT_COINS[currency].includes(coin)) {
+    throw new MoneyError("coin_unsupported", `${coin} cannot pay a ${currency} payment`);
+  }
+  return amount * pow10(DECIMALS[coin] - DECIMALS[currency]);
+}

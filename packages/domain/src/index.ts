@@ -1,0 +1,7 @@
+export * from "./assert-never.js";
+export * from "./coins.js";
+export * from "./fees.js";
+export * from "./money.js";
+export * from "./payment.js";
+export * from "./payment-codec.js";
+export * from "./prices.js";

@@ -1,0 +1,670 @@
+// The payment actor: a pure `decide(state, message) → { state, effects }`. The runtime
+// feeds one message at a time per payment, stores the new state and the effects in one
+// transaction, and executes the effects (events, sweeps, refunds, credits) exactly once.
+// docs/payment-lifecycle.md draws the state diagram and explains each decision.
+
+import { assertNever } from "./assert-never.js";
+import { canPay, coinsForPayment, toCoinUnits } from "./coins.js";
+import { type Chain, type Coin, type Currency, type Mode, MoneyError } from "./money.js";
+
+export const PAYMENT_STATUSES = [
+  "pending",
+  "confirming",
+  "confirmed",
+  "completed",
+  "underpaid",
+  "refunded",
+  "expired",
+  "failed",
+] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** Statuses that never change again; late transfers to them only add refunds. */
+export const TERMINAL_STATUSES: readonly PaymentStatus[] = ["completed", "refunded", "failed"];
+
+export const PAYMENT_EVENT_TYPES = [
+  "payment.confirming",
+  "payment.confirmed",
+  "payment.completed",
+  "payment.underpaid",
+  "payment.refunded",
+  "payment.expired",
+  "payment.failed",
+] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+export type SimulatedOutcome = "paid" | "underpaid" | "overpaid" | "expired";
+
+/** The deposit wallet the customer chose. Amounts inside the actor are in `coin` base units. */
+export interface DepositWallet {
+  chain: Chain;
+  coin: Coin;
+  /** Null only for a test payment simulated before any wallet was generated. */
+  address: string | null;
+  amountDue: bigint;
+}
+
+/**
+ * seen: observed, not final yet (it holds expiry open). counted: final and part of the
+ * amount received. returned: final but late, so refunded in full. dropped: a seen transfer
+ * the watcher found will never be final.
+ */
+export type TransferStatus = "seen" | "counted" | "returned" | "dropped";
+
+export interface TransferRecord {
+  transferId: string;
+  coin: Coin;
+  amount: bigint;
+  sender: string;
+  status: TransferStatus;
+}
+
+/**
+ * underpayment: the payment expired short, every counted transfer goes back.
+ * overpayment: the surplus of the transfer that covered the amount due.
+ * late: a transfer that arrived after the payment stopped accepting funds.
+ */
+export type RefundKind = "underpayment" | "overpayment" | "late";
+
+/**
+ * deposit: the funds still sit on the deposit address. vault: they were swept with the
+ * payment (an overpayment surplus), so the refund is paid from the vault.
+ */
+export type RefundSource = "deposit" | "vault";
+
+export interface Refund {
+  /** Deterministic: `<payment id>:<transfer id>:<kind>`, or `<payment id>:simulated:<kind>`. */
+  refundId: string;
+  kind: RefundKind;
+  /** Null only for a simulated refund. */
+  transferId: string | null;
+  chain: Chain;
+  coin: Coin;
+  amount: bigint;
+  /** The sender of the transfer; null only for a simulated refund. */
+  to: string | null;
+  from: RefundSource;
+  /** Test-mode simulation: nothing moves on chain and it counts as sent at once. */
+  simulated: boolean;
+}
+
+export interface RefundRecord extends Refund {
+  /** Set by `refund_sent`; stays null for simulated refunds. */
+  txid: string | null;
+}
+
+export interface Credit {
+  chain: Chain;
+  coin: Coin;
+  /** The amount due, in coin base units. */
+  gross: bigint;
+  fee: bigint;
+  net: bigint;
+}
+
+export interface PaymentState {
+  id: string;
+  mode: Mode;
+  currency: Currency;
+  /** What the merchant asked for, in `currency` base units. */
+  amount: bigint;
+  /** Fee fixed at creation (computeFee), in `currency` base units; charged only on completion. */
+  fee: bigint;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  status: PaymentStatus;
+  wallet: DepositWallet | null;
+  transfers: TransferRecord[];
+  /** Sum of counted transfers, in coin base units. Never decreases. */
+  amountReceived: bigint;
+  /** Surplus returned to the customer when the payment completed, in coin base units. */
+  overpaidAmount: bigint;
+  /** The expire message arrived; what was seen before it is still waited for. */
+  expiryReached: boolean;
+  refunds: RefundRecord[];
+  sweepTxid: string | null;
+  credit: Credit | null;
+  failureReason: string | null;
+  simulated: boolean;
+}
+
+export type PaymentMessage =
+  | { type: "wallet_assigned"; chain: Chain; coin: Coin; address: string; amountDue: bigint }
+  | { type: "transfer_seen"; transferId: string; coin: Coin; amount: bigint; sender: string }
+  | { type: "transfer_final"; transferId: string; coin: Coin; amount: bigint; sender: string }
+  | { type: "transfer_dropped"; transferId: string }
+  | { type: "expire"; now: number }
+  | { type: "sweep_done"; txid: string }
+  | { type: "refund_sent"; refundId: string; txid: string }
+  | { type: "fail"; reason: string }
+  | { type: "simulate"; outcome: SimulatedOutcome };
+
+export type PaymentMessageType = PaymentMessage["type"];
+
+// A record, not a list, so that adding a message type without listing it fails to compile.
+const MESSAGE_TYPES: Record<PaymentMessageType, true> = {
+  wallet_assigned: true,
+  transfer_seen: true,
+  transfer_final: true,
+  transfer_dropped: true,
+  expire: true,
+  sweep_done: true,
+  refund_sent: true,
+  fail: true,
+  simulate: true,
+};
+export const PAYMENT_MESSAGE_TYPES = Object.keys(MESSAGE_TYPES) as readonly PaymentMessageType[];
+
+export type PaymentEffect =
+  | { type: "event"; event: PaymentEventType }
+  /** Move `amount` from the deposit address to the vault (gas paid by the service). */
+  | { type: "sweep"; chain: Chain; coin: Coin; address: string; amount: bigint }
+  | ({ type: "refund" } & Refund)
+  /** Add `net` to the merchant's balance for `chain`/`coin` (and record `fee` as earned). */
+  | ({ type: "credit" } & Credit);
+
+/** Why a message left the state unchanged. The runtime acks the message and logs this. */
+export type RejectionCode =
+  /** The message has no meaning in the current status. */
+  | "not_applicable"
+  /** Already applied: a replay. */
+  | "duplicate"
+  /** A transfer or wallet message for a payment without a deposit address. */
+  | "no_wallet"
+  /** The (chain, coin) cannot pay this payment, or the address is empty. */
+  | "wallet_invalid"
+  /** amountDue differs from the payment amount converted into the coin. */
+  | "amount_due_mismatch"
+  /** A transfer in another coin than the chosen one; left for an operator. */
+  | "coin_mismatch"
+  /** A non-positive transfer amount, or an empty txid. */
+  | "invalid_message"
+  /** A transfer seen after expiry: it will be returned when final, not waited for. */
+  | "after_expiry"
+  /** `expire` sent before expiresAt. */
+  | "not_expired"
+  | "unknown_transfer"
+  | "unknown_refund"
+  /** `simulate` on a live payment. */
+  | "live_mode"
+  /** The amount due is one base unit: there is no smaller amount to simulate an underpayment. */
+  | "cannot_simulate";
+
+export interface Rejection {
+  code: RejectionCode;
+  message: string;
+}
+
+export interface Decision {
+  state: PaymentState;
+  effects: PaymentEffect[];
+  rejected?: Rejection;
+}
+
+export interface NewPayment {
+  id: string;
+  mode: Mode;
+  currency: Currency;
+  amount: bigint;
+  fee: bigint;
+  expiresAt: number;
+}
+
+export function initialPaymentState(input: NewPayment): PaymentState {
+  if (input.amount <= 0n) throw new MoneyError("amount_not_positive", "amount must be greater than zero");
+  if (input.fee < 0n || input.fee > input.amount) {
+    throw new MoneyError("amount_invalid", "fee must be between zero and the amount");
+  }
+  return {
+    id: input.id,
+    mode: input.mode,
+    currency: input.currency,
+    amount: input.amount,
+    fee: input.fee,
+    expiresAt: input.expiresAt,
+    status: "pending",
+    wallet: null,
+    transfers: [],
+    amountReceived: 0n,
+    overpaidAmount: 0n,
+    expiryReached: false,
+    refunds: [],
+    sweepTxid: null,
+    credit: null,
+    failureReason: null,
+    simulated: false,
+  };
+}
+
+export function isTerminal(status: PaymentStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** Seen transfers that are neither final nor dropped. */
+export function outstandingTransfers(state: PaymentState): TransferRecord[] {
+  return state.transfers.filter((t) => t.status === "seen");
+}
+
+/** True once every refund the payment owes has been sent (or simulated). */
+export function allRefundsSent(state: PaymentState): boolean {
+  return state.refunds.every((r) => r.simulated || r.txid !== null);
+}
+
+export function refundIdFor(paymentId: string, transferId: string, kind: RefundKind): string {
+  return `${paymentId}:${transferId}:${kind}`;
+}
+
+export function decide(state: PaymentState, msg: PaymentMessage): Decision {
+  switch (msg.type) {
+    case "wallet_assigned":
+      return onWalletAssigned(state, msg);
+    case "transfer_seen":
+      return onTransferSeen(state, msg);
+    case "transfer_final":
+      return onTransferFinal(state, msg);
+    case "transfer_dropped":
+      return onTransferDropped(state, msg);
+    case "expire":
+      return onExpire(state, msg);
+    case "sweep_done":
+      return onSweepDone(state, msg);
+    case "refund_sent":
+      return onRefundSent(state, msg);
+    case "fail":
+      return onFail(state, msg);
+    case "simulate":
+      return onSimulate(state, msg);
+    default:
+      return assertNever(msg, "payment message");
+  }
+}
+
+function reject(state: PaymentState, code: RejectionCode, message: string): Decision {
+  return { state, effects: [], rejected: { code, message } };
+}
+
+function event(name: PaymentEventType): PaymentEffect {
+  return { type: "event", event: name };
+}
+
+/** pending and confirming still accept funds toward the amount due (until expiry). */
+function isOpen(status: PaymentStatus): boolean {
+  return status === "pending" || status === "confirming";
+}
+
+/** Adds or replaces a transfer, keeping arrival order. */
+function withTransfer(state: PaymentState, record: TransferRecord): TransferRecord[] {
+  const known = state.transfers.some((t) => t.transferId === record.transferId);
+  return known
+    ? state.transfers.map((t) => (t.transferId === record.transferId ? record : t))
+    : [...state.transfers, record];
+}
+
+function creditFor(state: PaymentState, wallet: DepositWallet): Credit {
+  const fee = toCoinUnits(state.fee, state.currency, wallet.coin);
+  return {
+    chain: wallet.chain,
+    coin: wallet.coin,
+    gross: wallet.amountDue,
+    fee,
+    net: wallet.amountDue - fee,
+  };
+}
+
+function refundEffect(refund: Refund): PaymentEffect {
+  return { type: "refund", ...refund };
+}
+
+function onWalletAssigned(
+  state: PaymentState,
+  msg: Extract<PaymentMessage, { type: "wallet_assigned" }>,
+): Decision {
+  if (state.status !== "pending") {
+    return reject(state, "not_applicable", `the wallet can change only while pending, not ${state.status}`);
+  }
+  if (!canPay(state.currency, msg.chain, msg.coin) || msg.address === "") {
+    return reject(
+      state,
+      "wallet_invalid",
+      `${msg.coin} on ${msg.chain} cannot pay a ${state.currency} payment`,
+    );
+  }
+  if (msg.amountDue !== toCoinUnits(state.amount, state.currency, msg.coin)) {
+    return reject(state, "amount_due_mismatch", "amountDue is not the payment amount in coin units");
+  }
+  const current = state.wallet;
+  if (
+    current !== null &&
+    current.chain === msg.chain &&
+    current.coin === msg.coin &&
+    current.address === msg.address &&
+    current.amountDue === msg.amountDue
+  ) {
+    return reject(state, "duplicate", "this wallet is already assigned");
+  }
+  const wallet: DepositWallet = {
+    chain: msg.chain,
+    coin: msg.coin,
+    address: msg.address,
+    amountDue: msg.amountDue,
+  };
+  return { state: { ...state, wallet }, effects: [] };
+}
+
+function onTransferSeen(
+  state: PaymentState,
+  msg: Extract<PaymentMessage, { type: "transfer_seen" }>,
+): Decision {
+  const wallet = state.wallet;
+  if (wallet === null || wallet.address === null) return reject(state, "no_wallet", "no deposit wallet yet");
+  if (msg.amount <= 0n) return reject(state, "invalid_message", "transfer amount must be positive");
+  if (state.transfers.some((t) => t.transferId === msg.transferId)) {
+    return reject(state, "duplicate", "transfer already known");
+  }
+  if (msg.coin !== wallet.coin)
+    return reject(state, "coin_mismatch", `expected ${wallet.coin}, saw ${msg.coin}`);
+  if (!isOpen(state.status)) {
+    return reject(state, "not_applicable", `a ${state.status} payment does not wait for transfers`);
+  }
+  if (state.expiryReached) return reject(state, "after_expiry", "seen after expiry; returned when final");
+
+  const record: TransferRecord = {
+    transferId: msg.transferId,
+    coin: msg.coin,
+    amount: msg.amount,
+    sender: msg.sender,
+    status: "seen",
+  };
+  const next: PaymentState = { ...state, transfers: withTransfer(state, record) };
+  if (state.status === "pending") {
+    return { state: { ...next, status: "confirming" }, effects: [event("payment.confirming")] };
+  }
+  return { state: next, effects: [] };
+}
+
+function onTransferFinal(
+  state: PaymentState,
+  msg: Extract<PaymentMessage, { type: "transfer_final" }>,
+): Decision {
+  const wallet = state.wallet;
+  const address = wallet?.address ?? null;
+  if (wallet === null || address === null) return reject(state, "no_wallet", "no deposit wallet yet");
+  if (msg.amount <= 0n) return reject(state, "invalid_message", "transfer amount must be positive");
+  const known = state.transfers.find((t) => t.transferId === msg.transferId);
+  if (known !== undefined && (known.status === "counted" || known.status === "returned")) {
+    return reject(state, "duplicate", "transfer already final");
+  }
+  if (msg.coin !== wallet.coin)
+    return reject(state, "coin_mismatch", `expected ${wallet.coin}, got ${msg.coin}`);
+
+  // A transfer seen before expiry was sent in time even if it turns final after it.
+  const inTime = isOpen(state.status) && (known?.status === "seen" || !state.expiryReached);
+  if (!inTime) return returnLateTransfer(state, wallet, msg);
+
+  const record: TransferRecord = {
+    transferId: msg.transferId,
+    coin: msg.coin,
+    amount: msg.amount,
+    sender: msg.sender,
+    status: "counted",
+  };
+  const next: PaymentState = {
+    ...state,
+    transfers: withTransfer(state, record),
+    amountReceived: state.amountReceived + msg.amount,
+  };
+  if (next.amountReceived >= wallet.amountDue) return confirm(next, wallet, address, record);
+  if (next.expiryReached && outstandingTransfers(next).length === 0) return resolveExpiry(next, wallet);
+  if (next.status === "pending") {
+    return { state: { ...next, status: "confirming" }, effects: [event("payment.confirming")] };
+  }
+  return { state: next, effects: [] };
+}
+
+function returnLateTransfer(
+  state: PaymentState,
+  wallet: DepositWallet,
+  msg: Extract<PaymentMessage, { type: "transfer_final" }>,
+): Decision {
+  const refund: Refund = {
+    refundId: refundIdFor(state.id, msg.transferId, "late"),
+    kind: "late",
+    transferId: msg.transferId,
+    chain: wallet.chain,
+    coin: wallet.coin,
+    amount: msg.amount,
+    to: msg.sender,
+    from: "deposit",
+    simulated: false,
+  };
+  const record: TransferRecord = {
+    transferId: msg.transferId,
+    coin: msg.coin,
+    amount: msg.amount,
+    sender: msg.sender,
+    status: "returned",
+  };
+  return {
+    state: {
+      ...state,
+      transfers: withTransfer(state, record),
+      refunds: [...state.refunds, { ...refund, txid: null }],
+    },
+    effects: [refundEffect(refund)],
+  };
+}
+
+/** The amount due is covered: sweep everything received, return any surplus. */
+function confirm(
+  state: PaymentState,
+  wallet: DepositWallet,
+  address: string,
+  crossing: TransferRecord,
+): Decision {
+  const effects: PaymentEffect[] = [
+    // A transfer can turn final before its `seen` report is handled (a watcher catching up
+    // reports both at once, and consumers run them concurrently): the payment still passes
+    // through confirming, so merchants always get confirming → confirmed → completed.
+    ...(state.status === "pending" ? [event("payment.confirming")] : []),
+    event("payment.confirmed"),
+    { type: "sweep", chain: wallet.chain, coin: wallet.coin, address, amount: state.amountReceived },
+  ];
+  const surplus = state.amountReceived - wallet.amountDue;
+  const refunds = [...state.refunds];
+  if (surplus > 0n) {
+    const refund: Refund = {
+      refundId: refundIdFor(state.id, crossing.transferId, "overpayment"),
+      kind: "overpayment",
+      transferId: crossing.transferId,
+      chain: wallet.chain,
+      coin: wallet.coin,
+      amount: surplus,
+      to: crossing.sender,
+      from: "vault",
+      simulated: false,
+    };
+    refunds.push({ ...refund, txid: null });
+    effects.push(refundEffect(refund));
+  }
+  return { state: { ...state, status: "confirmed", overpaidAmount: surplus, refunds }, effects };
+}
+
+/** Expiry with nothing outstanding: expired if nothing arrived, else underpaid and return it all. */
+function resolveExpiry(state: PaymentState, wallet: DepositWallet | null): Decision {
+  if (state.amountReceived === 0n || wallet === null) {
+    return { state: { ...state, status: "expired" }, effects: [event("payment.expired")] };
+  }
+  const refunds: Refund[] = state.transfers
+    .filter((t) => t.status === "counted")
+    .map((t) => ({
+      refundId: refundIdFor(state.id, t.transferId, "underpayment"),
+      kind: "underpayment",
+      transferId: t.transferId,
+      chain: wallet.chain,
+      coin: wallet.coin,
+      amount: t.amount,
+      to: t.sender,
+      from: "deposit",
+      simulated: false,
+    }));
+  return {
+    state: {
+      ...state,
+      status: "underpaid",
+      refunds: [...state.refunds, ...refunds.map((r) => ({ ...r, txid: null }))],
+    },
+    effects: [event("payment.underpaid"), ...refunds.map(refundEffect)],
+  };
+}
+
+function onTransferDropped(
+  state: PaymentState,
+  msg: Extract<PaymentMessage, { type: "transfer_dropped" }>,
+): Decision {
+  const known = state.transfers.find((t) => t.transferId === msg.transferId);
+  if (known === undefined) return reject(state, "unknown_transfer", "no such transfer");
+  if (known.status === "dropped") return reject(state, "duplicate", "transfer already dropped");
+  if (known.status !== "seen") return reject(state, "not_applicable", "a final transfer cannot be dropped");
+
+  const next: PaymentState = { ...state, transfers: withTransfer(state, { ...known, status: "dropped" }) };
+  if (isOpen(next.status) && next.expiryReached && outstandingTransfers(next).length === 0) {
+    return resolveExpiry(next, next.wallet);
+  }
+  return { state: next, effects: [] };
+}
+
+function onExpire(state: PaymentState, msg: Extract<PaymentMessage, { type: "expire" }>): Decision {
+  if (!isOpen(state.status))
+    return reject(state, "not_applicable", `a ${state.status} payment cannot expire`);
+  if (state.expiryReached) return reject(state, "duplicate", "expiry already reached");
+  if (msg.now < state.expiresAt) return reject(state, "not_expired", "expiresAt is still ahead");
+
+  const next: PaymentState = { ...state, expiryReached: true };
+  if (outstandingTransfers(next).length > 0) return { state: next, effects: [] };
+  return resolveExpiry(next, next.wallet);
+}
+
+function onSweepDone(state: PaymentState, msg: Extract<PaymentMessage, { type: "sweep_done" }>): Decision {
+  if (state.status !== "confirmed" || state.wallet === null) {
+    return reject(state, "not_applicable", `nothing to sweep in a ${state.status} payment`);
+  }
+  if (msg.txid === "") return reject(state, "invalid_message", "txid must not be empty");
+  const credit = creditFor(state, state.wallet);
+  return {
+    state: { ...state, status: "completed", sweepTxid: msg.txid, credit },
+    effects: [event("payment.completed"), { type: "credit", ...credit }],
+  };
+}
+
+function onRefundSent(state: PaymentState, msg: Extract<PaymentMessage, { type: "refund_sent" }>): Decision {
+  const refund = state.refunds.find((r) => r.refundId === msg.refundId);
+  if (refund === undefined) return reject(state, "unknown_refund", "no such refund");
+  if (refund.txid !== null || refund.simulated) return reject(state, "duplicate", "refund already recorded");
+  if (msg.txid === "") return reject(state, "invalid_message", "txid must not be empty");
+
+  const next: PaymentState = {
+    ...state,
+    refunds: state.refunds.map((r) => (r.refundId === msg.refundId ? { ...r, txid: msg.txid } : r)),
+  };
+  if ((next.status === "underpaid" || next.status === "expired") && allRefundsSent(next)) {
+    return { state: { ...next, status: "refunded" }, effects: [event("payment.refunded")] };
+  }
+  return { state: next, effects: [] };
+}
+
+function onFail(state: PaymentState, msg: Extract<PaymentMessage, { type: "fail" }>): Decision {
+  switch (state.status) {
+    case "confirming":
+    case "confirmed":
+    case "underpaid":
+      return {
+        state: { ...state, status: "failed", failureReason: msg.reason },
+        effects: [event("payment.failed")],
+      };
+    case "pending":
+    case "completed":
+    case "refunded":
+    case "expired":
+    case "failed":
+      return reject(state, "not_applicable", `a ${state.status} payment cannot fail`);
+    default:
+      return assertNever(state.status, "payment status");
+  }
+}
+
+function onSimulate(state: PaymentState, msg: Extract<PaymentMessage, { type: "simulate" }>): Decision {
+  if (state.mode !== "test") return reject(state, "live_mode", "only test payments can be simulated");
+  if (state.status !== "pending")
+    return reject(state, "not_applicable", `a ${state.status} payment cannot be simulated`);
+
+  // The checkout may simulate before the customer picked a coin: settle in the default one.
+  // coinsForPayment lists at least one option for every currency.
+  const option = coinsForPayment(state.currency)[0]!;
+  const wallet: DepositWallet = state.wallet ?? {
+    chain: option.chain,
+    coin: option.coin,
+    address: null,
+    amountDue: toCoinUnits(state.amount, state.currency, option.coin),
+  };
+  const base: PaymentState = { ...state, wallet, simulated: true };
+  const simulatedRefund = (kind: RefundKind, amount: bigint, from: RefundSource): Refund => ({
+    refundId: `${state.id}:simulated:${kind}`,
+    kind,
+    transferId: null,
+    chain: wallet.chain,
+    coin: wallet.coin,
+    amount,
+    to: null,
+    from,
+    simulated: true,
+  });
+
+  switch (msg.outcome) {
+    case "paid": {
+      const credit = creditFor(base, wallet);
+      return {
+        state: { ...base, status: "completed", amountReceived: wallet.amountDue, credit },
+        effects: [event("payment.completed"), { type: "credit", ...credit }],
+      };
+    }
+    case "overpaid": {
+      // A tenth more than due (at least one base unit) makes a visible surplus.
+      const surplus = wallet.amountDue / 10n > 0n ? wallet.amountDue / 10n : 1n;
+      const credit = creditFor(base, wallet);
+      const refund = simulatedRefund("overpayment", surplus, "vault");
+      return {
+        state: {
+          ...base,
+          status: "completed",
+          amountReceived: wallet.amountDue + surplus,
+          overpaidAmount: surplus,
+          credit,
+          refunds: [{ ...refund, txid: null }],
+        },
+        effects: [event("payment.completed"), { type: "credit", ...credit }, refundEffect(refund)],
+      };
+    }
+    case "underpaid": {
+      const received = wallet.amountDue / 2n;
+      if (received === 0n) return reject(state, "cannot_simulate", "the amount due is too small to underpay");
+      const refund = simulatedRefund("underpayment", received, "deposit");
+      return {
+        state: {
+          ...base,
+          status: "refunded",
+          expiryReached: true,
+          amountReceived: received,
+          refunds: [{ ...refund, txid: null }],
+        },
+        effects: [event("payment.underpaid"), refundEffect(refund), event("payment.refunded")],
+      };
+    }
+    case "expired":
+      return {
+        state: { ...base, status: "expired", expiryReached: true },
+        effects: [event("payment.expired")],
+      };
+    default:
+      return assertNever(msg.outcome, "simulated outcome");
+  }
+}

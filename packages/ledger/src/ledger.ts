@@ -1,0 +1,142 @@
+// Posting balanced transactions to the double-entry ledger (migration 0500_ledger.sql).
+import { newId, type Sql, type TransactionSql } from "@gateway/db";
+import type { Chain, Coin, Mode } from "@gateway/domain";
+
+export type MerchantAccountKind = "merchant_available" | "merchant_reserved";
+export type PlatformAccountKind =
+  | "platform_vault"
+  | "platform_fees"
+  | "platform_refunds"
+  | "platform_gas_recovered"
+  | "platform_gas_spent"
+  | "platform_gas_wallet";
+export type AccountKind = MerchantAccountKind | PlatformAccountKind;
+
+export type LedgerTransactionKind =
+  | "payment_credited"
+  | "refund_owed"
+  | "refund_paid"
+  | "payout_reserved"
+  | "payout_completed"
+  | "payout_released"
+  | "gas_spent";
+
+/** Assets and expenses grow with debits; what the service owes (merchants, customers) and earns with credits. */
+const NORMAL_SIDE: Readonly<Record<AccountKind, "debit" | "credit">> = {
+  merchant_available: "credit",
+  merchant_reserved: "credit",
+  platform_vault: "debit",
+  platform_fees: "credit",
+  platform_refunds: "credit",
+  platform_gas_recovered: "credit",
+  platform_gas_spent: "debit",
+  platform_gas_wallet: "debit",
+};
+
+export type AccountRef =
+  | { kind: MerchantAccountKind; merchantId: string }
+  | { kind: PlatformAccountKind; merchantId?: undefined };
+
+/** One side of a movement: `debit` or `credit` base units (positive) to one account. */
+export type Posting = { account: AccountRef } & ({ debit: bigint } | { credit: bigint });
+
+/** The (mode, chain, coin) every entry of one transaction shares. */
+export interface Book {
+  mode: Mode;
+  chain: Chain;
+  coin: Coin;
+}
+
+export interface LedgerTransactionInput extends Book {
+  /** Unique cause (`payment:<id>:credit`, `payout:<id>:reserve`); a second post with it is a no-op. */
+  reference: string;
+  kind: LedgerTransactionKind;
+  merchantId?: string;
+  paymentId?: string;
+  payoutId?: string;
+  postings: Posting[];
+}
+
+export class LedgerError extends Error {
+  override name = "LedgerError";
+}
+
+/** A movement that would take a merchant balance below zero. */
+export class InsufficientBalanceError extends LedgerError {
+  override name = "InsufficientBalanceError";
+  constructor(
+    readonly available: bigint,
+    readonly requested: bigint,
+  ) {
+    super(`insufficient balance: ${requested} requested, ${available} available`);
+  }
+}
+
+type Db = Sql | TransactionSql;
+
+/** The account's id, created on first use. */
+export async function accountId(tx: Db, book: Book, account: AccountRef): Promise<bigint> {
+  const merchantId = account.merchantId ?? null;
+  const [created] = await tx<{ id: bigint }[]>`
+    insert into ledger_accounts (kind, merchant_id, mode, chain, coin, normal_side)
+    values (${account.kind}, ${merchantId}, ${book.mode}, ${book.chain}, ${book.coin}, ${NORMAL_SIDE[account.kind]})
+    on conflict (kind, (coalesce(merchant_id, '')), mode, chain, coin) do nothing
+    returning id`;
+  if (created) return created.id;
+  const [existing] = await tx<{ id: bigint }[]>`
+    select id from ledger_accounts where kind = ${account.kind} and coalesce(merchant_id, '') = ${merchantId ?? ""}
+      and mode = ${book.mode} and chain = ${book.chain} and coin = ${book.coin}`;
+  if (!existing) throw new LedgerError(`ledger account ${account.kind} could not be created`);
+  return existing.id;
+}
+
+/**
+ * Locks a merchant account's row for the rest of the transaction and returns its balance: the
+ * movement that follows is checked against a balance no concurrent transaction can change.
+ */
+export async function lockedBalance(tx: TransactionSql, book: Book, account: AccountRef): Promise<bigint> {
+  const id = await accountId(tx, book, account);
+  const [row] = await tx<
+    { balance: bigint }[]
+  >`select balance from ledger_accounts where id = ${id} for update`;
+  return row!.balance;
+}
+
+/**
+ * Posts one balanced transaction inside the caller's SQL transaction. Postings of zero are left
+ * out (a fee that takes the whole payment leaves a zero net). Returns false when a transaction
+ * with the same reference exists already: the movement was posted before.
+ */
+export async function postTransaction(tx: TransactionSql, input: LedgerTransactionInput): Promise<boolean> {
+  const signed = input.postings
+    .map((p) => ({ account: p.account, amount: "debit" in p ? p.debit : -p.credit }))
+    .filter((p) => p.amount !== 0n);
+  for (const p of input.postings) {
+    const value = "debit" in p ? p.debit : p.credit;
+    if (value < 0n) throw new LedgerError(`negative posting in ${input.reference}`);
+  }
+  const sum = signed.reduce((total, p) => total + p.amount, 0n);
+  if (sum !== 0n) throw new LedgerError(`transaction ${input.reference} does not balance (sum ${sum})`);
+  if (signed.length === 0) return false;
+
+  const id = newId("ltx");
+  const inserted = await tx`
+    insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id)
+    values (${id}, ${input.reference}, ${input.kind}, ${input.mode}, ${input.chain}, ${input.coin},
+      ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null})
+    on conflict (reference) do nothing returning 1`;
+  if (inserted.length === 0) return false;
+  for (const p of signed) {
+    const account = await accountId(tx, input, p.account);
+    try {
+      await tx`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+        values (${id}, ${account}, ${input.mode}, ${input.chain}, ${input.coin}, ${p.amount})`;
+    } catch (err) {
+      if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
+        throw new InsufficientBalanceError(0n, -p.amount);
+      }
+      throw err;
+    }
+  }
+  return true;
+}

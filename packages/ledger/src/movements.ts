@@ -1,0 +1,165 @@
+// The movements of money the gateway knows, each one balanced ledger transaction. Every function
+// runs inside the caller's SQL transaction, next to the state change that causes it, and is
+// idempotent through its reference.
+import type { TransactionSql } from "@gateway/db";
+import type { Chain, Coin, Mode } from "@gateway/domain";
+import { type Book, InsufficientBalanceError, lockedBalance, postTransaction } from "./ledger.js";
+
+export interface PaymentCredit extends Book {
+  paymentId: string;
+  merchantId: string;
+  /** What the payment brought into the vault for the amount due, in coin base units. */
+  gross: bigint;
+  fee: bigint;
+  net: bigint;
+}
+
+/**
+ * A payment completed: its funds are in the vault (completion follows the sweep; in test mode
+ * the vault is simulated), the merchant is owed `net` and the service earned `fee`.
+ */
+export function creditPayment(tx: TransactionSql, c: PaymentCredit): Promise<boolean> {
+  const merchant = { kind: "merchant_available", merchantId: c.merchantId } as const;
+  return postTransaction(tx, {
+    reference: `payment:${c.paymentId}:credit`,
+    kind: "payment_credited",
+    mode: c.mode,
+    chain: c.chain,
+    coin: c.coin,
+    merchantId: c.merchantId,
+    paymentId: c.paymentId,
+    postings: [
+      { account: { kind: "platform_vault" }, debit: c.gross },
+      { account: merchant, credit: c.net },
+      { account: { kind: "platform_fees" }, credit: c.fee },
+    ],
+  });
+}
+
+export interface VaultRefund extends Book {
+  paymentId: string;
+  refundId: string;
+  amount: bigint;
+}
+
+/** A surplus swept into the vault that belongs to the customer until it is sent back. */
+export function owePaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<boolean> {
+  return postTransaction(tx, {
+    reference: `refund:${r.refundId}:owed`,
+    kind: "refund_owed",
+    mode: r.mode,
+    chain: r.chain,
+    coin: r.coin,
+    paymentId: r.paymentId,
+    postings: [
+      { account: { kind: "platform_vault" }, debit: r.amount },
+      { account: { kind: "platform_refunds" }, credit: r.amount },
+    ],
+  });
+}
+
+/** The surplus left the vault for the customer. */
+export function payPaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<boolean> {
+  return postTransaction(tx, {
+    reference: `refund:${r.refundId}:paid`,
+    kind: "refund_paid",
+    mode: r.mode,
+    chain: r.chain,
+    coin: r.coin,
+    paymentId: r.paymentId,
+    postings: [
+      { account: { kind: "platform_refunds" }, debit: r.amount },
+      { account: { kind: "platform_vault" }, credit: r.amount },
+    ],
+  });
+}
+
+export interface PayoutMovement extends Book {
+  payoutId: string;
+  merchantId: string;
+  /** What leaves the merchant's balance, network fee included. */
+  amount: bigint;
+  /** The part of `amount` that pays the network gas (0 for the free scheduled payout). */
+  networkFee: bigint;
+}
+
+/**
+ * Moves `amount` from available to reserved, or throws InsufficientBalanceError. The available
+ * account's row is locked first, so concurrent payouts against one balance queue up and each
+ * sees what the ones before it left; the database's non-negative check is the backstop.
+ */
+export async function reservePayout(tx: TransactionSql, p: PayoutMovement): Promise<void> {
+  const available = { kind: "merchant_available", merchantId: p.merchantId } as const;
+  const balance = await lockedBalance(tx, p, available);
+  if (balance < p.amount) throw new InsufficientBalanceError(balance, p.amount);
+  await postTransaction(tx, {
+    reference: `payout:${p.payoutId}:reserve`,
+    kind: "payout_reserved",
+    mode: p.mode,
+    chain: p.chain,
+    coin: p.coin,
+    merchantId: p.merchantId,
+    payoutId: p.payoutId,
+    postings: [
+      { account: available, debit: p.amount },
+      { account: { kind: "merchant_reserved", merchantId: p.merchantId }, credit: p.amount },
+    ],
+  });
+}
+
+/** The payout was sent: the reserve leaves the vault, and the network fee pays the service back its gas. */
+export function completePayout(tx: TransactionSql, p: PayoutMovement): Promise<boolean> {
+  return postTransaction(tx, {
+    reference: `payout:${p.payoutId}:settle`,
+    kind: "payout_completed",
+    mode: p.mode,
+    chain: p.chain,
+    coin: p.coin,
+    merchantId: p.merchantId,
+    payoutId: p.payoutId,
+    postings: [
+      { account: { kind: "merchant_reserved", merchantId: p.merchantId }, debit: p.amount },
+      { account: { kind: "platform_vault" }, credit: p.amount - p.networkFee },
+      { account: { kind: "platform_gas_recovered" }, credit: p.networkFee },
+    ],
+  });
+}
+
+/** The payout failed: the reserve goes back to available. Same reference as completion, so only one of them can happen. */
+export function releasePayout(tx: TransactionSql, p: PayoutMovement): Promise<boolean> {
+  return postTransaction(tx, {
+    reference: `payout:${p.payoutId}:settle`,
+    kind: "payout_released",
+    mode: p.mode,
+    chain: p.chain,
+    coin: p.coin,
+    merchantId: p.merchantId,
+    payoutId: p.payoutId,
+    postings: [
+      { account: { kind: "merchant_reserved", merchantId: p.merchantId }, debit: p.amount },
+      { account: { kind: "merchant_available", merchantId: p.merchantId }, credit: p.amount },
+    ],
+  });
+}
+
+/**
+ * Native gas the service's gas wallet paid for one transaction (sweep, refund, payout), in the
+ * chain's own coin. Funding the gas wallet is not recorded here, so its balance reads as minus
+ * the gas spent since the ledger began.
+ */
+export function recordGasSpent(
+  tx: TransactionSql,
+  g: { reference: string; mode: Mode; chain: Chain; coin: Coin; amount: bigint },
+): Promise<boolean> {
+  return postTransaction(tx, {
+    reference: `gas:${g.reference}`,
+    kind: "gas_spent",
+    mode: g.mode,
+    chain: g.chain,
+    coin: g.coin,
+    postings: [
+      { account: { kind: "platform_gas_spent" }, debit: g.amount },
+      { account: { kind: "platform_gas_wallet" }, credit: g.amount },
+    ],
+  });
+}

@@ -1,0 +1,12 @@
+export { type ApplyResult, applyPaymentMessage, type PaymentActorDeps } from "./payment-actor.js";
+export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
+export {
+  findPayment,
+  type InsertPayment,
+  insertPayment,
+  isUuid,
+  type ListPaymentsQuery,
+  listPayments,
+  type PaymentRow,
+  stateOf,
+} from "./payment-row.js";

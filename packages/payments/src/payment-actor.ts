@@ -1,0 +1,162 @@
+import type { BusTopology } from "@gateway/bus";
+import { enqueueOutbox, newId, type OutboxMessage, type Sql, type TransactionSql } from "@gateway/db";
+import {
+  assertNever,
+  type Decision,
+  decide,
+  type PaymentEffect,
+  type PaymentMessage,
+  serializePaymentState,
+} from "@gateway/domain";
+import { creditPayment, owePaymentRefund, payPaymentRefund } from "@gateway/ledger";
+import type { Logger } from "@gateway/logging";
+import { toPaymentResource } from "./payment-resource.js";
+import type { PaymentRow } from "./payment-row.js";
+import { stateOf } from "./payment-row.js";
+
+export interface PaymentActorDeps {
+  sql: Sql;
+  topology: BusTopology;
+  log: Logger;
+  publicBaseUrl: string;
+}
+
+export interface ApplyResult {
+  decision: Decision;
+  row: PaymentRow;
+}
+
+/**
+ * Runs one message through a payment's actor: the row is locked, so messages to one payment are
+ * handled one at a time on any replica; the new state, its events and its work items (sweeps,
+ * refunds) are written in the same transaction, and the outbox carries them onwards.
+ * Returns undefined when the payment does not exist.
+ */
+export async function applyPaymentMessage(
+  deps: PaymentActorDeps,
+  paymentId: string,
+  message: PaymentMessage,
+  tx?: TransactionSql,
+): Promise<ApplyResult | undefined> {
+  const run = async (t: TransactionSql) => {
+    const [row] = await t<PaymentRow[]>`select * from payments where id = ${paymentId} for update`;
+    if (!row) return undefined;
+    const decision = decide(stateOf(row), message);
+    if (decision.rejected) {
+      deps.log.info(
+        { paymentId, message: message.type, reason: decision.rejected.code },
+        "payment message not applied",
+      );
+      return { decision, row };
+    }
+    const { state } = decision;
+    const [updated] = await t<PaymentRow[]>`
+      update payments set state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
+        chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
+        version = version + 1, updated_at = now()
+      where id = ${paymentId} returning *`;
+    await enqueueOutbox(t, await effectMessages(t, deps, updated!, decision.effects));
+    if (message.type === "refund_sent") {
+      // A surplus refund leaves the vault now; one from a deposit address never entered it.
+      const refund = state.refunds.find((r) => r.refundId === message.refundId);
+      if (refund?.from === "vault") {
+        await payPaymentRefund(t, { ...refund, mode: row.mode, paymentId, amount: refund.amount });
+      }
+    }
+    return { decision, row: updated! };
+  };
+  return tx ? run(tx) : (deps.sql.begin(run) as Promise<ApplyResult | undefined>);
+}
+
+async function effectMessages(
+  tx: TransactionSql,
+  deps: PaymentActorDeps,
+  row: PaymentRow,
+  effects: PaymentEffect[],
+): Promise<OutboxMessage[]> {
+  const messages: OutboxMessage[] = [];
+  const { subjects } = deps.topology;
+  for (const effect of effects) {
+    switch (effect.type) {
+      case "event": {
+        const id = newId("evt");
+        const createdAt = new Date();
+        const event = {
+          id,
+          type: effect.event,
+          created_at: createdAt.toISOString(),
+          is_test: row.mode === "test",
+          data: { payment: toPaymentResource(row, deps.publicBaseUrl) },
+        };
+        await tx`insert into events (id, merchant_id, mode, type, payment_id, data, created_at)
+          values (${id}, ${row.merchant_id}, ${row.mode}, ${effect.event}, ${row.id}, ${tx.json(event.data as never)}, ${createdAt})`;
+        messages.push({
+          id,
+          subject: subjects.event(effect.event),
+          payload: { merchant_id: row.merchant_id, mode: row.mode, event },
+        });
+        break;
+      }
+      case "sweep":
+        messages.push({
+          id: `sweep:${row.id}`,
+          subject: subjects.settlement("sweep"),
+          payload: {
+            payment_id: row.id,
+            mode: row.mode,
+            chain: effect.chain,
+            coin: effect.coin,
+            address: effect.address,
+            amount: effect.amount.toString(),
+          },
+        });
+        break;
+      case "refund": {
+        if (effect.from === "vault") {
+          const refund = { ...effect, mode: row.mode, paymentId: row.id };
+          await owePaymentRefund(tx, refund);
+          // A simulated surplus is "returned" at once, in the test books only.
+          if (effect.simulated) await payPaymentRefund(tx, refund);
+        }
+        // A simulated refund (test mode) moves nothing; it is already recorded in the state.
+        if (effect.simulated) break;
+        messages.push({
+          id: `refund:${effect.refundId}`,
+          subject: subjects.settlement("refund"),
+          payload: {
+            payment_id: row.id,
+            mode: row.mode,
+            refund_id: effect.refundId,
+            kind: effect.kind,
+            chain: effect.chain,
+            coin: effect.coin,
+            amount: effect.amount.toString(),
+            to: effect.to,
+            from: effect.from,
+            transfer_id: effect.transferId,
+          },
+        });
+        break;
+      }
+      case "credit":
+        // The merchant's balance and the fee, in the transaction that completes the payment.
+        await creditPayment(tx, {
+          mode: row.mode,
+          chain: effect.chain,
+          coin: effect.coin,
+          paymentId: row.id,
+          merchantId: row.merchant_id,
+          gross: effect.gross,
+          fee: effect.fee,
+          net: effect.net,
+        });
+        break;
+      default:
+        assertNever(effect);
+    }
+  }
+  return messages;
+}
+
+/** For callers holding a row: the current state without a round trip. */
+export { stateOf };

@@ -1,0 +1,48 @@
+import { type Coin, type Currency, formatAmount } from "@gateway/domain";
+import { type PaymentRow, stateOf } from "./payment-row.js";
+
+/**
+ * The payment as merchants see it (seed section 2.1 plus PRODUCT.md's additions). Amounts are
+ * decimal strings: `amount` and `fee` in the payment currency, on-chain amounts in the coin.
+ */
+export function toPaymentResource(row: PaymentRow, publicBaseUrl: string) {
+  const state = stateOf(row);
+  const currency = state.currency as Currency;
+  const coin = state.wallet?.coin as Coin | undefined;
+  const inCoin = (units: bigint) => (coin ? formatAmount(units, coin) : null);
+  const refunds = state.refunds.map((r) => ({
+    id: r.refundId,
+    reason: r.kind,
+    amount: formatAmount(r.amount, r.coin),
+    coin: r.coin,
+    chain: r.chain,
+    to: r.to,
+    status: r.simulated || r.txid !== null ? "sent" : "pending",
+    transaction_hash: r.txid,
+    simulated: r.simulated,
+  }));
+  return {
+    id: row.id,
+    object: "payment" as const,
+    amount: formatAmount(state.amount, currency),
+    currency,
+    status: state.status,
+    is_test: state.mode === "test",
+    description: row.description,
+    redirect_url: row.redirect_url,
+    checkout_url: `${publicBaseUrl}/gateway?payment_id=${row.id}`,
+    fee: formatAmount(state.fee, currency),
+    chain: state.wallet?.chain ?? null,
+    coin: coin ?? null,
+    deposit_address: state.wallet?.address ?? null,
+    amount_due: state.wallet ? inCoin(state.wallet.amountDue) : null,
+    amount_received: inCoin(state.amountReceived) ?? "0.00",
+    overpaid_amount: state.overpaidAmount > 0n ? inCoin(state.overpaidAmount) : null,
+    refunds,
+    expires_at: row.expires_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export type PaymentResource = ReturnType<typeof toPaymentResource>;

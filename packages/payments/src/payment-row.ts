@@ -1,0 +1,97 @@
+import type { Sql, TransactionSql } from "@gateway/db";
+import {
+  deserializePaymentState,
+  type Mode,
+  type PaymentState,
+  serializePaymentState,
+} from "@gateway/domain";
+
+/** A row of the `payments` table; `state` is the actor's whole state. */
+export interface PaymentRow {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  amount: bigint;
+  currency: string;
+  fee: bigint;
+  description: string | null;
+  redirect_url: string | null;
+  status: string;
+  chain: string | null;
+  coin: string | null;
+  state: unknown;
+  version: number;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function stateOf(row: PaymentRow): PaymentState {
+  return deserializePaymentState(row.state);
+}
+
+export interface InsertPayment {
+  state: PaymentState;
+  merchantId: string;
+  description: string | null;
+  redirectUrl: string | null;
+}
+
+export async function insertPayment(tx: TransactionSql | Sql, input: InsertPayment): Promise<PaymentRow> {
+  const { state } = input;
+  const [row] = await tx<PaymentRow[]>`
+    insert into payments (id, merchant_id, mode, amount, currency, fee, description, redirect_url, status, state, expires_at)
+    values (${state.id}, ${input.merchantId}, ${state.mode}, ${state.amount}, ${state.currency}, ${state.fee},
+            ${input.description}, ${input.redirectUrl}, ${state.status},
+            ${tx.json(serializePaymentState(state) as never)}, ${new Date(state.expiresAt)})
+    returning *`;
+  return row!;
+}
+
+/** A merchant sees only its own payments of the key's mode; anything else does not exist. */
+export async function findPayment(
+  sql: Sql,
+  query: { id: string; merchantId?: string; mode?: Mode },
+): Promise<PaymentRow | undefined> {
+  if (!isUuid(query.id)) return undefined;
+  const [row] = await sql<PaymentRow[]>`
+    select * from payments where id = ${query.id}
+    ${query.merchantId === undefined ? sql`` : sql`and merchant_id = ${query.merchantId}`}
+    ${query.mode === undefined ? sql`` : sql`and mode = ${query.mode}`}`;
+  return row;
+}
+
+export interface ListPaymentsQuery {
+  merchantId: string;
+  mode: Mode;
+  limit: number;
+  status?: string;
+  /** Cursor: the id of the last payment of the previous page. */
+  startingAfter?: string;
+}
+
+/** Newest first, with a cursor on (created_at, id) so pages never skip or repeat a payment. */
+export async function listPayments(
+  sql: Sql,
+  q: ListPaymentsQuery,
+): Promise<{ rows: PaymentRow[]; hasMore: boolean }> {
+  let cursor: { created_at: Date; id: string } | undefined;
+  if (q.startingAfter !== undefined) {
+    const found = await findPayment(sql, { id: q.startingAfter, merchantId: q.merchantId, mode: q.mode });
+    if (!found) return { rows: [], hasMore: false };
+    cursor = found;
+  }
+  const rows = await sql<PaymentRow[]>`
+    select * from payments
+    where merchant_id = ${q.merchantId} and mode = ${q.mode}
+    ${q.status === undefined ? sql`` : sql`and status = ${q.status}`}
+    ${cursor === undefined ? sql`` : sql`and (created_at, id) < (${cursor.created_at}, ${cursor.id})`}
+    order by created_at desc, id desc
+    limit ${q.limit + 1}`;
+  return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -1,0 +1,186 @@
+// The typed client for the signer: gRPC over HTTP/2, mTLS when given certificates.
+import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { Chain, Mode, RefusalCode, RefusalDetailSchema, SignerService } from "@gateway/signer-proto";
+import {
+  CHAIN_TO_PROTO,
+  type ChainName,
+  type IntentInput,
+  MODE_TO_PROTO,
+  type ModeName,
+  toProtoIntent,
+} from "./intent.js";
+
+export interface TlsMaterial {
+  /** PEM contents (not paths) of the CA that signed the signer's certificate. */
+  ca: string | Buffer;
+  /** This client's certificate and key, PEM. */
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
+export interface SignerClientOptions {
+  /** "https://host:7443" with tls; "http://host:port" only against a development signer. */
+  baseUrl: string;
+  tls?: TlsMaterial;
+  /** Per call; default 10 s. */
+  timeoutMs?: number;
+}
+
+export interface SignInput {
+  intent: IntentInput;
+  /** Solana: the serialized message. Sui: the BCS TransactionData. */
+  unsignedTransaction: Uint8Array;
+  /** Sui: the BCS of every coin object the transaction takes as input. */
+  suiObjects?: Uint8Array[];
+}
+
+export interface DetachedSignature {
+  address: string;
+  /** Raw 64-byte ed25519 signature. */
+  signature: Uint8Array;
+  /** Sui: the serialized signature (base64) for executeTransaction; "" for Solana. */
+  serialized: string;
+}
+
+export interface SignedIntent {
+  intentId: string;
+  signatures: DetachedSignature[];
+}
+
+export type RefusalCodeName = keyof typeof RefusalCode;
+
+export interface SignerRefusal {
+  intentId: string;
+  code: RefusalCodeName;
+  reason: string;
+}
+
+export type SignOutcome = { ok: true; signed: SignedIntent } | { ok: false; refusal: SignerRefusal };
+
+export interface ServiceWallets {
+  vault: string;
+  gas: string;
+}
+
+export type ServiceAddressBook = Record<ChainName, Record<ModeName, ServiceWallets>>;
+
+export class SignerRefusedError extends Error {
+  override readonly name = "SignerRefusedError";
+  constructor(
+    readonly refusal: SignerRefusal,
+    options?: ErrorOptions,
+  ) {
+    super(`signer refused ${refusal.intentId}: ${refusal.code}: ${refusal.reason}`, options);
+  }
+}
+
+export interface SignerClient {
+  deriveDepositAddress(request: { chain: ChainName; mode: ModeName; index: number }): Promise<string>;
+  getServiceAddresses(): Promise<ServiceAddressBook>;
+  /** Throws SignerRefusedError when the signer refuses. */
+  sign(input: SignInput): Promise<SignedIntent>;
+  /** One outcome per input, in order; refusals do not throw. */
+  signBatch(inputs: SignInput[]): Promise<SignOutcome[]>;
+  close(): void;
+}
+
+function codeName(code: RefusalCode): RefusalCodeName {
+  return (RefusalCode[code] ?? "UNSPECIFIED") as RefusalCodeName;
+}
+
+function toRequest(input: SignInput) {
+  return {
+    intent: toProtoIntent(input.intent),
+    unsignedTransaction: input.unsignedTransaction,
+    objects: (input.suiObjects ?? []).map((bcs) => ({ bcs })),
+  };
+}
+
+function toSigned(response: { intentId: string; signatures: DetachedSignature[] }): SignedIntent {
+  return {
+    intentId: response.intentId,
+    signatures: response.signatures.map(({ address, signature, serialized }) => ({
+      address,
+      signature,
+      serialized,
+    })),
+  };
+}
+
+export function createSignerClient(options: SignerClientOptions): SignerClient {
+  const nodeOptions = options.tls ? { ca: options.tls.ca, cert: options.tls.cert, key: options.tls.key } : {};
+  const sessionManager = new Http2SessionManager(options.baseUrl, undefined, nodeOptions);
+  const transport = createGrpcTransport({
+    baseUrl: options.baseUrl,
+    sessionManager,
+    defaultTimeoutMs: options.timeoutMs ?? 10_000,
+  });
+  const client: Client<typeof SignerService> = createClient(SignerService, transport);
+
+  return {
+    async deriveDepositAddress({ chain, mode, index }) {
+      const response = await client.deriveDepositAddress({
+        chain: CHAIN_TO_PROTO[chain],
+        mode: MODE_TO_PROTO[mode],
+        index,
+      });
+      return response.address;
+    },
+
+    async getServiceAddresses() {
+      const response = await client.getServiceAddresses({});
+      const book: Partial<Record<ChainName, Partial<Record<ModeName, ServiceWallets>>>> = {};
+      for (const entry of response.addresses) {
+        const chain: ChainName | undefined =
+          entry.chain === Chain.SOLANA ? "solana" : entry.chain === Chain.SUI ? "sui" : undefined;
+        const mode: ModeName | undefined =
+          entry.mode === Mode.LIVE ? "live" : entry.mode === Mode.TEST ? "test" : undefined;
+        if (!chain || !mode) continue;
+        book[chain] = { ...book[chain], [mode]: { vault: entry.vault, gas: entry.gas } };
+      }
+      for (const chain of ["solana", "sui"] as const) {
+        for (const mode of ["live", "test"] as const) {
+          if (!book[chain]?.[mode]) throw new Error(`signer did not report ${chain} ${mode} addresses`);
+        }
+      }
+      return book as ServiceAddressBook;
+    },
+
+    async sign(input) {
+      try {
+        return toSigned(await client.sign(toRequest(input)));
+      } catch (error) {
+        const connectError = ConnectError.from(error);
+        const [detail] = connectError.findDetails(RefusalDetailSchema);
+        if (detail && connectError.code !== Code.Unavailable) {
+          throw new SignerRefusedError(
+            { intentId: detail.intentId, code: codeName(detail.code), reason: detail.reason },
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    },
+
+    async signBatch(inputs) {
+      const response = await client.signBatch({ requests: inputs.map(toRequest) });
+      return response.results.map((result, i): SignOutcome => {
+        if (result.result.case === "signed") return { ok: true, signed: toSigned(result.result.value) };
+        const refused = result.result.value;
+        return {
+          ok: false,
+          refusal: {
+            intentId: refused?.intentId ?? inputs[i]?.intent.intentId ?? "",
+            code: refused ? codeName(refused.code) : "UNSPECIFIED",
+            reason: refused?.reason ?? "no result",
+          },
+        };
+      });
+    },
+
+    close() {
+      sessionManager.abort();
+    },
+  };
+}

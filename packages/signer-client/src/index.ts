@@ -1,0 +1,3 @@
+export * from "./approval.js";
+export * from "./client.js";
+export * from "./intent.js";

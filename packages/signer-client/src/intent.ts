@@ -1,0 +1,56 @@
+// Friendly intent shapes for callers (settlement, API) and their proto form.
+import { create } from "@bufbuild/protobuf";
+import { Chain, type Intent, IntentSchema, Mode } from "@gateway/signer-proto";
+
+export type ChainName = "solana" | "sui";
+export type ModeName = "live" | "test";
+
+export interface ApprovalInput {
+  keyId: string;
+  signature: Uint8Array;
+}
+
+interface IntentBase {
+  /** Unique per effect: the signer signs an id again only for the very same effect. */
+  intentId: string;
+  chain: ChainName;
+  mode: ModeName;
+  /** Solana: SPL mint or "SOL". Sui: coin type, e.g. "0x2::sui::SUI". */
+  asset: string;
+  /** Base units. */
+  amount: bigint;
+}
+
+export type IntentInput =
+  | (IntentBase & { kind: "sweep"; depositIndex: number })
+  | (IntentBase & {
+      kind: "refund" | "payout";
+      destination: string;
+      /** The payment (refund) or payout record this moves money for. */
+      reference: string;
+      approval?: ApprovalInput;
+    });
+
+export const CHAIN_TO_PROTO: Record<ChainName, Chain> = { solana: Chain.SOLANA, sui: Chain.SUI };
+export const MODE_TO_PROTO: Record<ModeName, Mode> = { live: Mode.LIVE, test: Mode.TEST };
+
+export function toProtoIntent(input: IntentInput): Intent {
+  const base = {
+    intentId: input.intentId,
+    chain: CHAIN_TO_PROTO[input.chain],
+    mode: MODE_TO_PROTO[input.mode],
+    asset: input.asset,
+    amount: input.amount,
+  };
+  if (input.kind === "sweep") {
+    return create(IntentSchema, {
+      ...base,
+      kind: { case: "sweep", value: { depositIndex: input.depositIndex } },
+    });
+  }
+  return create(IntentSchema, {
+    ...base,
+    kind: { case: input.kind, value: { destination: input.destination, reference: input.reference } },
+    approval: input.approval,
+  });
+}

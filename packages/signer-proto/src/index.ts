@@ -1,0 +1,2 @@
+export * from "./approval.js";
+export * from "./gen/gateway/signer/v1/signer_pb.js";

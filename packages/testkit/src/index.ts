@@ -1,0 +1,3 @@
+export { createTestBus, natsUrl, type TestBus } from "./test-bus.js";
+export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./test-database.js";
+export { waitFor } from "./wait-for.js";

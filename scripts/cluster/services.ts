@@ -1,0 +1,201 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { type DevSecrets, trustedApprovers } from "./dev-secrets.js";
+import { fundLocalServiceWallets } from "./fund-service-wallets.js";
+
+export interface ClusterContext {
+  root: string;
+  dataDir: string;
+  databaseUrl: string;
+  natsUrl: string;
+  secrets: DevSecrets;
+  apiPort: number;
+  publicBaseUrl: string;
+  /** Development mTLS material written by the signer's dev-certs. */
+  certsDir: string;
+  /** Added to every fixed port, so a second cluster (a test's) can run beside a developer's. */
+  portOffset: number;
+}
+
+const p = (ctx: ClusterContext, port: number) => String(port + ctx.portOffset);
+
+export interface ServiceSpec {
+  name: string;
+  /** Folder of the workspace package; started with `tsx src/main.ts` there. */
+  dir: string;
+  env(ctx: ClusterContext): Record<string, string>;
+  readyUrl(ctx: ClusterContext): string;
+  /** What to print once everything is up. */
+  urls?(ctx: ClusterContext): Record<string, string>;
+  /** Runs once the service answers /readyz, before the next one starts. */
+  afterReady?(ctx: ClusterContext, say: (line: string) => void): Promise<void>;
+}
+
+const infra = (ctx: ClusterContext) => ({
+  DATABASE_URL: ctx.databaseUrl,
+  NATS_URL: ctx.natsUrl,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+});
+
+const signerClient = (ctx: ClusterContext) => ({
+  SIGNER_URL: `https://127.0.0.1:${p(ctx, 7443)}`,
+  SIGNER_CA_FILE: path.join(ctx.certsDir, "ca.pem"),
+  SIGNER_CERT_FILE: path.join(ctx.certsDir, "client.pem"),
+  SIGNER_KEY_FILE: path.join(ctx.certsDir, "client-key.pem"),
+});
+
+const solanaRpc = (ctx: ClusterContext) => ({
+  SOLANA_RPC_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
+  SOLANA_WS_URL: `ws://127.0.0.1:${p(ctx, 8900)}`,
+});
+
+/** The local Sui network's gRPC-Web endpoint and its coin types (fixed by its default seed). */
+const suiChain = (ctx: ClusterContext) => ({
+  SUI_GRPC_URL: `http://127.0.0.1:${p(ctx, 9000)}`,
+  SUI_NETWORK: "localnet",
+  SUI_USDC_COIN_TYPE: "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdc::USDC",
+  SUI_USDT_COIN_TYPE: "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdt::USDT",
+});
+
+/** The static header the local network sends with provider webhooks, derived from the dev secrets. */
+const watcherAuthHeader = (ctx: ClusterContext) =>
+  `Bearer ${createHash("sha256").update(`watcher-solana:${ctx.secrets.JWT_SECRET}`).digest("hex")}`;
+
+/**
+ * Every service of the local cluster, in start order. Each issue that adds a service adds it
+ * here, so `npm start` always runs the whole system.
+ */
+export const SERVICES: ServiceSpec[] = [
+  {
+    name: "mail-catcher",
+    dir: "test/mail-catcher",
+    env: (ctx) => ({ MAIL_CATCHER_SMTP_PORT: p(ctx, 1025), MAIL_CATCHER_HTTP_PORT: p(ctx, 8025) }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8025)}/healthz`,
+    urls: (ctx) => ({ "mail catcher": `http://localhost:${p(ctx, 8025)}` }),
+  },
+  {
+    name: "signer",
+    dir: "signer",
+    env: (ctx) => ({
+      SIGNER_ENV: "development",
+      SIGNER_HOST: "127.0.0.1",
+      SIGNER_PORT: p(ctx, 7443),
+      SIGNER_HEALTH_PORT: p(ctx, 7444),
+      SIGNER_TLS_DIR: ctx.certsDir,
+      SIGNER_SEED_MNEMONIC: ctx.secrets.SIGNER_SEED_MNEMONIC,
+      SIGNER_TRUSTED_APPROVERS: trustedApprovers(ctx.secrets),
+      // Development caps per intent and per day, in base units (1,000 and 100,000 whole coins).
+      SIGNER_CAPS: JSON.stringify({
+        "solana:*": { perIntent: "1000000000000", perDay: "100000000000000" },
+        "sui:*": { perIntent: "1000000000000", perDay: "100000000000000" },
+      }),
+      SIGNER_AUDIT_LOG: path.join(ctx.dataDir, "signer", "audit.jsonl"),
+      SIGNER_LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 7444)}/readyz`,
+  },
+  {
+    // Its USDC/USDT mints are mainnet's addresses, the services' defaults: no mint variables needed.
+    name: "solana-localnet",
+    dir: "test/solana-localnet",
+    env: (ctx) => ({
+      SOLANA_LOCALNET_HOST: "127.0.0.1",
+      SOLANA_LOCALNET_PORT: p(ctx, 8899),
+      SOLANA_LOCALNET_WS_PORT: p(ctx, 8900),
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8899)}/healthz`,
+    urls: (ctx) => ({ "Solana RPC (local)": `http://127.0.0.1:${p(ctx, 8899)}` }),
+  },
+  {
+    name: "sui-localnet",
+    dir: "test/sui-localnet",
+    env: (ctx) => ({
+      SUI_LOCALNET_HOST: "127.0.0.1",
+      SUI_LOCALNET_PORT: p(ctx, 9000),
+      SUI_LOCALNET_CHECKPOINT_MS: "250",
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 9000)}/healthz`,
+    urls: (ctx) => ({ "Sui gRPC (local)": `http://127.0.0.1:${p(ctx, 9000)}` }),
+    // Both local chains and the signer are up now: give the service wallets what they need.
+    afterReady: (ctx, say) =>
+      fundLocalServiceWallets({
+        certsDir: ctx.certsDir,
+        signerUrl: `https://127.0.0.1:${p(ctx, 7443)}`,
+        solanaRpcUrl: `http://127.0.0.1:${p(ctx, 8899)}`,
+        suiUrl: `http://127.0.0.1:${p(ctx, 9000)}`,
+        say,
+      }),
+  },
+  {
+    name: "settlement",
+    dir: "services/settlement",
+    env: (ctx) => ({
+      ...infra(ctx),
+      ...signerClient(ctx),
+      ...solanaRpc(ctx),
+      ...suiChain(ctx),
+      HEALTH_PORT: p(ctx, 3101),
+      PUBLIC_BASE_URL: ctx.publicBaseUrl,
+      SETTLEMENT_APPROVER_KEY_ID: ctx.secrets.SETTLEMENT_APPROVER.keyId,
+      SETTLEMENT_APPROVER_SEED: ctx.secrets.SETTLEMENT_APPROVER.seed,
+      SETTLEMENT_PAYOUT_APPROVER_KEY_ID: ctx.secrets.SETTLEMENT_PAYOUT_APPROVER.keyId,
+      SETTLEMENT_PAYOUT_APPROVER_SEED: ctx.secrets.SETTLEMENT_PAYOUT_APPROVER.seed,
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3101)}/readyz`,
+  },
+  {
+    name: "watcher-solana",
+    dir: "services/watcher-solana",
+    env: (ctx) => ({
+      ...infra(ctx),
+      ...solanaRpc(ctx),
+      HEALTH_PORT: p(ctx, 3103),
+      PORT: p(ctx, 3104),
+      WEBHOOK_AUTH_HEADER: watcherAuthHeader(ctx),
+      // The local network serves Helius' webhook API on its RPC port.
+      PROVIDER_API_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
+      WATCHER_PUBLIC_URL: `http://127.0.0.1:${p(ctx, 3104)}/webhooks/solana`,
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3103)}/readyz`,
+  },
+  {
+    name: "watcher-sui",
+    dir: "services/watcher-sui",
+    env: (ctx) => ({ ...infra(ctx), ...suiChain(ctx), HEALTH_PORT: p(ctx, 3105) }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3105)}/readyz`,
+  },
+  {
+    name: "notifier",
+    dir: "services/notifier",
+    env: (ctx) => ({
+      ...infra(ctx),
+      HEALTH_PORT: p(ctx, 3102),
+      WEBHOOK_SECRET_KEY: ctx.secrets.WEBHOOK_SECRET_KEY,
+      ALLOW_PRIVATE_WEBHOOKS: "true",
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3102)}/readyz`,
+  },
+  {
+    name: "api",
+    dir: "services/api",
+    env: (ctx) => ({
+      ...infra(ctx),
+      ...signerClient(ctx),
+      PORT: String(ctx.apiPort),
+      PUBLIC_BASE_URL: ctx.publicBaseUrl,
+      JWT_SECRET: ctx.secrets.JWT_SECRET,
+      WEBHOOK_SECRET_KEY: ctx.secrets.WEBHOOK_SECRET_KEY,
+      ALLOW_PRIVATE_WEBHOOKS: "true",
+      SMTP_URL: `smtp://127.0.0.1:${p(ctx, 1025)}`,
+      API_APPROVER_KEY_ID: ctx.secrets.API_APPROVER.keyId,
+      API_APPROVER_SEED: ctx.secrets.API_APPROVER.seed,
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${ctx.apiPort}/readyz`,
+    urls: (ctx) => ({
+      dashboard: `${ctx.publicBaseUrl}/dashboard`,
+      "merchant API": ctx.publicBaseUrl,
+      "OpenAPI document": `${ctx.publicBaseUrl}/openapi.json`,
+      "checkout page": `${ctx.publicBaseUrl}/gateway?payment_id=<id>`,
+    }),
+  },
+];

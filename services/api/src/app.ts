@@ -1,0 +1,81 @@
+import { GatewayError } from "@gateway/errors";
+import { createMetricsRegistry, databaseMetrics, httpMetrics } from "@gateway/metrics";
+import express, { type Express } from "express";
+import { checkoutPageRoutes } from "./checkout-page/index.js";
+import { dashboardApiRoutes } from "./dashboard/api/index.js";
+import { dashboardPageRoutes } from "./dashboard/page.js";
+import type { ApiDeps } from "./deps.js";
+import { createClientIp } from "./http/client-ip.js";
+import { errorMiddleware, notFound } from "./http/error-middleware.js";
+import { jsonBody } from "./http/json-body.js";
+import { rateLimitByIp } from "./http/rate-limit.js";
+import { openApiDocument } from "./openapi/document.js";
+import { apiKeyRoutes } from "./routes/api-keys/index.js";
+import { authRoutes } from "./routes/auth/index.js";
+import { checkoutRoutes } from "./routes/checkout/index.js";
+import { healthRoutes } from "./routes/health.js";
+import { paymentRoutes } from "./routes/payments/index.js";
+import { payoutWalletRoutes } from "./routes/payout-wallets/index.js";
+import { payoutRoutes } from "./routes/payouts/index.js";
+import { webhookRoutes } from "./routes/webhooks/index.js";
+
+/**
+ * The HTTP surface. Pages, static assets, health and the OpenAPI document are not rate limited;
+ * every JSON API call is (PRODUCT.md), across replicas, per client IP.
+ */
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+  const clientIp = createClientIp(deps.config.TRUSTED_PROXIES);
+  const metrics = createMetricsRegistry("api");
+  databaseMetrics(metrics, deps.sql);
+  app.use(httpMetrics(metrics));
+
+  app.use((_req, res, next) => {
+    res.set({
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      "Cache-Control": "no-store",
+    });
+    next();
+  });
+  // A NUL in the path would reach PostgreSQL, which cannot store it in text: refuse it here.
+  app.use((req, _res, next) => {
+    if (/%00/i.test(req.url) || req.url.includes("\0"))
+      return next(
+        new GatewayError("parameter_invalid", {
+          param: "path",
+          message: "The path contains a NUL character.",
+        }),
+      );
+    next();
+  });
+  app.use(healthRoutes(deps));
+  app.get("/metrics", async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
+  });
+  app.get("/openapi.json", (_req, res) => {
+    res.json(openApiDocument(deps.config.PUBLIC_BASE_URL));
+  });
+
+  // Pages and assets (no rate limit).
+  app.use(dashboardPageRoutes());
+  app.use(checkoutPageRoutes(deps));
+
+  // The JSON API.
+  const api = express.Router();
+  api.use(rateLimitByIp(deps.limiter, deps.config.RATE_LIMIT_PER_MINUTE, clientIp));
+  api.use(jsonBody);
+  api.use(checkoutRoutes(deps));
+  api.use(paymentRoutes(deps));
+  api.use(authRoutes(deps), apiKeyRoutes(deps), payoutWalletRoutes(deps), dashboardApiRoutes(deps));
+  api.use(webhookRoutes(deps));
+  api.use(payoutRoutes(deps, { approver: deps.payoutApprover }));
+  app.use(api);
+
+  app.use(notFound);
+  app.use(errorMiddleware(deps.log));
+  return app;
+}

@@ -1,0 +1,70 @@
+import { GatewayError } from "@gateway/errors";
+import type { RequestHandler, Response } from "express";
+import { jwtVerify, SignJWT } from "jose";
+
+const ISSUER = "gateway";
+const AUDIENCE = "gateway-dashboard";
+
+export interface SessionTokens {
+  issue(merchantId: string): Promise<string>;
+  /** `Authorization: Bearer <JWT>` for the dashboard API and all /payouts calls. */
+  require: RequestHandler;
+}
+
+export interface SessionPrincipal {
+  merchantId: string;
+}
+
+/** Short-lived HS256 JWTs; the secret comes from JWT_SECRET and is shared by every API replica. */
+export function createSessionTokens({
+  secret,
+  ttlSeconds,
+  merchantExists,
+}: {
+  secret: string;
+  ttlSeconds: number;
+  /** A merchant that no longer exists is refused like a bad token (its token may still be valid). */
+  merchantExists?: (merchantId: string) => Promise<boolean>;
+}): SessionTokens {
+  const key = new TextEncoder().encode(secret);
+  return {
+    issue: (merchantId) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(merchantId)
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime(`${ttlSeconds}s`)
+        .sign(key),
+    require: async (req, res, next) => {
+      try {
+        const header = req.headers.authorization;
+        if (!header) throw new GatewayError("token_missing");
+        const match = /^Bearer\s+(\S+)$/i.exec(header);
+        if (!match) throw new GatewayError("token_invalid");
+        try {
+          const { payload } = await jwtVerify(match[1]!, key, {
+            issuer: ISSUER,
+            audience: AUDIENCE,
+            algorithms: ["HS256"],
+          });
+          if (typeof payload.sub !== "string") throw new Error("no subject");
+          if (merchantExists && !(await merchantExists(payload.sub))) throw new Error("no such merchant");
+          res.locals.session = { merchantId: payload.sub } satisfies SessionPrincipal;
+        } catch (cause) {
+          throw new GatewayError("token_invalid", { cause });
+        }
+        next();
+      } catch (err) {
+        next(err);
+      }
+    },
+  };
+}
+
+export function sessionPrincipal(res: Response): SessionPrincipal {
+  const principal = res.locals.session as SessionPrincipal | undefined;
+  if (!principal) throw new Error("session middleware must run before this handler");
+  return principal;
+}

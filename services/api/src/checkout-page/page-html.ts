@@ -1,0 +1,161 @@
+// The checkout's HTML, rendered on the server from escaped values only. The script fills in
+// the live parts with textContent; no data ever reaches the page as markup.
+
+export interface AssetLinks {
+  css: string;
+  js: string;
+  favicon: string;
+}
+
+export interface CheckoutPageData {
+  paymentId: string;
+  merchantName: string;
+  description: string | null;
+  amount: string;
+  currency: string;
+  isTest: boolean;
+  expiresAt: string;
+}
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function head(title: string, assets: AssetLinks, withScript: boolean): string {
+  const script = withScript ? `\n<script type="module" src="${assets.js}"></script>` : "";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="color-scheme" content="light dark">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="${assets.favicon}" type="image/svg+xml">
+<link rel="stylesheet" href="${assets.css}">${script}
+</head>`;
+}
+
+const TEST_TOOLS = `<section class="test-tools" data-test-tools aria-labelledby="test-tools-heading" hidden>
+      <h3 id="test-tools-heading" class="test-tools-title">Test mode</h3>
+      <p class="hint">Settle this test payment without sending funds.</p>
+      <button type="button" class="button simulate" data-simulate="paid">Simulate Payment</button>
+      <div class="other-outcomes" role="group" aria-label="Other simulated outcomes">
+        <button type="button" class="button small" data-simulate="underpaid">Underpaid</button>
+        <button type="button" class="button small" data-simulate="overpaid">Overpaid</button>
+        <button type="button" class="button small" data-simulate="expired">Expired</button>
+      </div>
+    </section>
+`;
+
+const FOOTER = `<footer class="footer"><p>Payments processed by Gateway</p></footer>`;
+
+export function checkoutPage(data: CheckoutPageData, assets: AssetLinks): string {
+  const merchant = escapeHtml(data.merchantName || "Merchant");
+  const description = data.description
+    ? `<p class="description" data-description>${escapeHtml(data.description)}</p>`
+    : "";
+  const banner = data.isTest
+    ? `<p class="test-banner" role="note"><strong>Test mode</strong> — no real funds move on this page.</p>`
+    : "";
+  // Live pages do not even carry the simulation controls.
+  const testTools = data.isTest ? TEST_TOOLS : "";
+  return `${head(`Pay ${data.merchantName || "merchant"}`, assets, true)}
+<body>
+${banner}
+<main class="checkout" data-payment-id="${escapeHtml(data.paymentId)}">
+  <section class="card summary" aria-labelledby="merchant-name">
+    <p class="eyebrow">Payment to</p>
+    <h1 id="merchant-name">${merchant}</h1>
+    ${description}
+    <p class="amount" aria-label="Amount due"><span data-amount>${escapeHtml(data.amount)}</span> <span class="currency" data-currency>${escapeHtml(data.currency)}</span></p>
+    <p class="countdown" data-countdown-row>Expires in <time data-countdown datetime="${escapeHtml(data.expiresAt)}">--:--</time></p>
+  </section>
+
+  <section class="card pay" aria-labelledby="pay-heading">
+    <h2 id="pay-heading" class="visually-hidden">Payment</h2>
+    <div class="status" data-status-box data-state="loading">
+      <span class="status-dot" aria-hidden="true"></span>
+      <p role="status" aria-live="polite" aria-atomic="true" data-status>Loading payment…</p>
+    </div>
+    <p class="alert" role="alert" data-alert hidden></p>
+    <noscript><p class="alert">This page needs JavaScript to show the deposit address.</p></noscript>
+
+    <form class="step" data-step="choose" novalidate hidden>
+      <h3 tabindex="-1" data-focus>Choose how to pay</h3>
+      <fieldset data-chains>
+        <legend>Network</legend>
+        <div class="choices" data-chain-list></div>
+      </fieldset>
+      <fieldset data-coins>
+        <legend>Coin</legend>
+        <div class="choices" data-coin-list></div>
+      </fieldset>
+      <p class="choice-amount">You will send <strong data-choice-amount></strong></p>
+      <button type="submit" class="button primary" data-generate>Show deposit address</button>
+    </form>
+
+    <div class="step" data-step="wallet" hidden>
+      <h3 tabindex="-1" data-focus>Send exactly</h3>
+      <div class="field">
+        <span class="field-label" id="send-amount-label">Amount</span>
+        <div class="field-row">
+          <output class="mono" aria-labelledby="send-amount-label" data-wallet-amount></output>
+          <button type="button" class="button small" data-copy="amount"><span data-copy-label>Copy</span><span class="visually-hidden"> amount</span></button>
+        </div>
+      </div>
+      <div class="field">
+        <span class="field-label" id="address-label">Deposit address (<span data-wallet-network></span>)</span>
+        <div class="field-row">
+          <output class="mono address" aria-labelledby="address-label" data-wallet-address></output>
+          <button type="button" class="button small" data-copy="address"><span data-copy-label>Copy</span><span class="visually-hidden"> address</span></button>
+        </div>
+      </div>
+      <figure class="qr">
+        <img data-qr width="232" height="232" alt="">
+        <figcaption data-qr-caption></figcaption>
+      </figure>
+      <p class="wallet-link" data-wallet-link-row hidden><a class="button" data-wallet-link href="#">Open in wallet app</a></p>
+      <p class="hint" data-warning></p>
+      <button type="button" class="button link" data-change hidden>Pay with another coin</button>
+    </div>
+
+    <div class="step result" data-step="result" hidden>
+      <h3 tabindex="-1" data-focus data-result-title></h3>
+      <p data-result-text></p>
+      <ul class="refunds" data-refunds hidden></ul>
+      <p data-redirect-row hidden>Returning you to the shop… <a data-redirect-link href="#">Continue now</a></p>
+    </div>
+
+${testTools}    <p class="visually-hidden" aria-live="polite" data-announce></p>
+  </section>
+</main>
+${FOOTER}
+</body>
+</html>
+`;
+}
+
+/** A page for a link that leads nowhere: the customer gets words, not a JSON error. */
+export function errorPage(options: { title: string; message: string }, assets: AssetLinks): string {
+  return `${head(options.title, assets, false)}
+<body>
+<main class="checkout single">
+  <section class="card error-card" aria-labelledby="error-title">
+    <h1 id="error-title">${escapeHtml(options.title)}</h1>
+    <p>${escapeHtml(options.message)}</p>
+  </section>
+</main>
+${FOOTER}
+</body>
+</html>
+`;
+}

@@ -1,0 +1,32 @@
+import type { Bus } from "@gateway/bus";
+import type { ApiConfig } from "@gateway/config";
+import type { Sql } from "@gateway/db";
+import type { Chain, Mode } from "@gateway/domain";
+import type { Logger } from "@gateway/logging";
+import type { SessionTokens } from "./auth/session-token.js";
+import type { RateLimiter } from "./http/rate-limit.js";
+import type { Mailer } from "./mail/mailer.js";
+import type { PayoutApprover } from "./routes/payouts/payout-approval.js";
+
+/** Mint addresses of the stablecoins on Solana, for Solana Pay URIs. */
+export type SolanaMints = Record<"USDC" | "USDT", string>;
+
+/** Derives one-time deposit addresses; in production the signer does, over mTLS gRPC. */
+export interface DepositAddressSource {
+  derive(chain: Chain, mode: Mode, index: bigint): Promise<string>;
+}
+
+/** Everything the API's routes need, created once in main.ts (or by a test) and passed down. */
+export interface ApiDeps {
+  config: ApiConfig;
+  sql: Sql;
+  bus: Bus;
+  log: Logger;
+  limiter: RateLimiter;
+  sessions: SessionTokens;
+  mailer: Mailer;
+  depositAddresses: DepositAddressSource;
+  /** Signs live payout approvals after the OTP check; without it live payouts are refused. */
+  payoutApprover?: PayoutApprover | undefined;
+  solanaMints: SolanaMints;
+}

@@ -1,0 +1,45 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
+import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+
+let api: TestApi;
+let merchant: TestMerchant;
+beforeAll(async () => {
+  api = await startTestApi();
+  merchant = await createTestMerchant(api.db.sql);
+});
+afterAll(() => api.close());
+
+describe("Idempotency-Key claims", () => {
+  it("lets a retry take over a claim left unanswered by a process that died", async () => {
+    const body = { amount: 5, currency: "USD" };
+    const hash = createHash("sha256")
+      .update(`POST /payments\n${JSON.stringify(body)}`)
+      .digest();
+    const scope = `key:${merchant.merchantId}:test`;
+    // An API process claimed the key, then was killed before answering.
+    await api.db.sql`insert into idempotency_keys (scope, key, request_hash, created_at)
+      values (${scope}, 'crashed', ${hash}, now() - interval '2 minutes')`;
+    const headers = { "x-api-key": merchant.testKey, "Idempotency-Key": "crashed" };
+    const retry = await call(api.baseUrl, "POST", "/payments", { body, headers });
+    expect(retry.status).toBe(201);
+    const again = await call(api.baseUrl, "POST", "/payments", { body, headers });
+    expect(again.body.id).toBe(retry.body.id);
+  });
+
+  it("still answers 409 for a claim that is in progress right now", async () => {
+    const body = { amount: 6, currency: "USD" };
+    const hash = createHash("sha256")
+      .update(`POST /payments\n${JSON.stringify(body)}`)
+      .digest();
+    await api.db.sql`insert into idempotency_keys (scope, key, request_hash)
+      values (${`key:${merchant.merchantId}:test`}, 'busy', ${hash})`;
+    const res = await call(api.baseUrl, "POST", "/payments", {
+      body,
+      headers: { "x-api-key": merchant.testKey, "Idempotency-Key": "busy" },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("idempotency_request_in_progress");
+  });
+});

@@ -1,0 +1,60 @@
+// The texts of the mails the dashboard flows send. Plain text only: nothing to render, nothing
+// to track, and codes read the same in every client.
+import type { MailMessage } from "./mailer.js";
+
+const CODE_VALIDITY = "10 minutes";
+
+export function verificationCodeMail(to: string, code: string): MailMessage {
+  return {
+    to,
+    subject: `Your Gateway verification code: ${code}`,
+    text: [
+      `Your verification code is ${code}.`,
+      "",
+      `Enter it on the sign-up page within ${CODE_VALIDITY} to verify this e-mail address.`,
+      "If you did not sign up for Gateway, ignore this message; no account is usable without the code.",
+    ].join("\n"),
+  };
+}
+
+export function alreadyRegisteredMail(to: string): MailMessage {
+  return {
+    to,
+    subject: "Someone tried to sign up with your e-mail address",
+    text: [
+      "Someone (perhaps you) tried to create a Gateway account with this e-mail address,",
+      "but it already has an account. If it was you, log in with your password instead.",
+      "If it was not you, you can ignore this message: nothing was changed.",
+    ].join("\n"),
+  };
+}
+
+export function payoutWalletCodeMail(to: string, code: string, chain: string, address: string): MailMessage {
+  return {
+    to,
+    subject: `Your Gateway payout wallet code: ${code}`,
+    text: [
+      `Your code is ${code}.`,
+      "",
+      `It confirms setting your ${chain} payout wallet to:`,
+      address,
+      "",
+      `It is valid for ${CODE_VALIDITY} and for this address only.`,
+      "If you did not ask for it, do not share it, and change your password.",
+    ].join("\n"),
+  };
+}
+
+export function payoutWalletChangedMail(to: string, chain: string, address: string): MailMessage {
+  return {
+    to,
+    subject: `Your ${chain} payout wallet was changed`,
+    text: [
+      `Your ${chain} payout wallet is now:`,
+      address,
+      "",
+      "Payouts on this chain go to this address from now on.",
+      "If you did not make this change, change your password and set the wallet again at once.",
+    ].join("\n"),
+  };
+}

@@ -1,0 +1,54 @@
+import { connectBus, createOutboxRelay } from "@gateway/bus";
+import { apiConfigSchema, loadConfigOrExit } from "@gateway/config";
+import { createSql } from "@gateway/db";
+import { createLogger } from "@gateway/logging";
+import { onShutdown } from "@gateway/service-runtime";
+import { createSignerClient } from "@gateway/signer-client";
+import { createApp } from "./app.js";
+import { createSessionTokens } from "./auth/session-token.js";
+import { answerClientErrors } from "./http/client-error.js";
+import { createRateLimiter } from "./http/rate-limit.js";
+import { createMailer } from "./mail/mailer.js";
+import { payoutApproverFromConfig } from "./routes/payouts/payout-approval.js";
+import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
+
+const config = loadConfigOrExit("api", apiConfigSchema);
+const log = createLogger({ name: "api", level: config.LOG_LEVEL });
+const sql = createSql({ url: config.DATABASE_URL, max: 20, applicationName: "api" });
+const bus = await connectBus({
+  url: config.NATS_URL,
+  prefix: config.BUS_PREFIX,
+  name: "api",
+  log,
+  streamReplicas: config.BUS_STREAM_REPLICAS,
+});
+const relay = createOutboxRelay({ sql, js: bus.js, log });
+await relay.start();
+const signer = createSignerClient({ baseUrl: config.SIGNER_URL, tls: signerTls(config) });
+const app = createApp({
+  config,
+  sql,
+  bus,
+  log,
+  limiter: createRateLimiter(sql),
+  sessions: createSessionTokens({
+    secret: config.JWT_SECRET,
+    ttlSeconds: config.JWT_TTL_SECONDS,
+    merchantExists: async (id) => (await sql`select 1 from merchants where id = ${id}`).length > 0,
+  }),
+  mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
+  depositAddresses: signerDepositAddresses(signer),
+  solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+  payoutApprover: payoutApproverFromConfig(config),
+});
+const server = app.listen(config.PORT, () => log.info({ port: config.PORT }, "api listening"));
+answerClientErrors(server);
+server.keepAliveTimeout = 65_000;
+
+onShutdown(log, [
+  () => new Promise<void>((resolve) => server.close(() => resolve())),
+  () => relay.stop(),
+  async () => signer.close(),
+  () => bus.close(),
+  () => sql.end({ timeout: 5 }),
+]);

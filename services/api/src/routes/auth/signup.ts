@@ -1,0 +1,73 @@
+import { newId } from "@gateway/db";
+import { GatewayError } from "@gateway/errors";
+import type { Request, RequestHandler } from "express";
+import type { ApiDeps } from "../../deps.js";
+import { bodyObject } from "../../http/json-body.js";
+import { rejectUnknown } from "../../http/params.js";
+import type { Mailer, MailMessage } from "../../mail/mailer.js";
+import { alreadyRegisteredMail, verificationCodeMail } from "../../mail/messages.js";
+import type { EmailCodes } from "./email-codes.js";
+import { businessNameField, emailField, passwordField } from "./fields.js";
+import { hashPassword } from "./passwords.js";
+import { LIMITS, throttle } from "./throttle.js";
+
+export const VERIFY_EMAIL = "verify_email";
+
+/**
+ * `POST /auth/signup`. The answer is the same 201 whether or not the address has an account, so
+ * sign-up cannot be used to test addresses; what differs is the mail, which only the address's
+ * owner reads. A sign-up for an address that is registered but not verified replaces the pending
+ * password and name and sends a new code: no one has proven to own that address yet, and the
+ * account stays unusable until the mailbox owner enters the code.
+ */
+export function signup(
+  { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter"> & { mailer: Mailer },
+  codes: EmailCodes,
+  clientIp: (req: Request) => string,
+): RequestHandler {
+  return async (req, res) => {
+    const body = bodyObject(req.body);
+    rejectUnknown(body, ["email", "password", "business_name"]);
+    const email = emailField(body);
+    const password = passwordField(body, { choosing: true });
+    const businessName = businessNameField(body);
+    await throttle(limiter, [
+      [`signup:ip:${clientIp(req)}`, LIMITS.signupPerIp],
+      [`mail:account:${email}`, LIMITS.mailPerAccount],
+    ]);
+    // Hashed on every path, so the response time does not depend on the address either.
+    const passwordHash = await hashPassword(password);
+
+    const [created] = await sql<{ id: string }[]>`
+      insert into merchants (id, email, business_name, password_hash)
+      values (${newId("mer")}, ${email}, ${businessName}, ${passwordHash})
+      on conflict do nothing returning id`;
+    let mail: MailMessage;
+    if (created) {
+      mail = verificationCodeMail(
+        email,
+        (await codes.issue({ merchantId: created.id, purpose: VERIFY_EMAIL })).code,
+      );
+    } else {
+      const [pending] = await sql<{ id: string }[]>`
+        update merchants set password_hash = ${passwordHash}, business_name = ${businessName}
+        where lower(email) = ${email} and email_verified_at is null returning id`;
+      mail = pending
+        ? verificationCodeMail(
+            email,
+            (await codes.issue({ merchantId: pending.id, purpose: VERIFY_EMAIL })).code,
+          )
+        : alreadyRegisteredMail(email);
+    }
+    try {
+      await mailer.send(mail);
+    } catch (cause) {
+      // Same failure on every path: it says nothing about the address.
+      throw new GatewayError("service_unavailable", {
+        cause,
+        message: "The e-mail could not be sent; retry shortly.",
+      });
+    }
+    res.status(201).json({ object: "signup", email, verification: "code_sent" });
+  };
+}

@@ -1,0 +1,95 @@
+import { type Coin, type Currency, coinsForPayment, formatAmount, toCoinUnits } from "@gateway/domain";
+import { type PaymentRow, stateOf } from "@gateway/payments";
+import type { SolanaMints } from "../../deps.js";
+
+/**
+ * A Solana Pay transfer-request URI. The recipient is the deposit owner (a system account), as
+ * wallets expect; `spl-token` names the mint for token payments.
+ */
+export function solanaPayUri(options: {
+  address: string;
+  coin: Coin;
+  amount: string;
+  mints: SolanaMints;
+  label: string;
+  message: string | null;
+  reference?: string;
+}): string {
+  const params = new URLSearchParams({ amount: options.amount });
+  if (options.coin === "USDC" || options.coin === "USDT")
+    params.set("spl-token", options.mints[options.coin]);
+  params.set("label", options.label);
+  if (options.message) params.set("message", options.message.slice(0, 200));
+  return `solana:${options.address}?${params.toString().replace(/\+/g, "%20")}`;
+}
+
+export interface DepositWalletRow {
+  chain: "solana" | "sui";
+  coin: Coin;
+  address: string;
+  amount_due: bigint;
+}
+
+export function walletView(
+  wallet: DepositWalletRow,
+  row: PaymentRow,
+  merchantName: string,
+  mints: SolanaMints,
+) {
+  const amount = formatAmount(wallet.amount_due, wallet.coin);
+  return {
+    chain: wallet.chain,
+    coin: wallet.coin,
+    address: wallet.address,
+    amount,
+    expires_at: row.expires_at.toISOString(),
+    payment_uri:
+      wallet.chain === "solana"
+        ? solanaPayUri({
+            address: wallet.address,
+            coin: wallet.coin,
+            amount,
+            mints,
+            label: merchantName,
+            message: row.description,
+          })
+        : null,
+  };
+}
+
+/** What the checkout page reads: everything a customer needs, nothing a merchant keeps secret. */
+export function checkoutView(
+  row: PaymentRow,
+  merchantName: string,
+  wallet: DepositWalletRow | undefined,
+  mints: SolanaMints,
+) {
+  const state = stateOf(row);
+  const currency = state.currency as Currency;
+  const completed = state.status === "completed";
+  return {
+    id: row.id,
+    merchant_name: merchantName,
+    description: row.description,
+    amount: formatAmount(state.amount, currency),
+    currency,
+    status: state.status,
+    is_test: state.mode === "test",
+    expires_at: row.expires_at.toISOString(),
+    // Only once paid: the page redirects there, and before that it would just invite a skip.
+    redirect_url: completed ? row.redirect_url : null,
+    options: coinsForPayment(currency).map(({ chain, coin }) => ({
+      chain,
+      coin,
+      amount: formatAmount(toCoinUnits(state.amount, currency, coin), coin),
+    })),
+    wallet: wallet ? walletView(wallet, row, merchantName, mints) : null,
+    amount_received: state.wallet ? formatAmount(state.amountReceived, state.wallet.coin) : null,
+    refunds: state.refunds.map((r) => ({
+      amount: formatAmount(r.amount, r.coin),
+      coin: r.coin,
+      reason: r.kind,
+      status: r.simulated || r.txid !== null ? "sent" : "pending",
+    })),
+  };
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import {
+  checkPaymentLimits,
+  computeFee,
+  initialPaymentState,
+  parseAmount,
+  parseCurrency,
+  STATIC_TEST_PRICES,
+} from "@gateway/domain";
+import { insertPayment, toPaymentResource } from "@gateway/payments";
+import type { RequestHandler } from "express";
+import { apiKeyPrincipal } from "../../auth/require-api-key.js";
+import type { ApiDeps } from "../../deps.js";
+import { bodyObject } from "../../http/json-body.js";
+import {
+  httpUrl,
+  optionalInteger,
+  optionalString,
+  rejectUnknown,
+  required,
+  withMoneyParam,
+} from "../../http/params.js";
+
+const FIELDS = ["amount", "currency", "redirect_url", "description", "expires_in"] as const;
+export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
+
+/** `POST /payments`: seed section 4.1; validity, limits and fee per PRODUCT.md. */
+export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
+  return async (req, res) => {
+    const { merchantId, mode } = apiKeyPrincipal(res);
+    const body = bodyObject(req.body);
+    rejectUnknown(body, FIELDS);
+    const currency = withMoneyParam("currency", () => parseCurrency(required(body, "currency")));
+    const amount = withMoneyParam("amount", () => parseAmount(required(body, "amount"), currency));
+    const prices = STATIC_TEST_PRICES;
+    withMoneyParam("amount", () => checkPaymentLimits(amount, currency, prices));
+    const fee = withMoneyParam("amount", () => computeFee(amount, currency, prices));
+    const redirectUrl = httpUrl(optionalString(body, "redirect_url", 2048), "redirect_url");
+    const description = optionalString(body, "description", 1000);
+    const expiresIn = optionalInteger(body, "expires_in", 300, 86_400) ?? DEFAULT_EXPIRES_IN_SECONDS;
+
+    const state = initialPaymentState({
+      id: randomUUID(),
+      mode,
+      currency,
+      amount,
+      fee,
+      // Whole milliseconds: the ISO strings we return carry exactly three decimals.
+      expiresAt: Date.now() + expiresIn * 1000,
+    });
+    const row = await insertPayment(sql, { state, merchantId, description, redirectUrl });
+    res.status(201).json(toPaymentResource(row, config.PUBLIC_BASE_URL));
+  };
+}

@@ -1,0 +1,56 @@
+import type { RequestHandler } from "express";
+import { sessionPrincipal } from "../../auth/session-token.js";
+import type { ApiDeps } from "../../deps.js";
+import { bodyObject } from "../../http/json-body.js";
+import { rejectUnknown, required } from "../../http/params.js";
+import { payoutWalletChangedMail } from "../../mail/messages.js";
+import type { EmailCodes } from "../auth/email-codes.js";
+import { throttle } from "../auth/throttle.js";
+import { chainParam, walletAddress } from "./wallet-address.js";
+import {
+  type PayoutWalletRow,
+  toPayoutWalletResource,
+  WALLET_CODE_PURPOSE,
+  walletCodeBinding,
+} from "./wallet-resource.js";
+
+const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
+
+/**
+ * `PUT /payout-wallets/:chain {address, otp}`: sets or replaces the chain's payout wallet. The
+ * code must be the one mailed for this very chain and address; the wallet row changes in the
+ * transaction that spends the code. The owner is told by mail afterwards, as a tripwire.
+ */
+export function setPayoutWallet(
+  { limiter, mailer, log }: Pick<ApiDeps, "limiter" | "mailer" | "log">,
+  codes: EmailCodes,
+): RequestHandler {
+  return async (req, res) => {
+    const { merchantId } = sessionPrincipal(res);
+    const chain = chainParam(req.params.chain);
+    const body = bodyObject(req.body);
+    rejectUnknown(body, ["address", "otp"]);
+    const address = walletAddress(chain, required<unknown>(body, "address"));
+    const otp = required<unknown>(body, "otp");
+    await throttle(limiter, [[`wallet-otp:account:${merchantId}`, TRIES_PER_TEN_MINUTES]]);
+    const row = await codes.consume({
+      merchantId,
+      purpose: WALLET_CODE_PURPOSE,
+      boundTo: walletCodeBinding(chain, address),
+      code: otp,
+      param: "otp",
+      onValid: async (tx) => {
+        const [wallet] = await tx<(PayoutWalletRow & { email: string })[]>`
+          insert into payout_wallets (merchant_id, chain, address) values (${merchantId}, ${chain}, ${address})
+          on conflict (merchant_id, chain) do update set address = excluded.address, updated_at = now()
+          returning chain, address, created_at, updated_at,
+            (select email from merchants where id = ${merchantId}) as email`;
+        return wallet!;
+      },
+    });
+    mailer.send(payoutWalletChangedMail(row.email, chain, address)).catch((err: unknown) => {
+      log.warn({ err, merchantId, chain }, "payout wallet change notice not sent");
+    });
+    res.json(toPayoutWalletResource(row));
+  };
+}

@@ -1,0 +1,54 @@
+import type { Sql } from "@gateway/db";
+import type { Chain } from "@gateway/domain";
+import { GatewayError } from "@gateway/errors";
+import { chainParam, walletAddress } from "../payout-wallets/wallet-address.js";
+
+/**
+ * Where a payout goes: the explicit `destination_address` (validated for its chain), else the
+ * linked payout wallet of the chain. Without `chain`, the chain of the only linked wallet (or of
+ * the address's format) is taken. No destination at all is 400 `destination_required`.
+ */
+export async function resolveDestination(
+  sql: Sql,
+  merchantId: string,
+  body: { chain?: unknown; destination_address?: unknown },
+): Promise<{ chain: Chain; destination: string }> {
+  const explicit = body.destination_address;
+  const hasAddress = explicit !== undefined && explicit !== null && explicit !== "";
+  let chain: Chain | undefined =
+    body.chain === undefined || body.chain === null || body.chain === "" ? undefined : chainParam(body.chain);
+  if (hasAddress) {
+    chain ??= typeof explicit === "string" && explicit.trim().startsWith("0x") ? "sui" : "solana";
+    return { chain, destination: addressParam(chain, explicit) };
+  }
+  const wallets = await sql<{ chain: Chain; address: string }[]>`
+    select chain, address from payout_wallets where merchant_id = ${merchantId} order by chain`;
+  if (chain === undefined) {
+    if (wallets.length > 1) {
+      throw new GatewayError("parameter_missing", {
+        param: "chain",
+        message: "Name the chain: payout wallets are linked on several.",
+      });
+    }
+    chain = wallets[0]?.chain;
+  }
+  const wallet = wallets.find((w) => w.chain === chain);
+  if (!chain || !wallet) {
+    throw new GatewayError("destination_required", {
+      param: "destination_address",
+      message: "Link a payout wallet for this chain or give destination_address.",
+    });
+  }
+  return { chain, destination: wallet.address };
+}
+
+function addressParam(chain: Chain, raw: unknown): string {
+  try {
+    return walletAddress(chain, raw);
+  } catch (err) {
+    if (err instanceof GatewayError) {
+      throw new GatewayError(err.code, { param: "destination_address", message: err.message, cause: err });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,60 @@
+import type { KeyObject } from "node:crypto";
+import type { Chain, Mode } from "@gateway/domain";
+import type { PayoutCoin } from "@gateway/ledger";
+import { approverKeyFromSeed, signPayoutApproval } from "@gateway/signer-client";
+
+/**
+ * The API's payout approver: the key the signer trusts for payouts (SIGNER_TRUSTED_APPROVERS,
+ * `approves: "payout"`), and the signer's asset name of each payout coin per chain (Solana: the
+ * mint; Sui: the coin type). Without one, live payouts carry no approval and the signer refuses them.
+ */
+export interface PayoutApprover {
+  keyId: string;
+  key: KeyObject;
+  asset(chain: Chain, coin: PayoutCoin): string | undefined;
+}
+
+/**
+ * Signs the payout intent after the OTP check: exactly what settlement will ask the signer to
+ * sign (`payout:<id>`, the vault to `destination`, `amount` net of the network fee), so the
+ * approval covers this payout and nothing else. Undefined when the coin has no known asset.
+ */
+export function approvePayout(
+  approver: PayoutApprover,
+  p: { id: string; mode: Mode; chain: Chain; coin: PayoutCoin; netAmount: bigint; destination: string },
+): { key_id: string; signature: string } | undefined {
+  const asset = approver.asset(p.chain, p.coin);
+  if (!asset) return undefined;
+  return signPayoutApproval(
+    {
+      payoutId: p.id,
+      chain: p.chain,
+      mode: p.mode,
+      asset,
+      netAmount: p.netAmount,
+      destination: p.destination,
+    },
+    approver,
+  );
+}
+
+/** The approver from API_APPROVER_KEY_ID / API_APPROVER_SEED, or none when no seed is set. */
+export function payoutApproverFromConfig(config: {
+  API_APPROVER_KEY_ID: string;
+  API_APPROVER_SEED?: string | undefined;
+  SOLANA_USDC_MINT: string;
+  SOLANA_USDT_MINT: string;
+  SUI_USDC_COIN_TYPE: string;
+  SUI_USDT_COIN_TYPE: string;
+}): PayoutApprover | undefined {
+  if (!config.API_APPROVER_SEED) return undefined;
+  const assets: Record<Chain, Record<PayoutCoin, string>> = {
+    solana: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+    sui: { USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE },
+  };
+  return {
+    keyId: config.API_APPROVER_KEY_ID,
+    key: approverKeyFromSeed(Buffer.from(config.API_APPROVER_SEED, "hex")),
+    asset: (chain, coin) => assets[chain][coin],
+  };
+}

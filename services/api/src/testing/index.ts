@@ -1,0 +1,3 @@
+// Test harness for other workspace packages' tests (SDK, examples, end-to-end).
+export { createTestMerchant, type TestMerchant } from "./merchant.js";
+export { call, type SharedInfra, startTestApi, type TestApi } from "./test-api.js";

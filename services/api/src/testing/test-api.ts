@@ -1,0 +1,120 @@
+import type { AddressInfo } from "node:net";
+import { connectBus, createOutboxRelay } from "@gateway/bus";
+import { type ApiConfig, apiConfigSchema, parseConfig } from "@gateway/config";
+import { createLogger } from "@gateway/logging";
+import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
+import { createApp } from "../app.js";
+import { createSessionTokens } from "../auth/session-token.js";
+import type { ApiDeps } from "../deps.js";
+import { answerClientErrors } from "../http/client-error.js";
+import { createRateLimiter } from "../http/rate-limit.js";
+import { createMailer } from "../mail/mailer.js";
+import { payoutApproverFromConfig } from "../routes/payouts/payout-approval.js";
+import { signerDepositAddresses } from "../signer-addresses.js";
+
+export interface TestApi {
+  baseUrl: string;
+  signer: TestSigner;
+  deps: ApiDeps;
+  db: TestDatabase;
+  testBus: TestBus;
+  close(): Promise<void>;
+}
+
+/** Infrastructure another harness already started, for an API that joins it. */
+export interface SharedInfra {
+  db: TestDatabase;
+  testBus: TestBus;
+  signer: TestSigner;
+}
+
+/**
+ * A real API on a random port over its own database and stream prefix, for one test file; or,
+ * with `shared`, over another harness's database, bus and signer (closing leaves those alone).
+ */
+export async function startTestApi(env: Record<string, string> = {}, shared?: SharedInfra): Promise<TestApi> {
+  const db = shared?.db ?? (await createTestDatabase());
+  const testBus = shared?.testBus ?? (await createTestBus());
+  const signer = shared?.signer ?? (await startTestSigner());
+  const config: ApiConfig = parseConfig("api", apiConfigSchema, {
+    API_APPROVER_KEY_ID: signer.approvers.api.keyId,
+    API_APPROVER_SEED: signer.approvers.api.seedHex,
+    DATABASE_URL: db.url,
+    NATS_URL: testBus.natsUrl,
+    BUS_PREFIX: testBus.prefix,
+    PORT: "0",
+    JWT_SECRET: "test-secret-test-secret-test-secret-0123",
+    WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
+    ALLOW_PRIVATE_WEBHOOKS: "true",
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_PER_MINUTE: "100000",
+    ...env,
+  });
+  const log = createLogger({ name: "api", level: config.LOG_LEVEL });
+  const bus = await connectBus({ url: config.NATS_URL, prefix: config.BUS_PREFIX, name: "api-test", log });
+  const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+  await relay.start();
+  const deps: ApiDeps = {
+    config,
+    sql: db.sql,
+    bus,
+    log,
+    limiter: createRateLimiter(db.sql),
+    sessions: createSessionTokens({
+      secret: config.JWT_SECRET,
+      ttlSeconds: config.JWT_TTL_SECONDS,
+      merchantExists: async (id) => (await db.sql`select 1 from merchants where id = ${id}`).length > 0,
+    }),
+    mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
+    depositAddresses: signerDepositAddresses(signer.client),
+    solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+    payoutApprover: payoutApproverFromConfig(config),
+  };
+  const server = createApp(deps).listen(0, "127.0.0.1");
+  answerClientErrors(server);
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  deps.config.PUBLIC_BASE_URL = env.PUBLIC_BASE_URL ?? baseUrl;
+  return {
+    baseUrl,
+    signer,
+    deps,
+    db,
+    testBus,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await relay.stop();
+      await bus.close();
+      if (shared) return;
+      await signer.close();
+      await testBus.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+/** fetch + JSON, returning status, headers and parsed body. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...options.headers };
+  let payload: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    payload = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const response = await fetch(baseUrl + path, { method, headers, body: payload });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON (a page); keep the text.
+  }
+  return { status: response.status, headers: response.headers, body };
+}

@@ -1,0 +1,6 @@
+export {
+  type ReceivedWebhook,
+  type ReceiverBehaviour,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "./webhook-receiver.js";

@@ -1,0 +1,67 @@
+import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import { handleOnce } from "@gateway/db";
+import { type Coin, type PaymentMessage, parseCoin } from "@gateway/domain";
+import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+
+const CONSUMER = "settlement-deposits";
+
+/**
+ * What a chain watcher publishes on `<p>.cmd.deposit.<chain>` for a transfer to an open deposit
+ * address. Message ids: `<chain>:<tx>:<index>` for the final report, with `:seen` and
+ * `:dropped` suffixes for the other stages, so each stage of each transfer is handled once.
+ */
+export interface DepositReport {
+  chain: "solana" | "sui";
+  address: string;
+  /** `<chain>:<signature or digest>:<index>`, the same for every stage of one transfer. */
+  transfer_id: string;
+  coin: Coin;
+  /** Base units, decimal string. */
+  amount: string;
+  sender: string;
+  stage: "seen" | "final" | "dropped";
+}
+
+export function depositMessageId(report: Pick<DepositReport, "transfer_id" | "stage">): string {
+  return report.stage === "final" ? report.transfer_id : `${report.transfer_id}:${report.stage}`;
+}
+
+function toPaymentMessage(report: DepositReport): PaymentMessage {
+  const coin = parseCoin(report.coin);
+  const amount = BigInt(report.amount);
+  switch (report.stage) {
+    case "seen":
+      return { type: "transfer_seen", transferId: report.transfer_id, coin, amount, sender: report.sender };
+    case "final":
+      return { type: "transfer_final", transferId: report.transfer_id, coin, amount, sender: report.sender };
+    case "dropped":
+      return { type: "transfer_dropped", transferId: report.transfer_id };
+  }
+}
+
+/** Deposits become messages to the payment that owns the address, each once. */
+export function startDepositConsumer(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
+  const { bus, sql, log } = deps;
+  return startConsumer<DepositReport>({
+    js: bus.js,
+    jsm: bus.jsm,
+    log,
+    stream: bus.topology.streams.commands,
+    durable: CONSUMER,
+    filterSubjects: [bus.topology.subjects.allDeposits],
+    handle: async ({ id, data }) => {
+      await handleOnce(sql, CONSUMER, id, async (tx) => {
+        const [wallet] = await tx<{ payment_id: string }[]>`
+          select payment_id from deposit_wallets where chain = ${data.chain} and address = ${data.address}`;
+        if (!wallet) {
+          log.warn(
+            { chain: data.chain, address: data.address, transferId: data.transfer_id },
+            "deposit to an unknown address",
+          );
+          return;
+        }
+        await applyPaymentMessage(deps, wallet.payment_id, toPaymentMessage(data), tx);
+      });
+    },
+  });
+}

@@ -1,0 +1,54 @@
+import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+
+export interface ExpirySweeper {
+  stop(): Promise<void>;
+  /** Expires every payment due now; returns how many were handled. */
+  sweepOnce(): Promise<number>;
+}
+
+/**
+ * Expiry is read from `expires_at` in PostgreSQL on every tick, never from in-memory timers, so a
+ * restart or a crash loses no deadline. Replicas lock disjoint rows (SKIP LOCKED). Payments that
+ * reached expiry while a seen transfer is still finalising keep status `confirming` with
+ * `expiryReached` set; they are not picked again.
+ */
+export function startExpirySweeper(deps: PaymentActorDeps, pollMs: number): ExpirySweeper {
+  let running = true;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<unknown> = Promise.resolve();
+
+  async function sweepOnce(): Promise<number> {
+    let handled = 0;
+    for (;;) {
+      const batch = (await deps.sql.begin(async (tx) => {
+        const due = await tx<{ id: string }[]>`
+          select id from payments
+          where status in ('pending', 'confirming') and expires_at <= now()
+            and not coalesce((state->>'expiryReached')::boolean, false)
+          order by expires_at limit 50 for update skip locked`;
+        for (const { id } of due)
+          await applyPaymentMessage(deps, id, { type: "expire", now: Date.now() }, tx);
+        return due.length;
+      })) as number;
+      handled += batch;
+      if (batch < 50) return handled;
+    }
+  }
+
+  const tick = async () => {
+    if (!running) return;
+    current = sweepOnce().catch((err) => deps.log.warn({ err }, "expiry sweep failed; will retry"));
+    await current;
+    if (running) timer = setTimeout(tick, pollMs);
+  };
+  timer = setTimeout(tick, 0);
+
+  return {
+    sweepOnce,
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}

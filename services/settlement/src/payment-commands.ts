@@ -1,0 +1,34 @@
+import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import { handleOnce } from "@gateway/db";
+import { deserializePaymentMessage } from "@gateway/domain";
+import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+
+const CONSUMER = "settlement-payment-commands";
+
+/**
+ * Commands addressed to one payment actor (`<p>.cmd.payment.<id>`), e.g. a test-mode simulation
+ * requested on the checkout page. Each message id is handled once, in the transaction that
+ * applies it.
+ */
+export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
+  const { bus, sql, log } = deps;
+  return startConsumer<{ payment_id: string; message: unknown }>({
+    js: bus.js,
+    jsm: bus.jsm,
+    log,
+    stream: bus.topology.streams.commands,
+    durable: CONSUMER,
+    filterSubjects: [bus.topology.subjects.allPaymentCommands],
+    handle: async ({ id, data }) => {
+      const message = deserializePaymentMessage(data.message);
+      const outcome = await handleOnce(sql, CONSUMER, id, (tx) =>
+        applyPaymentMessage(deps, data.payment_id, message, tx),
+      );
+      if (outcome.ran)
+        log.info(
+          { paymentId: data.payment_id, messageId: id, command: message.type },
+          "payment command applied",
+        );
+    },
+  });
+}

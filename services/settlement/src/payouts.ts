@@ -1,0 +1,158 @@
+// The payout actor: executes payouts recorded by the API or the daily schedule, one message per
+// payout on `<p>.cmd.payout.<id>`, and runs the schedule. State lives in PostgreSQL only.
+import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Sql } from "@gateway/db";
+import {
+  type ApprovePayout,
+  advancePayout,
+  type PayoutRow,
+  type PayoutTransition,
+  payoutSubjects,
+  recordGasSpent,
+  runDueSchedules,
+} from "@gateway/ledger";
+import type { Logger } from "@gateway/logging";
+import { type ChainPayouts, PayoutRefusedError } from "./chains/chain-payouts.js";
+
+const CONSUMER = "payouts";
+/** Chain errors retried this many times; after that the payout stays `processing` for an operator. */
+const MAX_ATTEMPTS = 25;
+
+export interface PayoutActorOptions {
+  sql: Sql;
+  bus: Bus;
+  log: Logger;
+  /** Live payouts per chain. A live payout on a chain without one fails and is released. */
+  chains?: ChainPayouts;
+  /** How often due schedules are looked for (default 30 s). */
+  schedulePollMs?: number;
+  /**
+   * Signs the approval of each scheduled live payout (a key the signer trusts for payouts).
+   * Without it, scheduled live payouts are refused by the signer, fail and are released.
+   */
+  approveScheduled?: ApprovePayout;
+}
+
+export interface PayoutActor {
+  /** Executes one payout now (what a message does); exposed for tests and operators. */
+  process(payoutId: string, attempt?: number): Promise<PayoutRow | undefined>;
+  /** Runs the schedules due at `now`; returns how many payouts they created. */
+  runSchedulesOnce(now?: Date): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * pending → processing → completed | failed. Test payouts are simulated: they complete at once
+ * with no transaction and move no funds. Live payouts go through the chain's ChainPayout;
+ * a refused one fails and its reserve returns to the available balance.
+ */
+export async function startPayouts(options: PayoutActorOptions): Promise<PayoutActor> {
+  const { sql, bus, log } = options;
+  const chains = options.chains ?? {};
+  const subjects = payoutSubjects(bus.topology);
+  const advance = (payoutId: string, to: PayoutTransition) =>
+    sql.begin((tx) => advancePayout(tx, subjects, payoutId, to)) as Promise<PayoutRow | undefined>;
+
+  async function process(payoutId: string, attempt = 1): Promise<PayoutRow | undefined> {
+    const [row] = await sql<PayoutRow[]>`select * from payouts where id = ${payoutId}`;
+    if (!row || row.status === "completed" || row.status === "failed") return row;
+    if (row.status === "pending") await advance(payoutId, { status: "processing" });
+    if (row.mode === "test") return advance(payoutId, { status: "completed", txid: null });
+    const chain = chains[row.chain];
+    if (!chain) {
+      log.warn({ payoutId, chain: row.chain }, "no live payout configured for chain; payout failed");
+      return advance(payoutId, {
+        status: "failed",
+        reason: `live payouts on ${row.chain} are not available yet`,
+      });
+    }
+    try {
+      const { txid, gasSpent } = await chain.payout({
+        intentId: `payout:${row.id}`,
+        payoutId: row.id,
+        mode: row.mode,
+        chain: row.chain,
+        coin: row.coin,
+        amount: row.amount - row.network_fee,
+        destination: row.destination,
+        approval: row.approval
+          ? {
+              keyId: row.approval.key_id,
+              signature: new Uint8Array(Buffer.from(row.approval.signature, "base64")),
+            }
+          : null,
+      });
+      // Completion and the gas the service actually paid for it are booked together.
+      return (await sql.begin(async (tx) => {
+        const done = await advancePayout(tx, subjects, payoutId, { status: "completed", txid });
+        if (gasSpent !== undefined && gasSpent > 0n) {
+          await recordGasSpent(tx, {
+            reference: `payout:${payoutId}`,
+            mode: row.mode,
+            chain: row.chain,
+            coin: row.chain === "solana" ? "SOL" : "SUI",
+            amount: gasSpent,
+          });
+        }
+        return done;
+      })) as PayoutRow | undefined;
+    } catch (err) {
+      if (err instanceof PayoutRefusedError) {
+        log.warn({ err, payoutId }, "payout refused; funds released");
+        return advance(payoutId, { status: "failed", reason: err.message });
+      }
+      if (attempt >= MAX_ATTEMPTS) {
+        // It may have gone out: keep the funds reserved and the status processing for an operator.
+        log.error({ err, payoutId, attempt }, "payout still not confirmed after retries; operator must look");
+        return row;
+      }
+      throw err;
+    }
+  }
+
+  const consumer: RunningConsumer = await startConsumer<{ payout_id: string }>({
+    js: bus.js,
+    jsm: bus.jsm,
+    log,
+    stream: bus.topology.streams.commands,
+    durable: CONSUMER,
+    filterSubjects: [subjects.allPayoutCommands],
+    concurrency: 8,
+    ackWaitMs: 120_000,
+    retryDelayMs: (n) => Math.min(500 * 2 ** (n - 1), 60_000),
+    handle: async ({ data, deliveryCount }) => {
+      await process(data.payout_id, deliveryCount);
+    },
+  });
+
+  const runSchedulesOnce = async (now = new Date()) =>
+    (
+      await runDueSchedules(sql, subjects, {
+        now,
+        ...(options.approveScheduled ? { approve: options.approveScheduled } : {}),
+      })
+    ).length;
+
+  // The schedule's timer is next_run_at in PostgreSQL; this loop only looks at it.
+  let running = true;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<unknown> = Promise.resolve();
+  const tick = async () => {
+    if (!running) return;
+    current = runSchedulesOnce().catch((err) => log.warn({ err }, "payout schedule run failed; will retry"));
+    await current;
+    if (running) timer = setTimeout(tick, options.schedulePollMs ?? 30_000);
+  };
+  timer = setTimeout(tick, 0);
+
+  return {
+    process,
+    runSchedulesOnce,
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await current;
+      await consumer.stop();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import { handleOnce } from "@gateway/db";
+import { type Chain, type Coin, type Mode, parseCoin } from "@gateway/domain";
+import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import type { ChainSettlements } from "./chains/chain-settlement.js";
+
+const CONSUMER = "settlement-work";
+/** After this many failed attempts the payment is marked failed for an operator (never silent). */
+const MAX_ATTEMPTS = 25;
+
+interface SweepMessage {
+  payment_id: string;
+  mode: Mode;
+  chain: Chain;
+  coin: Coin;
+  address: string;
+  amount: string;
+}
+
+interface RefundMessage {
+  payment_id: string;
+  mode: Mode;
+  refund_id: string;
+  kind: string;
+  chain: Chain;
+  coin: Coin;
+  amount: string;
+  to: string;
+  from: "deposit" | "vault";
+  transfer_id: string | null;
+}
+
+/**
+ * Sweeps and refunds that payment actors asked for (`<p>.cmd.settle.sweep|refund`), executed by
+ * the chain's settlement and reported back to the actor. A failure is retried with a growing
+ * delay; the chain adapters make a retry safe (same intent, checked on chain before a resend).
+ */
+export function startSettlementWork(
+  deps: PaymentActorDeps & { bus: Bus; chains: ChainSettlements },
+): Promise<RunningConsumer> {
+  const { bus, sql, log, chains } = deps;
+
+  async function depositWallet(paymentId: string, chain: Chain, address: string) {
+    const [wallet] = await sql<{ derivation_index: bigint }[]>`
+      select derivation_index from deposit_wallets where payment_id = ${paymentId} and chain = ${chain} and address = ${address}`;
+    if (!wallet) throw new Error(`no deposit wallet ${address} for payment ${paymentId}`);
+    return Number(wallet.derivation_index);
+  }
+
+  async function currentAddress(paymentId: string) {
+    const [row] = await sql<{ address: string | null }[]>`
+      select state->'wallet'->>'address' as address from payments where id = ${paymentId}`;
+    if (!row?.address) throw new Error(`payment ${paymentId} has no deposit address`);
+    return row.address;
+  }
+
+  return startConsumer<SweepMessage | RefundMessage>({
+    js: bus.js,
+    jsm: bus.jsm,
+    log,
+    stream: bus.topology.streams.commands,
+    durable: CONSUMER,
+    filterSubjects: [bus.topology.subjects.allSettlement],
+    concurrency: 8,
+    // Chain work takes seconds (finality); give it room before JetStream hands it to another replica.
+    ackWaitMs: 120_000,
+    retryDelayMs: (n) => Math.min(500 * 2 ** (n - 1), 60_000),
+    handle: async ({ id, subject, data, deliveryCount }) => {
+      const chain = chains[data.chain];
+      try {
+        if (!chain) throw new Error(`no settlement configured for chain ${data.chain}`);
+        if (subject.endsWith(".sweep")) {
+          const sweep = data as SweepMessage;
+          const { txid } = await chain.sweep({
+            intentId: `sweep:${sweep.payment_id}`,
+            paymentId: sweep.payment_id,
+            mode: sweep.mode,
+            chain: sweep.chain,
+            coin: parseCoin(sweep.coin),
+            depositAddress: sweep.address,
+            derivationIndex: await depositWallet(sweep.payment_id, sweep.chain, sweep.address),
+            amount: BigInt(sweep.amount),
+          });
+          await handleOnce(sql, CONSUMER, id, (tx) =>
+            applyPaymentMessage(deps, sweep.payment_id, { type: "sweep_done", txid }, tx),
+          );
+        } else {
+          const refund = data as RefundMessage;
+          const address = await currentAddress(refund.payment_id);
+          const { txid } = await chain.refund({
+            intentId: `refund:${refund.refund_id}`,
+            refundId: refund.refund_id,
+            paymentId: refund.payment_id,
+            mode: refund.mode,
+            chain: refund.chain,
+            coin: parseCoin(refund.coin),
+            amount: BigInt(refund.amount),
+            to: refund.to,
+            from: refund.from,
+            depositAddress: address,
+            derivationIndex: await depositWallet(refund.payment_id, refund.chain, address),
+          });
+          await handleOnce(sql, CONSUMER, id, (tx) =>
+            applyPaymentMessage(
+              deps,
+              refund.payment_id,
+              { type: "refund_sent", refundId: refund.refund_id, txid },
+              tx,
+            ),
+          );
+        }
+      } catch (err) {
+        if (deliveryCount < MAX_ATTEMPTS) throw err;
+        log.error(
+          { err, messageId: id, paymentId: data.payment_id },
+          "settlement work failed for good; payment marked failed",
+        );
+        await handleOnce(sql, CONSUMER, id, (tx) =>
+          applyPaymentMessage(
+            deps,
+            data.payment_id,
+            { type: "fail", reason: `${subject.split(".").pop()} failed: ${String(err)}` },
+            tx,
+          ),
+        );
+      }
+    },
+  });
+}

@@ -1,0 +1,154 @@
+// Follows each hinted signature on chain: at `confirmed` its deposits are reported as seen,
+// at `finalized` they are re-read and reported as final, and a failed transaction (or one
+// that vanished after being seen) is reported as dropped. A hint that names no transaction
+// is forgotten after a while and changes nothing.
+import type { Logger } from "@gateway/logging";
+import type { Connection, VersionedTransactionResponse } from "@solana/web3.js";
+import { type DepositLookup, depositsInTransaction, type FoundDeposit } from "./deposits-in-transaction.js";
+
+export type DepositStage = "seen" | "final" | "dropped";
+
+export interface SignatureTracker {
+  /** A signature that may concern an open address (webhook or reconciliation). */
+  hint(signature: string): void;
+  /** Whether the signature is being followed or was settled recently. */
+  knows(signature: string): boolean;
+  tracked(): number;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface SignatureTrackerOptions {
+  connection: Connection;
+  lookup: DepositLookup;
+  log: Logger;
+  publish(deposit: FoundDeposit, signature: string, stage: DepositStage): Promise<void>;
+  pollMs: number;
+  /** A signature the chain does not know after this long is forgotten (or dropped, if seen). */
+  giveUpMs: number;
+  /** Settled signatures remembered to skip repeats; older ones may be read again (harmless). */
+  rememberSettled?: number;
+  /** Signatures per getSignatureStatuses call (the RPC limit is 256). */
+  batchSize?: number;
+}
+
+interface Tracked {
+  signature: string;
+  firstHintAt: number;
+  /** Deposits reported as seen, once the transaction was read at `confirmed`. */
+  seen: FoundDeposit[] | null;
+  lastFoundAt: number;
+}
+
+export function createSignatureTracker(options: SignatureTrackerOptions): SignatureTracker {
+  const { connection, lookup, log, publish, pollMs, giveUpMs } = options;
+  const batchSize = options.batchSize ?? 256;
+  const rememberSettled = options.rememberSettled ?? 100_000;
+  const tracked = new Map<string, Tracked>();
+  const settled = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let loop: Promise<void> | undefined;
+
+  function settle(signature: string) {
+    tracked.delete(signature);
+    settled.add(signature);
+    if (settled.size > rememberSettled) settled.delete(settled.values().next().value!);
+  }
+
+  async function read(signature: string, commitment: "confirmed" | "finalized") {
+    return connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 });
+  }
+
+  async function publishAll(deposits: FoundDeposit[], signature: string, stage: DepositStage) {
+    // In order: a transfer's seen report goes out before its final one.
+    for (const deposit of deposits) await publish(deposit, signature, stage);
+  }
+
+  async function step(entry: Tracked, status: { err: unknown; confirmationStatus?: string } | null) {
+    const now = Date.now();
+    if (!status) {
+      if (now - (entry.seen ? entry.lastFoundAt : entry.firstHintAt) < giveUpMs) return;
+      if (entry.seen?.length) {
+        log.warn({ signature: entry.signature }, "seen transaction vanished; deposits dropped");
+        await publishAll(entry.seen, entry.signature, "dropped");
+      }
+      settle(entry.signature);
+      return;
+    }
+    entry.lastFoundAt = now;
+    if (status.err) {
+      if (entry.seen?.length) await publishAll(entry.seen, entry.signature, "dropped");
+      settle(entry.signature);
+      return;
+    }
+    if (status.confirmationStatus === "finalized") {
+      const tx = await read(entry.signature, "finalized");
+      if (!tx) return;
+      const deposits = found(tx);
+      if (!entry.seen) await publishAll(deposits, entry.signature, "seen");
+      await publishAll(deposits, entry.signature, "final");
+      settle(entry.signature);
+      return;
+    }
+    if (!entry.seen) {
+      const tx = await read(entry.signature, "confirmed");
+      if (!tx) return;
+      const deposits = found(tx);
+      if (deposits.length === 0) {
+        settle(entry.signature);
+        return;
+      }
+      await publishAll(deposits, entry.signature, "seen");
+      entry.seen = deposits;
+    }
+  }
+
+  function found(tx: VersionedTransactionResponse) {
+    return depositsInTransaction(tx, lookup);
+  }
+
+  async function poll() {
+    const entries = [...tracked.values()];
+    for (let i = 0; i < entries.length; i += batchSize) {
+      const batch = entries.slice(i, i + batchSize);
+      const { value } = await connection.getSignatureStatuses(
+        batch.map((e) => e.signature),
+        { searchTransactionHistory: true },
+      );
+      await Promise.all(
+        batch.map((entry, j) =>
+          step(entry, value[j] ?? null).catch((err) =>
+            log.warn({ err, signature: entry.signature }, "signature step failed; retried next poll"),
+          ),
+        ),
+      );
+    }
+  }
+
+  return {
+    hint(signature) {
+      if (tracked.has(signature) || settled.has(signature)) return;
+      const now = Date.now();
+      tracked.set(signature, { signature, firstHintAt: now, seen: null, lastFoundAt: now });
+    },
+    knows: (signature) => tracked.has(signature) || settled.has(signature),
+    tracked: () => tracked.size,
+    start() {
+      const tick = () => {
+        timer = setTimeout(() => {
+          loop = poll()
+            .catch((err) => log.warn({ err }, "signature poll failed"))
+            .finally(() => {
+              if (timer) tick();
+            });
+        }, pollMs);
+      };
+      tick();
+    },
+    async stop() {
+      clearTimeout(timer);
+      timer = undefined;
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,187 @@
+// The Solana watcher: webhook hints and reconciliation scans feed one signature tracker,
+// which publishes deposit reports for open live addresses to `<p>.cmd.deposit.solana`.
+import type { Bus } from "@gateway/bus";
+import type { Sql } from "@gateway/db";
+import type { Coin } from "@gateway/domain";
+import type { Logger } from "@gateway/logging";
+import { prom, type Registry } from "@gateway/metrics";
+import { type DepositReport, depositMessageId } from "@gateway/settlement";
+import type { Connection } from "@solana/web3.js";
+import type { AddressRegistry } from "./address-registry.js";
+import type { FoundDeposit } from "./deposits-in-transaction.js";
+import { createOpenAddresses, type OpenAddresses } from "./open-addresses.js";
+import { createReconciler, type Reconciler } from "./reconciler.js";
+import { createReplicaMembership, type ReplicaMembership } from "./replicas.js";
+import { createSignatureTracker, type DepositStage, type SignatureTracker } from "./signature-tracker.js";
+import { startWebhookIngress } from "./webhook-ingress.js";
+
+export interface SolanaWatcherOptions {
+  sql: Sql;
+  bus: Bus;
+  log: Logger;
+  connection: Connection;
+  mints: { USDC: string; USDT: string };
+  replicaId: string;
+  ingress: { host?: string; port: number; authHeader: string };
+  /** Provider registration; omitted when the provider is configured by hand. */
+  registry?: AddressRegistry;
+  reconcileCallsPerSecond: number;
+  /** Signature status polling; a few slots. */
+  pollMs?: number;
+  openRefreshMs?: number;
+  lateWindowMs?: number;
+  heartbeatMs?: number;
+  /** Hints the chain does not know after this long are forgotten. */
+  giveUpMs?: number;
+  /** Where the watcher's metrics go (deposits reported, open addresses, followed signatures). */
+  metrics?: Registry;
+}
+
+export interface SolanaWatcher {
+  ingressPort: number;
+  open: OpenAddresses;
+  tracker: SignatureTracker;
+  reconciler: Reconciler;
+  membership: ReplicaMembership;
+  stop(): Promise<void>;
+}
+
+export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise<SolanaWatcher> {
+  const { sql, bus, log, connection, mints } = options;
+  const heartbeatMs = options.heartbeatMs ?? 2000;
+  const coinOfMint = new Map<string, Coin>([
+    [mints.USDC, "USDC"],
+    [mints.USDT, "USDT"],
+  ]);
+  const open = createOpenAddresses({
+    sql,
+    lateWindowMs: options.lateWindowMs ?? 24 * 3600_000,
+    refreshMs: options.openRefreshMs ?? 1000,
+  });
+  await open.refresh();
+
+  const subject = bus.topology.subjects.deposit("solana");
+  const reported = options.metrics
+    ? new prom.Counter({
+        name: "gateway_deposits_detected_total",
+        help: "Deposit reports published, by stage",
+        labelNames: ["chain", "stage"],
+        registers: [options.metrics],
+      })
+    : undefined;
+  async function publish(deposit: FoundDeposit, signature: string, stage: DepositStage) {
+    const report: DepositReport = {
+      chain: "solana",
+      address: deposit.address,
+      transfer_id: `solana:${signature}:${deposit.instructionIndex}`,
+      coin: deposit.coin,
+      amount: deposit.amount.toString(),
+      sender: deposit.sender,
+      stage,
+    };
+    await bus.js.publish(subject, JSON.stringify(report), { msgID: depositMessageId(report) });
+    reported?.inc({ chain: "solana", stage });
+    log.info({ address: deposit.address, signature, stage, amount: report.amount }, "deposit reported");
+  }
+
+  const tracker = createSignatureTracker({
+    connection,
+    log,
+    publish,
+    lookup: { watched: (address) => open.get(address), coinOfMint: (mint) => coinOfMint.get(mint) },
+    pollMs: options.pollMs ?? 100,
+    giveUpMs: options.giveUpMs ?? 120_000,
+  });
+  const membership = createReplicaMembership({
+    sql,
+    log,
+    chain: "solana",
+    replicaId: options.replicaId,
+    heartbeatMs,
+    ttlMs: heartbeatMs * 3,
+  });
+  await membership.start();
+  const reconciler = createReconciler({
+    connection,
+    open,
+    membership,
+    tracker,
+    log,
+    mints,
+    callsPerSecond: options.reconcileCallsPerSecond,
+  });
+  const ingress = await startWebhookIngress({
+    ...options.ingress,
+    log,
+    isOpen: (address) => open.get(address) !== undefined,
+    hint: (signature) => tracker.hint(signature),
+  });
+
+  // The leader keeps the provider's address list equal to the open set.
+  let registered = -1;
+  let registryTimer: NodeJS.Timeout | undefined;
+  let registering: Promise<void> | undefined;
+  async function register() {
+    const version = open.version();
+    if (!options.registry || !membership.isLeader() || version === registered) return;
+    await options.registry.sync(open.list().map((entry) => entry.address));
+    registered = version;
+  }
+  if (options.registry) {
+    await register().catch((err) => log.warn({ err }, "provider registration failed; retried"));
+    const tick = () => {
+      registryTimer = setTimeout(() => {
+        registering = register()
+          .catch((err) => log.warn({ err }, "provider registration failed; retried"))
+          .finally(() => {
+            if (registryTimer) tick();
+          });
+      }, options.openRefreshMs ?? 1000);
+    };
+    tick();
+  }
+
+  if (options.metrics) {
+    new prom.Gauge({
+      name: "gateway_watcher_open_addresses",
+      help: "Open deposit addresses this replica watches",
+      labelNames: ["chain"],
+      registers: [options.metrics],
+      collect() {
+        this.set({ chain: "solana" }, open.size());
+      },
+    });
+    // Signatures seen but not final yet: how far behind finality the watcher is holding work.
+    new prom.Gauge({
+      name: "gateway_watcher_pending_transfers",
+      help: "Transfers followed until finality",
+      labelNames: ["chain"],
+      registers: [options.metrics],
+      collect() {
+        this.set({ chain: "solana" }, tracker.tracked());
+      },
+    });
+  }
+  open.start();
+  tracker.start();
+  reconciler.start();
+  log.info({ replicaId: options.replicaId, open: open.size(), port: ingress.port }, "solana watcher started");
+
+  return {
+    ingressPort: ingress.port,
+    open,
+    tracker,
+    reconciler,
+    membership,
+    async stop() {
+      await ingress.close();
+      clearTimeout(registryTimer);
+      registryTimer = undefined;
+      await registering;
+      await reconciler.stop();
+      await tracker.stop();
+      await open.stop();
+      await membership.stop();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { prom, type Registry } from "@gateway/metrics";
+import type { SuiGrpcClient } from "@mysten/sui/grpc";
+import type { SuiWatcher } from "./watcher.js";
+
+/**
+ * Deposits reported, open addresses, and lag: how many checkpoints the slowest owned partition's
+ * cursor is behind the chain's latest (read from the node at scrape time).
+ */
+export function watcherSuiMetrics(registry: Registry, watcher: SuiWatcher, client: SuiGrpcClient): void {
+  let published = 0;
+  new prom.Counter({
+    name: "gateway_deposits_detected_total",
+    help: "Deposit reports published",
+    labelNames: ["chain"],
+    registers: [registry],
+    collect() {
+      const now = watcher.status().depositsPublished;
+      this.inc({ chain: "sui" }, now - published);
+      published = now;
+    },
+  });
+  new prom.Gauge({
+    name: "gateway_watcher_open_addresses",
+    help: "Open deposit addresses this replica watches",
+    labelNames: ["chain"],
+    registers: [registry],
+    collect() {
+      this.set({ chain: "sui" }, watcher.status().openAddresses);
+    },
+  });
+  new prom.Gauge({
+    name: "gateway_watcher_lag_checkpoints",
+    help: "Checkpoints between the chain's latest and this replica's slowest cursor",
+    labelNames: ["chain"],
+    registers: [registry],
+    async collect() {
+      const { checkpoint } = watcher.status();
+      const info = await client.ledgerService.getServiceInfo({}).response;
+      const latest = info.checkpointHeight ?? 0n;
+      this.set({ chain: "sui" }, checkpoint === null ? 0 : Number(BigInt(latest) - checkpoint));
+    },
+  });
+}

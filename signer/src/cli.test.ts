@@ -1,0 +1,63 @@
+// The operator commands as an operator runs them.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadSeed } from "./seed.js";
+import { openAuditLog } from "./state/audit-log.js";
+
+const CLI = new URL("./cli.ts", import.meta.url).pathname;
+const MNEMONIC = "test test test test test test test test test test test junk";
+
+function cli(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], {
+    input: options.input ?? "",
+    env: { PATH: process.env.PATH ?? "", ...options.env },
+    encoding: "utf8",
+  });
+  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+describe("signer cli", () => {
+  const dir = mkdtempSync(join(tmpdir(), "signer-cli-"));
+
+  it("seals a mnemonic that the signer can load, and never overwrites", () => {
+    const file = join(dir, "seed.json");
+    const env = { SIGNER_SEED_PASSPHRASE: "a long enough passphrase" };
+    const sealed = cli(["seal", "--out", file], { input: `${MNEMONIC}\n`, env });
+    expect(sealed.status).toBe(0);
+    expect(readFileSync(file, "utf8")).not.toContain("junk");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const seed = loadSeed({ kind: "sealed", file, passphrase: env.SIGNER_SEED_PASSPHRASE });
+    expect(seed).toHaveLength(64);
+    expect(cli(["seal", "--out", file], { input: MNEMONIC, env }).status).not.toBe(0);
+  }, 90_000);
+
+  it("verifies an audit log and reports a broken one", async () => {
+    const file = join(dir, "audit.jsonl");
+    const log = openAuditLog(file);
+    for (const id of ["a", "b", "c"])
+      log.append({ decision: "refused", intent: { intentId: id }, code: "X", reason: "y" });
+    await log.sync();
+    log.close();
+    expect(cli(["verify-audit", file])).toMatchObject({
+      status: 0,
+      out: expect.stringContaining("ok: 3 entries"),
+    });
+    writeFileSync(file, readFileSync(file, "utf8").replace('"intentId":"b"', '"intentId":"z"'));
+    expect(cli(["verify-audit", file])).toMatchObject({ status: 1, out: expect.stringContaining("line 2") });
+  }, 60_000);
+
+  it("writes development certificates", () => {
+    const certs = join(dir, "certs");
+    expect(cli(["dev-certs", certs, "signer.internal"]).status).toBe(0);
+    for (const name of ["ca.pem", "server.pem", "server-key.pem", "client.pem", "client-key.pem"]) {
+      expect(existsSync(join(certs, name))).toBe(true);
+    }
+  }, 60_000);
+
+  it("prints usage for an unknown command", () => {
+    expect(cli(["nope"])).toMatchObject({ status: 2, out: expect.stringContaining("usage") });
+  }, 60_000);
+});

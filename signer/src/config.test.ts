@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseSignerConfig } from "./config.js";
+
+const MNEMONIC = "test test test test test test test test test test test junk";
+const problems = (env: Record<string, string>) => {
+  try {
+    parseSignerConfig(env);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.issues.map((i) => i.variable);
+  }
+};
+
+describe("signer config", () => {
+  it("runs in development with a mnemonic and no TLS", () => {
+    const config = parseSignerConfig({ SIGNER_ENV: "development", SIGNER_SEED_MNEMONIC: MNEMONIC });
+    expect(config.port).toBe(7443);
+    expect(config.tls).toBeUndefined();
+    expect(config.seed).toEqual({ kind: "mnemonic", mnemonic: MNEMONIC });
+  });
+
+  it("outside development requires mTLS, a sealed seed and an audit log path", () => {
+    expect(problems({})).toEqual(
+      expect.arrayContaining(["SIGNER_TLS_DIR", "SIGNER_SEALED_SEED_FILE", "SIGNER_AUDIT_LOG"]),
+    );
+    expect(
+      problems({ SIGNER_SEED_MNEMONIC: MNEMONIC, SIGNER_TLS_DIR: "/tls", SIGNER_AUDIT_LOG: "/a" }),
+    ).toContain("SIGNER_SEED_MNEMONIC");
+    expect(
+      problems({ SIGNER_SEALED_SEED_FILE: "/seed", SIGNER_TLS_DIR: "/tls", SIGNER_AUDIT_LOG: "/a" }),
+    ).toEqual(["SIGNER_SEED_PASSPHRASE"]);
+  });
+
+  it("names the variable of a bad value", () => {
+    const dev = { SIGNER_ENV: "development", SIGNER_SEED_MNEMONIC: MNEMONIC };
+    expect(problems({ ...dev, SIGNER_PORT: "seventy" })).toEqual(["SIGNER_PORT"]);
+    expect(problems({ ...dev, SIGNER_TRUSTED_APPROVERS: "[{}]" })).toEqual(["SIGNER_TRUSTED_APPROVERS"]);
+    expect(problems({ ...dev, SIGNER_CAPS: '{"eth:x":{"perIntent":"1","perDay":"1"}}' })).toEqual([
+      "SIGNER_CAPS",
+    ]);
+    expect(problems({ ...dev, SIGNER_TLS_CA: "/ca.pem" })).toEqual(["SIGNER_TLS_CA"]);
+  });
+
+  it("parses approvers and caps, spelling Sui coin types in full", () => {
+    const config = parseSignerConfig({
+      SIGNER_ENV: "development",
+      SIGNER_SEED_MNEMONIC: MNEMONIC,
+      SIGNER_TRUSTED_APPROVERS: JSON.stringify([
+        { keyId: "api-1", approves: "payout", publicKey: "ab".repeat(32) },
+      ]),
+      SIGNER_CAPS: JSON.stringify({ "sui:0x2::sui::SUI": { perIntent: "10", perDay: 100 } }),
+    });
+    expect(config.trustedApprovers[0]?.publicKey).toHaveLength(32);
+    expect(config.caps.get(`sui:0x${"0".repeat(63)}2::sui::SUI`)).toEqual({ perIntent: 10n, perDay: 100n });
+  });
+});

@@ -1,0 +1,189 @@
+// The signer's whole configuration: one zod schema over the environment, parsed once.
+// Outside development the signer insists on mTLS and a sealed seed file.
+import { join } from "node:path";
+import { normalizeStructTag } from "@mysten/sui/utils";
+import { z } from "zod";
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly issues: { variable: string; problem: string }[]) {
+    super(`signer: invalid configuration: ${issues.map((i) => `${i.variable}: ${i.problem}`).join("; ")}`);
+  }
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const base64Or32ByteHex = z.string().transform((value, ctx) => {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64");
+  if (bytes.length !== 32) {
+    ctx.addIssue({ code: "custom", message: "public key must be 32 bytes, hex or base64" });
+    return z.NEVER;
+  }
+  return new Uint8Array(bytes);
+});
+const approvers = z.array(
+  z.object({
+    keyId: z.string().min(1).max(64),
+    approves: z.enum(["refund", "payout"]),
+    publicKey: base64Or32ByteHex,
+  }),
+);
+const amount = z
+  .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
+  .transform((v) => BigInt(v));
+const caps = z.record(z.string().regex(/^(solana|sui):.+$/), z.object({ perIntent: amount, perDay: amount }));
+
+function json<T extends z.ZodType>(schema: T) {
+  return z.string().transform((text, ctx): z.infer<T> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      ctx.addIssue({
+        code: "custom",
+        message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join(", "),
+      });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+}
+
+export const signerConfigSchema = z
+  .object({
+    SIGNER_ENV: z.enum(["development", "production"]).default("production"),
+    SIGNER_HOST: z.string().default("0.0.0.0"),
+    SIGNER_PORT: port.default(7443),
+    SIGNER_HEALTH_PORT: port.default(7444),
+    /** Health and metrics listen on loopback unless a kubelet must reach them (0.0.0.0). */
+    SIGNER_HEALTH_HOST: z.string().default("127.0.0.1"),
+    /** A folder holding ca.pem, server.pem and server-key.pem (what `dev-certs` writes). */
+    SIGNER_TLS_DIR: z.string().optional(),
+    SIGNER_TLS_CA: z.string().optional(),
+    SIGNER_TLS_CERT: z.string().optional(),
+    SIGNER_TLS_KEY: z.string().optional(),
+    SIGNER_SEALED_SEED_FILE: z.string().optional(),
+    SIGNER_SEED_PASSPHRASE: z.string().optional(),
+    SIGNER_SEED_MNEMONIC: z.string().optional(),
+    SIGNER_TRUSTED_APPROVERS: json(approvers).default([]),
+    SIGNER_CAPS: json(caps).default({}),
+    SIGNER_SUI_MAX_GAS_BUDGET: amount.default(50_000_000n),
+    SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS: amount.default(100_000n),
+    SIGNER_AUDIT_LOG: z.string().optional(),
+    SIGNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    const dev = env.SIGNER_ENV === "development";
+    const issue = (variable: string, message: string) =>
+      ctx.addIssue({ code: "custom", path: [variable], message });
+    const explicit = [env.SIGNER_TLS_CA, env.SIGNER_TLS_CERT, env.SIGNER_TLS_KEY].filter(Boolean).length;
+    if (explicit !== 0 && explicit !== 3)
+      issue("SIGNER_TLS_CA", "set SIGNER_TLS_CA, SIGNER_TLS_CERT and SIGNER_TLS_KEY together");
+    if (explicit === 3 && env.SIGNER_TLS_DIR)
+      issue("SIGNER_TLS_DIR", "set either SIGNER_TLS_DIR or the explicit paths");
+    if (!dev && explicit === 0 && !env.SIGNER_TLS_DIR) {
+      issue("SIGNER_TLS_DIR", "mTLS is required outside development (or set SIGNER_TLS_CA/CERT/KEY)");
+    }
+    if (env.SIGNER_SEED_MNEMONIC && !dev)
+      issue("SIGNER_SEED_MNEMONIC", "allowed only with SIGNER_ENV=development");
+    if (env.SIGNER_SEED_MNEMONIC && env.SIGNER_SEALED_SEED_FILE) {
+      issue("SIGNER_SEED_MNEMONIC", "set either SIGNER_SEED_MNEMONIC or SIGNER_SEALED_SEED_FILE");
+    }
+    if (!env.SIGNER_SEED_MNEMONIC && !env.SIGNER_SEALED_SEED_FILE) {
+      issue(
+        "SIGNER_SEALED_SEED_FILE",
+        "the signer needs its seed: a sealed seed file (or SIGNER_SEED_MNEMONIC in development)",
+      );
+    }
+    if (env.SIGNER_SEALED_SEED_FILE && !env.SIGNER_SEED_PASSPHRASE) {
+      issue("SIGNER_SEED_PASSPHRASE", "required with SIGNER_SEALED_SEED_FILE");
+    }
+    if (!dev && !env.SIGNER_AUDIT_LOG) issue("SIGNER_AUDIT_LOG", "required outside development");
+  });
+
+export type SeedSource =
+  | { kind: "sealed"; file: string; passphrase: string }
+  | { kind: "mnemonic"; mnemonic: string };
+
+export interface SignerConfig {
+  env: "development" | "production";
+  host: string;
+  port: number;
+  healthPort: number;
+  healthHost: string;
+  tls: { ca: string; cert: string; key: string } | undefined;
+  seed: SeedSource;
+  trustedApprovers: z.infer<typeof approvers>;
+  caps: Map<string, { perIntent: bigint; perDay: bigint }>;
+  maxSuiGasBudget: bigint;
+  maxSolanaPriorityFeeLamports: bigint;
+  auditLog: string;
+  /** Replay and cap state, next to the audit log. */
+  intentLedger: string;
+  logLevel: string;
+}
+
+// Cap keys must be spelled as the signer spells assets: Sui coin types in full form.
+function canonicalCapKey(key: string): string {
+  const [chain, ...rest] = key.split(":");
+  const asset = rest.join(":");
+  if (chain !== "sui" || asset === "*") return key;
+  try {
+    return `sui:${normalizeStructTag(asset)}`;
+  } catch {
+    throw new ConfigError([{ variable: "SIGNER_CAPS", problem: `${asset} is not a Sui coin type` }]);
+  }
+}
+
+/** Parses the environment. Empty strings count as unset. */
+export function parseSignerConfig(env: Record<string, string | undefined>): SignerConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith("SIGNER_") && v));
+  const result = signerConfigSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? "(environment)"),
+        problem: issue.message,
+      })),
+    );
+  }
+  const c = result.data;
+  const tls = c.SIGNER_TLS_DIR
+    ? {
+        ca: join(c.SIGNER_TLS_DIR, "ca.pem"),
+        cert: join(c.SIGNER_TLS_DIR, "server.pem"),
+        key: join(c.SIGNER_TLS_DIR, "server-key.pem"),
+      }
+    : c.SIGNER_TLS_CA && c.SIGNER_TLS_CERT && c.SIGNER_TLS_KEY
+      ? { ca: c.SIGNER_TLS_CA, cert: c.SIGNER_TLS_CERT, key: c.SIGNER_TLS_KEY }
+      : undefined;
+  const auditLog = c.SIGNER_AUDIT_LOG ?? join("signer-data", "audit.jsonl");
+  return {
+    env: c.SIGNER_ENV,
+    host: c.SIGNER_HOST,
+    port: c.SIGNER_PORT,
+    healthPort: c.SIGNER_HEALTH_PORT,
+    healthHost: c.SIGNER_HEALTH_HOST,
+    tls,
+    seed: c.SIGNER_SEALED_SEED_FILE
+      ? { kind: "sealed", file: c.SIGNER_SEALED_SEED_FILE, passphrase: c.SIGNER_SEED_PASSPHRASE ?? "" }
+      : { kind: "mnemonic", mnemonic: c.SIGNER_SEED_MNEMONIC ?? "" },
+    trustedApprovers: c.SIGNER_TRUSTED_APPROVERS,
+    caps: new Map(Object.entries(c.SIGNER_CAPS).map(([key, cap]) => [canonicalCapKey(key), cap])),
+    maxSuiGasBudget: c.SIGNER_SUI_MAX_GAS_BUDGET,
+    maxSolanaPriorityFeeLamports: c.SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS,
+    auditLog,
+    intentLedger: join(auditLog, "..", "intents.jsonl"),
+    logLevel: c.SIGNER_LOG_LEVEL,
+  };
+}
+
+/** Secrets leave the environment once read, so child processes and dumps never see them. */
+export function scrubSecrets(env: Record<string, string | undefined>): void {
+  delete env.SIGNER_SEED_MNEMONIC;
+  delete env.SIGNER_SEED_PASSPHRASE;
+}

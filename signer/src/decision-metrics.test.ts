@@ -1,0 +1,22 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { countDecisions } from "./decision-metrics.js";
+import { createTestSigner, request, solanaTokenSweep } from "./test-fixtures.js";
+
+const signer = createTestSigner();
+afterAll(() => signer.close());
+
+describe("decision metrics", () => {
+  it("counts signed and refused decisions by refusal code", () => {
+    const metrics = countDecisions(signer.core);
+    const { intent, tx } = solanaTokenSweep(signer.keyring, 1);
+    expect(metrics.core.decide(request(intent, tx)).ok).toBe(true);
+    // The same intent id for another amount: a replay with another effect.
+    const { tx: other } = solanaTokenSweep(signer.keyring, 1, 9_999n, intent.intentId);
+    expect(metrics.core.decide(request({ ...intent, amount: 9_999n }, other)).ok).toBe(false);
+    const text = metrics.text();
+    expect(text).toContain('gateway_signer_decisions_total{service="signer",outcome="signed",code=""} 1');
+    expect(text).toMatch(
+      /gateway_signer_decisions_total\{service="signer",outcome="refused",code="[A-Z_]+"\} 1/,
+    );
+  });
+});

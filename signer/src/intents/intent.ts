@@ -1,0 +1,130 @@
+// The signer's own view of an intent: the proto message checked for completeness and
+// turned into plain values, with the asset in one canonical spelling per chain.
+import { Chain, Mode, type Intent as ProtoIntent, RefusalCode } from "@gateway/signer-proto";
+import { isValidSuiAddress, normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
+import { PublicKey } from "@solana/web3.js";
+import type { ChainName, ModeName } from "../keys/keyring.js";
+import { refuse } from "../refusal.js";
+
+export const SOL_ASSET = "SOL";
+
+export type IntentAction =
+  | { kind: "sweep"; depositIndex: number }
+  | { kind: "refund" | "payout"; destination: string; reference: string };
+
+export interface SignerIntent {
+  intentId: string;
+  chain: ChainName;
+  mode: ModeName;
+  asset: string;
+  amount: bigint;
+  action: IntentAction;
+  approval: { keyId: string; signature: Uint8Array } | undefined;
+  /** The proto message as received, for approval verification. */
+  proto: ProtoIntent;
+}
+
+const INTENT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
+const MAX_INDEX = 2 ** 31 - 1;
+const MAX_U64 = 2n ** 64n - 1n;
+
+function invalid(reason: string): never {
+  refuse(RefusalCode.INVALID_INTENT, reason);
+}
+
+export function canonicalSolanaAddress(value: string, what: string): string {
+  let key: PublicKey;
+  try {
+    key = new PublicKey(value);
+  } catch {
+    invalid(`${what} is not a Solana address`);
+  }
+  if (key.toBase58() !== value) invalid(`${what} is not a canonical base58 address`);
+  return value;
+}
+
+export function canonicalSuiAddress(value: string, what: string): string {
+  if (!isValidSuiAddress(value)) invalid(`${what} is not a Sui address`);
+  return normalizeSuiAddress(value);
+}
+
+export function canonicalSuiCoinType(value: string): string {
+  try {
+    return normalizeStructTag(value);
+  } catch {
+    invalid("asset is not a Sui coin type");
+  }
+}
+
+function canonicalAsset(chain: ChainName, asset: string): string {
+  if (chain === "solana") return asset === SOL_ASSET ? asset : canonicalSolanaAddress(asset, "asset");
+  return canonicalSuiCoinType(asset);
+}
+
+export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
+  if (!proto) invalid("request has no intent");
+  if (!INTENT_ID.test(proto.intentId)) invalid("intent_id must be 1-128 characters of [A-Za-z0-9_:.-]");
+  const chain: ChainName | undefined =
+    proto.chain === Chain.SOLANA ? "solana" : proto.chain === Chain.SUI ? "sui" : undefined;
+  if (!chain) invalid("intent has no chain");
+  const mode: ModeName | undefined =
+    proto.mode === Mode.LIVE ? "live" : proto.mode === Mode.TEST ? "test" : undefined;
+  if (!mode) invalid("intent has no mode");
+  if (proto.amount <= 0n || proto.amount > MAX_U64) invalid("amount must be positive");
+  const asset = canonicalAsset(chain, proto.asset);
+  let action: IntentAction;
+  switch (proto.kind.case) {
+    case "sweep":
+      if (proto.kind.value.depositIndex > MAX_INDEX) invalid("deposit_index must be below 2^31");
+      action = { kind: "sweep", depositIndex: proto.kind.value.depositIndex };
+      break;
+    case "refund":
+    case "payout": {
+      const { destination, reference } = proto.kind.value;
+      if (/[\r\n]/.test(reference) || reference.length > 256)
+        invalid("reference must be one line of up to 256 characters");
+      action = {
+        kind: proto.kind.case,
+        destination:
+          chain === "solana"
+            ? canonicalSolanaAddress(destination, "destination")
+            : canonicalSuiAddress(destination, "destination"),
+        reference,
+      };
+      break;
+    }
+    case undefined:
+      invalid("intent has no kind (sweep, refund or payout)");
+  }
+  const approval = proto.approval
+    ? { keyId: proto.approval.keyId, signature: proto.approval.signature }
+    : undefined;
+  return { intentId: proto.intentId, chain, mode, asset, amount: proto.amount, action, approval, proto };
+}
+
+const effects = new WeakMap<SignerIntent, { fields: Record<string, unknown>; json: string }>();
+
+function effectOf(intent: SignerIntent) {
+  let effect = effects.get(intent);
+  if (!effect) {
+    const { chain, mode, asset, amount, action } = intent;
+    const target =
+      action.kind === "sweep"
+        ? { depositIndex: action.depositIndex }
+        : { destination: action.destination, reference: action.reference };
+    const fields = { kind: action.kind, chain, mode, asset, amount: amount.toString(), ...target };
+    effect = { fields, json: JSON.stringify(fields) };
+    effects.set(intent, effect);
+  }
+  return effect;
+}
+
+/** What the intent does, as canonical JSON: equal for two requests exactly when they move the same funds. */
+export function intentEffect(intent: SignerIntent): string {
+  return effectOf(intent).json;
+}
+
+/** The intent as it appears in the audit log (no approval signature bytes, amounts as strings). */
+export function auditView(intent: SignerIntent): Record<string, unknown> {
+  return { intentId: intent.intentId, ...effectOf(intent).fields, approvalKeyId: intent.approval?.keyId };
+}

@@ -1,0 +1,211 @@
+// Decodes an unsigned Sui TransactionData and refuses it unless its effect is exactly the
+// intent's. Coin inputs are references, so their contents come with the request and are
+// trusted only when they hash to the digest in the reference. The commands are then run
+// symbolically over the coins' balances to learn what reaches whom.
+import { RefusalCode } from "@gateway/signer-proto";
+import { bcs } from "@mysten/sui/bcs";
+import { normalizeStructTag, normalizeSuiAddress, SUI_TYPE_ARG, toBase58 } from "@mysten/sui/utils";
+import { blake2b } from "@noble/hashes/blake2.js";
+import { refuse } from "../refusal.js";
+import type { SignerIntent } from "./intent.js";
+
+const SUI_COIN_TYPE = normalizeStructTag(SUI_TYPE_ARG);
+const OBJECT_PREFIX = new TextEncoder().encode("Object::");
+
+export interface SuiParties {
+  gas: string;
+  /** The sender: the deposit address (sweep) or the vault. */
+  source: string;
+  /** Who receives: the vault (sweep) or the intent's destination. */
+  destination: string;
+}
+
+export interface SuiCheckOptions {
+  maxGasBudget: bigint;
+}
+
+/** Sui's object digest: BLAKE2b-256 over "Object::" || BCS(Object). */
+export function suiObjectDigest(objectBcs: Uint8Array): string {
+  const input = new Uint8Array(OBJECT_PREFIX.length + objectBcs.length);
+  input.set(OBJECT_PREFIX);
+  input.set(objectBcs, OBJECT_PREFIX.length);
+  return toBase58(blake2b(input, { dkLen: 32 }));
+}
+
+interface CoinInfo {
+  objectId: string;
+  version: string;
+  owner: string;
+  coinType: string;
+  balance: bigint;
+}
+
+/** Parses a Sui object's BCS into what the check needs; undefined when it is not a coin. */
+function readCoin(objectBcs: Uint8Array): CoinInfo | undefined {
+  const object = bcs.Object.parse(objectBcs);
+  const move = object.data.Move;
+  if (!move) return undefined;
+  let coinType: string;
+  if (move.type.GasCoin) coinType = SUI_COIN_TYPE;
+  else if (move.type.Coin) coinType = normalizeStructTag(move.type.Coin);
+  else return undefined;
+  const contents = Uint8Array.from(move.contents);
+  if (contents.length !== 40) return undefined;
+  const owner = object.owner.AddressOwner;
+  return {
+    objectId: normalizeSuiAddress(Buffer.from(contents.subarray(0, 32)).toString("hex")),
+    version: String(move.version),
+    owner: owner ? normalizeSuiAddress(owner) : "",
+    coinType,
+    balance: new DataView(contents.buffer).getBigUint64(32, true),
+  };
+}
+
+type Value =
+  | { type: "coin"; coin: { balance: bigint; moved: boolean } }
+  | { type: "pure"; bytes: Uint8Array }
+  | { type: "split"; coins: { balance: bigint; moved: boolean }[] };
+
+/** Returns the signer addresses: the sender, then the gas owner. */
+export function checkSuiTransaction(
+  bytes: Uint8Array,
+  objects: Uint8Array[],
+  intent: SignerIntent,
+  parties: SuiParties,
+  options: SuiCheckOptions,
+): string[] {
+  let data: ReturnType<typeof bcs.TransactionData.parse>;
+  try {
+    data = bcs.TransactionData.parse(bytes);
+    // Trailing bytes would be signed too without being what we checked.
+    if (bcs.TransactionData.serialize(data).toBytes().length !== bytes.length)
+      throw new Error("trailing bytes");
+  } catch {
+    refuse(RefusalCode.MALFORMED_TRANSACTION, "not a Sui TransactionData");
+  }
+  const tx = data.V1;
+  if (!tx) refuse(RefusalCode.MALFORMED_TRANSACTION, "unknown TransactionData version");
+  const ptb = tx.kind.ProgrammableTransaction;
+  if (!ptb) refuse(RefusalCode.UNEXPECTED_PROGRAM, "only programmable transactions are allowed");
+  if (normalizeSuiAddress(tx.sender) !== parties.source) {
+    refuse(RefusalCode.WRONG_SENDER, `the sender must be ${parties.source}`);
+  }
+  if (normalizeSuiAddress(tx.gasData.owner) !== parties.gas) {
+    refuse(RefusalCode.WRONG_GAS_OWNER, "the gas owner must be the gas wallet");
+  }
+  if (BigInt(tx.gasData.budget) > options.maxGasBudget) {
+    refuse(RefusalCode.FEE_OVER_CAP, `gas budget ${tx.gasData.budget} is over the cap`);
+  }
+
+  const provided = new Map<string, Uint8Array>();
+  for (const object of objects) provided.set(suiObjectDigest(object), object);
+
+  const inputs: Value[] = ptb.inputs.map((input) => {
+    if (input.Pure) return { type: "pure", bytes: Uint8Array.from(Buffer.from(input.Pure.bytes, "base64")) };
+    const ref = input.Object?.ImmOrOwnedObject;
+    if (!ref) refuse(RefusalCode.UNSUPPORTED_FEATURE, `input kind ${input.$kind} is not allowed`);
+    const contents = provided.get(ref.digest);
+    if (!contents)
+      refuse(RefusalCode.OBJECT_MISMATCH, `no object contents match the digest of ${ref.objectId}`);
+    let coin: CoinInfo | undefined;
+    try {
+      coin = readCoin(contents);
+    } catch {
+      refuse(RefusalCode.OBJECT_MISMATCH, `object ${ref.objectId} does not decode`);
+    }
+    if (!coin) refuse(RefusalCode.WRONG_ASSET, `object ${ref.objectId} is not a coin`);
+    if (coin.objectId !== normalizeSuiAddress(ref.objectId) || coin.version !== String(ref.version)) {
+      refuse(RefusalCode.OBJECT_MISMATCH, `object contents are not those of ${ref.objectId}`);
+    }
+    if (coin.owner !== parties.source)
+      refuse(RefusalCode.WRONG_SOURCE, `coin ${ref.objectId} is not the sender's`);
+    if (coin.coinType !== intent.asset)
+      refuse(RefusalCode.WRONG_ASSET, `coin ${ref.objectId} is ${coin.coinType}`);
+    return { type: "coin", coin: { balance: coin.balance, moved: false } };
+  });
+
+  const results: (Value | undefined)[] = [];
+  const resolve = (arg: ArgumentShape): Value => {
+    if (arg.GasCoin) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the sponsor's gas coin may not be used");
+    let value: Value | undefined;
+    if (arg.Input !== undefined && arg.Input !== null) value = inputs[arg.Input];
+    else if (arg.Result !== undefined && arg.Result !== null) {
+      value = results[arg.Result];
+      // Result(i) of a split stands for its only coin.
+      if (value?.type === "split")
+        value = value.coins.length === 1 ? { type: "coin", coin: value.coins[0]! } : undefined;
+    } else if (arg.NestedResult) {
+      const [command, index] = arg.NestedResult;
+      const split = results[command];
+      const coin = split?.type === "split" ? split.coins[index] : undefined;
+      value = coin ? { type: "coin", coin } : undefined;
+    }
+    if (!value) refuse(RefusalCode.MALFORMED_TRANSACTION, "argument refers to nothing");
+    return value;
+  };
+  const coinOf = (arg: ArgumentShape) => {
+    const value = resolve(arg);
+    if (value.type !== "coin") refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "a coin argument is not a coin");
+    if (value.coin.moved) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "a coin is used after it moved");
+    return value.coin;
+  };
+  const pureOf = (arg: ArgumentShape, length: number, what: string) => {
+    const value = resolve(arg);
+    if (value.type !== "pure" || value.bytes.length !== length) {
+      refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `${what} is not a plain value`);
+    }
+    return value.bytes;
+  };
+
+  let transferred = 0n;
+  let transfers = 0;
+  for (const command of ptb.commands) {
+    if (command.SplitCoins) {
+      const coin = coinOf(command.SplitCoins.coin);
+      const coins = command.SplitCoins.amounts.map((arg) => {
+        const amount = new DataView(pureOf(arg, 8, "split amount").buffer).getBigUint64(0, true);
+        if (amount > coin.balance) refuse(RefusalCode.WRONG_AMOUNT, "split exceeds the coin's balance");
+        coin.balance -= amount;
+        return { balance: amount, moved: false };
+      });
+      results.push({ type: "split", coins });
+    } else if (command.MergeCoins) {
+      const destination = coinOf(command.MergeCoins.destination);
+      for (const arg of command.MergeCoins.sources) {
+        const source = coinOf(arg);
+        if (source === destination) refuse(RefusalCode.MALFORMED_TRANSACTION, "a coin merged into itself");
+        destination.balance += source.balance;
+        source.balance = 0n;
+        source.moved = true;
+      }
+      results.push(undefined);
+    } else if (command.TransferObjects) {
+      const recipient = normalizeSuiAddress(
+        Buffer.from(pureOf(command.TransferObjects.address, 32, "recipient")).toString("hex"),
+      );
+      if (recipient !== parties.destination) {
+        refuse(RefusalCode.WRONG_DESTINATION, "coins go to another address than the intent's");
+      }
+      for (const arg of command.TransferObjects.objects) {
+        const coin = coinOf(arg);
+        transferred += coin.balance;
+        coin.moved = true;
+      }
+      transfers += 1;
+      results.push(undefined);
+    } else {
+      refuse(RefusalCode.UNEXPECTED_PROGRAM, `command ${command.$kind} is not allowed`);
+    }
+  }
+  if (transfers === 0 || transferred !== intent.amount) {
+    refuse(RefusalCode.WRONG_AMOUNT, `transfers ${transferred}, the intent says ${intent.amount}`);
+  }
+  return [parties.source, parties.gas];
+}
+
+type ArgumentShape = {
+  GasCoin?: true | null;
+  Input?: number | null;
+  Result?: number | null;
+  NestedResult?: [number, number] | null;
+};

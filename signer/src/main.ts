@@ -1,0 +1,79 @@
+// Wires config → dependencies → start, and stops in reverse order on SIGTERM/SIGINT.
+import { pino } from "pino";
+import { ConfigError, parseSignerConfig, scrubSecrets } from "./config.js";
+import { countDecisions } from "./decision-metrics.js";
+import { createHealthServer } from "./health.js";
+import { createApprovalVerifier } from "./intents/approvals.js";
+import { createKeyring } from "./keys/keyring.js";
+import { loadSeed } from "./seed.js";
+import { createSignerServer } from "./server.js";
+import { createSignerCore } from "./signer-core.js";
+import { openAuditLog } from "./state/audit-log.js";
+import { openIntentLedger } from "./state/intent-ledger.js";
+
+// A start-up failure (seed, lock, TLS files) must say why, even before the logger exists.
+process.on("uncaughtException", (error) => {
+  process.stderr.write(`signer: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
+
+let config: ReturnType<typeof parseSignerConfig>;
+try {
+  config = parseSignerConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(78);
+}
+scrubSecrets(process.env);
+
+const log = pino({ name: "signer", level: config.logLevel });
+const keyring = createKeyring({ seed: loadSeed(config.seed) });
+const audit = openAuditLog(config.auditLog);
+const ledger = openIntentLedger(config.intentLedger, config.caps);
+const core = createSignerCore({
+  keyring,
+  approvals: createApprovalVerifier(config.trustedApprovers),
+  ledger,
+  audit,
+  limits: {
+    maxSuiGasBudget: config.maxSuiGasBudget,
+    maxSolanaPriorityFeeLamports: config.maxSolanaPriorityFeeLamports,
+  },
+  log,
+});
+const decisions = countDecisions(core);
+const server = createSignerServer({
+  core: decisions.core,
+  host: config.host,
+  port: config.port,
+  tls: config.tls,
+});
+const health = createHealthServer({
+  port: config.healthPort,
+  host: config.healthHost,
+  ready: () => server.listening,
+  metrics: decisions.text,
+});
+
+await health.start();
+const { port } = await server.start();
+log.info(
+  { port, healthPort: config.healthPort, tls: config.tls !== undefined, env: config.env },
+  "signer listening",
+);
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "signer stopping");
+  await server.stop();
+  await core.sync();
+  audit.close();
+  ledger.close();
+  await health.stop();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void stop("SIGTERM"));
+process.on("SIGINT", () => void stop("SIGINT"));

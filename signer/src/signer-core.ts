@@ -1,0 +1,183 @@
+// The decisions, independent of transport: derive addresses, and for each sign request
+// check the intent, its approval, the transaction's effect, replay and caps, then sign
+// and audit. Checks and recording run synchronously per request, so two requests can
+// never interleave between "not signed before" and "recorded as signed".
+import { createHash } from "node:crypto";
+import { Chain, Mode, RefusalCode, type ServiceAddresses, type SignRequest } from "@gateway/signer-proto";
+import { blake2b } from "@noble/hashes/blake2.js";
+import type { Logger } from "pino";
+import type { ApprovalVerifier } from "./intents/approvals.js";
+import { auditView, parseIntent, type SignerIntent } from "./intents/intent.js";
+import { checkSolanaTransaction } from "./intents/solana.js";
+import { checkSuiTransaction } from "./intents/sui.js";
+import type { ChainName, Keyring, ModeName, SigningKey } from "./keys/keyring.js";
+import { Refusal, refusalCodeName } from "./refusal.js";
+import type { AuditLog } from "./state/audit-log.js";
+import type { IntentLedger } from "./state/intent-ledger.js";
+
+export interface SignerLimits {
+  maxSuiGasBudget: bigint;
+  maxSolanaPriorityFeeLamports: bigint;
+}
+
+export interface SignerCoreDeps {
+  keyring: Keyring;
+  approvals: ApprovalVerifier;
+  ledger: IntentLedger;
+  audit: AuditLog;
+  limits: SignerLimits;
+  log: Logger;
+}
+
+export interface SignatureValue {
+  address: string;
+  signature: Uint8Array;
+  serialized: string;
+}
+
+export type SignOutcome =
+  | { ok: true; response: { intentId: string; signatures: SignatureValue[] } }
+  | { ok: false; refusal: { intentId: string; code: RefusalCode; reason: string } };
+
+export interface SignerCore {
+  deriveDepositAddress(chain: Chain, mode: Mode, index: number): string;
+  serviceAddresses(): Omit<ServiceAddresses, "$typeName">[];
+  /** Decides one request; the decision is audited but not yet synced to disk. */
+  decide(request: SignRequest): SignOutcome;
+  /** Resolves when every decision so far is on disk. Call before answering. */
+  sync(): Promise<void>;
+}
+
+export class BadRequestError extends Error {
+  override readonly name = "BadRequestError";
+}
+
+const CHAINS: [Chain, ChainName][] = [
+  [Chain.SOLANA, "solana"],
+  [Chain.SUI, "sui"],
+];
+const MODES: [Mode, ModeName][] = [
+  [Mode.LIVE, "live"],
+  [Mode.TEST, "test"],
+];
+
+function chainName(chain: Chain): ChainName {
+  const found = CHAINS.find(([c]) => c === chain);
+  if (!found) throw new BadRequestError("chain must be CHAIN_SOLANA or CHAIN_SUI");
+  return found[1];
+}
+
+function modeName(mode: Mode): ModeName {
+  const found = MODES.find(([m]) => m === mode);
+  if (!found) throw new BadRequestError("mode must be MODE_LIVE or MODE_TEST");
+  return found[1];
+}
+
+const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
+
+function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {
+  if (key.chain === "solana") {
+    return { address: key.address, signature: key.sign(bytes), serialized: "" };
+  }
+  // Sui signs BLAKE2b-256 of the intent message (TransactionData scope, V0, Sui app).
+  const message = new Uint8Array(3 + bytes.length);
+  message.set(SUI_INTENT_PREFIX);
+  message.set(bytes, 3);
+  const signature = key.sign(blake2b(message, { dkLen: 32 }));
+  const serialized = Buffer.concat([Buffer.from([0]), signature, key.publicKey]).toString("base64");
+  return { address: key.address, signature, serialized };
+}
+
+export function createSignerCore(deps: SignerCoreDeps): SignerCore {
+  const { keyring, approvals, ledger, audit, limits, log } = deps;
+
+  function checkAndSign(intent: SignerIntent, request: SignRequest) {
+    approvals.verify(intent);
+    const gas = keyring.key(intent.chain, "gas", intent.mode);
+    const vault = keyring.key(intent.chain, "vault", intent.mode);
+    const action = intent.action;
+    const source =
+      action.kind === "sweep"
+        ? keyring.key(intent.chain, "deposit", intent.mode, action.depositIndex)
+        : vault;
+    const destination = action.kind === "sweep" ? vault.address : action.destination;
+    const parties = { gas: gas.address, source: source.address, destination };
+    const bytes = request.unsignedTransaction;
+    const signerAddresses =
+      intent.chain === "solana"
+        ? checkSolanaTransaction(bytes, intent, parties, {
+            maxPriorityFeeLamports: limits.maxSolanaPriorityFeeLamports,
+          })
+        : checkSuiTransaction(
+            bytes,
+            request.objects.map((o) => o.bcs),
+            intent,
+            parties,
+            { maxGasBudget: limits.maxSuiGasBudget },
+          );
+    const { repeat } = ledger.check(intent);
+    const keys = new Map([gas, source].map((k) => [k.address, k]));
+    const signatures = signerAddresses.map((address) => signWith(keys.get(address)!, bytes));
+    if (!repeat) ledger.record(intent);
+    return signatures;
+  }
+
+  return {
+    deriveDepositAddress(chain, mode, index) {
+      if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31)
+        throw new BadRequestError("index must be below 2^31");
+      return keyring.key(chainName(chain), "deposit", modeName(mode), index).address;
+    },
+
+    serviceAddresses() {
+      return CHAINS.flatMap(([chain, name]) =>
+        MODES.map(([mode, modeText]) => ({
+          chain,
+          mode,
+          vault: keyring.key(name, "vault", modeText).address,
+          gas: keyring.key(name, "gas", modeText).address,
+        })),
+      );
+    },
+
+    decide(request) {
+      const transaction = createHash("sha256").update(request.unsignedTransaction).digest("hex");
+      let intent: SignerIntent | undefined;
+      try {
+        intent = parseIntent(request.intent);
+        const signatures = checkAndSign(intent, request);
+        audit.append({
+          decision: "signed",
+          intent: auditView(intent),
+          transaction,
+          signers: signatures.map((s) => s.address),
+        });
+        log.debug({ intentId: intent.intentId, kind: intent.action.kind }, "intent signed");
+        return { ok: true, response: { intentId: intent.intentId, signatures } };
+      } catch (error) {
+        const refusal =
+          error instanceof Refusal
+            ? error
+            : new Refusal(RefusalCode.UNSPECIFIED, "internal error while checking", { cause: error });
+        const intentId = request.intent?.intentId ?? "";
+        audit.append({
+          decision: "refused",
+          intent: intent ? auditView(intent) : { intentId },
+          transaction,
+          code: refusalCodeName(refusal.code),
+          reason: refusal.message,
+        });
+        if (refusal.code === RefusalCode.UNSPECIFIED) log.error({ err: error, intentId }, "check failed");
+        log.warn(
+          { intentId, code: refusalCodeName(refusal.code), reason: refusal.message },
+          "intent refused",
+        );
+        return { ok: false, refusal: { intentId, code: refusal.code, reason: refusal.message } };
+      }
+    },
+
+    async sync() {
+      await Promise.all([audit.sync(), ledger.sync()]);
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// An append-only file with group commit: lines are written at once (so their order is
+// the order of decisions) and `sync` resolves after an fdatasync that covers every line
+// written before the call, sharing one fdatasync among all callers waiting at that time.
+import {
+  closeSync,
+  fdatasync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+
+export interface AppendFile {
+  readonly path: string;
+  appendLine(line: string): void;
+  sync(): Promise<void>;
+  close(): void;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A process's start time (clock ticks since boot, from /proc), so a lock left by a signer that
+ * died is not mistaken for a live one when the kernel hands its pid to another process.
+ * Undefined where /proc is not there.
+ */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; starttime is the 22nd field overall.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+const lockContent = () => `${process.pid} ${startTime(process.pid) ?? ""}`.trim();
+
+/**
+ * One writer per file: a second writer would fork the hash chain and lose replay state.
+ * The lock names the holder's pid; a lock left by a dead process is taken over.
+ */
+function acquireLock(lockPath: string): void {
+  try {
+    writeFileSync(lockPath, lockContent(), { flag: "wx", mode: 0o600 });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const [pidText, started] = readFileSync(lockPath, "utf8").trim().split(" ");
+  const holder = Number(pidText);
+  const sameProcess = started === undefined || startTime(holder) === started;
+  if (Number.isInteger(holder) && holder > 0 && alive(holder) && sameProcess) {
+    throw new Error(`${lockPath} is held by process ${holder}: another signer uses these files`);
+  }
+  rmSync(lockPath, { force: true });
+  writeFileSync(lockPath, lockContent(), { flag: "wx", mode: 0o600 });
+}
+
+export function openAppendFile(path: string): AppendFile {
+  mkdirSync(dirname(path), { recursive: true });
+  const lockPath = `${path}.lock`;
+  acquireLock(lockPath);
+  const fd = openSync(path, "a", 0o600);
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  let closed = false;
+
+  const syncNow = () =>
+    new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+
+  function start(): Promise<void> {
+    running = syncNow().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  return {
+    path,
+    appendLine(line) {
+      if (closed) throw new Error(`${path} is closed`);
+      writeSync(fd, `${line}\n`);
+    },
+    sync() {
+      if (!running) return start();
+      // A sync is in flight and may have started before our lines: wait for the next one.
+      if (!queued) {
+        queued = running
+          .catch(() => undefined)
+          .then(() => {
+            queued = undefined;
+            return start();
+          });
+      }
+      return queued;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      closeSync(fd);
+      rmSync(lockPath, { force: true });
+    },
+  };
+}

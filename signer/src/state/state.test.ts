@@ -1,0 +1,64 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openAppendFile } from "./append-file.js";
+import { openAuditLog, verifyAuditLog } from "./audit-log.js";
+
+const dir = () => mkdtempSync(join(tmpdir(), "signer-state-"));
+
+describe("audit log file", () => {
+  it("continues the chain across a reopen", async () => {
+    const path = join(dir(), "audit.jsonl");
+    const first = openAuditLog(path);
+    first.append({ decision: "refused", intent: { intentId: "a" }, code: "WRONG_AMOUNT", reason: "x" });
+    await first.sync();
+    first.close();
+    const second = openAuditLog(path);
+    second.append({ decision: "signed", intent: { intentId: "b" }, signers: ["s"] });
+    await second.sync();
+    second.close();
+    const result = verifyAuditLog(readFileSync(path, "utf8"));
+    expect(result).toMatchObject({ ok: true, entries: 2 });
+  });
+
+  it("refuses a second writer while the first holds the file", () => {
+    const path = join(dir(), "audit.jsonl");
+    const first = openAuditLog(path);
+    expect(() => openAuditLog(path)).toThrow(/held by process/);
+    first.close();
+    openAuditLog(path).close();
+  });
+
+  it("shares one fdatasync among concurrent waiters and keeps order", async () => {
+    const path = join(dir(), "audit.jsonl");
+    const log = openAuditLog(path);
+    const waits: Promise<void>[] = [];
+    for (let i = 0; i < 50; i++) {
+      log.append({ decision: "refused", intent: { intentId: `i${i}` }, code: "X", reason: "y" });
+      waits.push(log.sync());
+    }
+    await Promise.all(waits);
+    log.close();
+    const lines = readFileSync(path, "utf8").trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).intent.intentId)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `i${i}`),
+    );
+    expect(verifyAuditLog(`${lines.join("\n")}\n`).ok).toBe(true);
+  });
+
+  it("reports where a chain breaks", () => {
+    expect(verifyAuditLog('{"seq":1,"prev":"00","hash":"zz"}\n')).toMatchObject({ ok: false, line: 1 });
+  });
+});
+
+describe("lock left by a dead signer", () => {
+  it("is taken over when its pid now belongs to another process (pid reuse)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lock-reuse-"));
+    const file = join(dir, "audit.jsonl");
+    // pid 1 is alive, but its start time is not the one the dead signer recorded.
+    writeFileSync(`${file}.lock`, "1 999999999999");
+    const writer = openAppendFile(file);
+    writer.close();
+  });
+});

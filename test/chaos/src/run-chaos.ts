@@ -1,0 +1,327 @@
+import { randomUUID } from "node:crypto";
+import { createTestMerchant } from "@gateway/api/testing";
+import { startWebhookReceiver } from "@gateway/notifier/testing";
+import { type Cluster, startCluster } from "./cluster.js";
+import type { ManagedProcess } from "./managed-process.js";
+
+export const OUTCOMES = {
+  paid: "completed",
+  overpaid: "completed",
+  underpaid: "refunded",
+  expired: "expired",
+} as const;
+type Outcome = keyof typeof OUTCOMES;
+
+export interface ChaosOptions {
+  payments: number;
+  /** SIGKILLs (or restarts, for NATS and PostgreSQL) of each process type. */
+  faultsPerType: number;
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosFigures {
+  payments: number;
+  byOutcome: Record<string, number>;
+  wrongFinalState: string[];
+  events: number;
+  eventsDelivered: number;
+  eventsMissing: string[];
+  deliveries: number;
+  redeliveries: number;
+  unstableEventIds: string[];
+  faults: Record<string, number>;
+  requests: number;
+  serverErrors: { inFlightOnKilled: number; duringInfraRestart: number; other: string[] };
+  retriedAfterConnectionError: number;
+  /** Requests whose Idempotency-Key stayed "in progress" after the API process holding it died. */
+  stuckIdempotencyKeys: string[];
+  /** Restarts after a SIGKILL that failed (each retried up to three times). */
+  restartFailures: string[];
+  settleSeconds: number;
+  totalSeconds: number;
+}
+
+// The API's JSON answers, read only for `id` and errors.
+type ApiBody = { id: string; error?: { code: string } };
+
+type FaultType = "api" | "settlement" | "notifier" | "signer" | "nats" | "postgres";
+
+/**
+ * Test-mode payments of every outcome and their webhooks through the cluster as processes while
+ * processes are SIGKILLed and NATS and PostgreSQL restart; then the books are checked.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
+  const log = options.log ?? (() => {});
+  const t0 = Date.now();
+  const cluster = await startCluster();
+  const receiver = await startWebhookReceiver();
+  try {
+    return await drive(cluster, receiver, options, log, t0);
+  } finally {
+    await receiver.close();
+    await cluster.close();
+  }
+}
+
+async function drive(
+  cluster: Cluster,
+  receiver: Awaited<ReturnType<typeof startWebhookReceiver>>,
+  options: ChaosOptions,
+  log: (line: string) => void,
+  t0: number,
+): Promise<ChaosFigures> {
+  const merchant = await createTestMerchant(cluster.sql, "Chaos Shop");
+  const faults: Record<FaultType, number> = {
+    api: 0,
+    settlement: 0,
+    notifier: 0,
+    signer: 0,
+    nats: 0,
+    postgres: 0,
+  };
+  // When each API process was last down, to tell in-flight casualties from real 5xx.
+  const apiDown = cluster.apis.map(() => ({ from: 0, to: 0 }));
+  let infraRestart = { from: 0, to: 0 };
+  const serverErrors = { inFlightOnKilled: 0, duringInfraRestart: 0, other: [] as string[] };
+  let requests = 0;
+  let retried = 0;
+  const stuckIdempotencyKeys: string[] = [];
+  const restartFailures: string[] = [];
+
+  async function request(
+    method: string,
+    path: string,
+    body: unknown,
+    idem: string,
+  ): Promise<{ status: number; body: ApiBody }> {
+    let key = idem;
+    const firstTry = Date.now();
+    let last = "";
+    let inProgressSince = 0;
+    for (let attempt = 0; ; attempt++) {
+      const i = (attempt + Math.floor(Math.random() * cluster.apis.length)) % cluster.apis.length;
+      const started = Date.now();
+      requests++;
+      try {
+        const res = await fetch(cluster.apiUrls[i] + path, {
+          method,
+          headers: {
+            "x-api-key": merchant.testKey,
+            "content-type": "application/json",
+            "idempotency-key": key,
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(15_000),
+        });
+        const json = (await res.json().catch(() => null)) as ApiBody;
+        // The first attempt may still be running on the server (its client gave up during a
+        // restart): wait for it rather than take "in progress" for an answer.
+        if (res.status === 409 && json?.error?.code === "idempotency_request_in_progress") {
+          inProgressSince ||= Date.now();
+          // A key claimed by an API process that was then SIGKILLed stays "in progress" for the
+          // key's whole retention: counted as a finding, and the request retried under a new key
+          // as a client would have to.
+          if (Date.now() - inProgressSince > 10_000) {
+            stuckIdempotencyKeys.push(`${method} ${path} ${key}`);
+            key = `${idem}-after-stuck`;
+            inProgressSince = 0;
+          }
+          await new Promise((r) => setTimeout(r, 500));
+          continue;
+        }
+        if (res.status < 500) return { status: res.status, body: json };
+        const ended = Date.now();
+        const down = apiDown[i]!;
+        if (down.from && down.from <= ended && down.to >= started - 1000) serverErrors.inFlightOnKilled++;
+        else if (
+          infraRestart.from &&
+          infraRestart.from <= ended + 2000 &&
+          started <= infraRestart.to + 10_000
+        )
+          serverErrors.duringInfraRestart++;
+        else serverErrors.other.push(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
+        last = `${res.status} ${JSON.stringify(json)}`;
+      } catch (err) {
+        retried++;
+        last = String(err);
+      }
+      // Two minutes covers a PostgreSQL restart plus both APIs reconnecting on this shared box.
+      if (Date.now() - firstTry > 120_000) {
+        throw new Error(
+          `${method} ${path} never succeeded in 120 s (${attempt + 1} attempts; last: ${last})`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  const endpoint = await request("POST", "/webhooks", { url: receiver.url }, randomUUID());
+  if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${JSON.stringify(endpoint.body)}`);
+
+  // The fault schedule: every type the same number of times, in random order, spread over the run.
+  const schedule: FaultType[] = [];
+  for (const type of Object.keys(faults) as FaultType[]) {
+    for (let k = 0; k < options.faultsPerType; k++) schedule.push(type);
+  }
+  schedule.sort(() => Math.random() - 0.5);
+  let driving = true;
+  let faultsStarted = 0;
+
+  async function killAndRestart(p: ManagedProcess, onDown?: () => void, onUp?: () => void) {
+    onDown?.();
+    await p.kill();
+    await new Promise((r) => setTimeout(r, 300 + Math.random() * 700));
+    // A process that will not come back after a crash is a finding; it gets three more tries so
+    // the rest of the run still means something.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await p.start();
+        break;
+      } catch (err) {
+        restartFailures.push(`${p.name}: ${String(err).split("\n")[0]}`);
+        if (attempt >= 3) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    onUp?.();
+  }
+  const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
+
+  const chaos = (async () => {
+    for (const type of schedule) {
+      await new Promise((r) => setTimeout(r, 500 + Math.random() * 1500));
+      log(`fault: ${type}`);
+      faultsStarted++;
+      if (type === "api") {
+        const i = Math.floor(Math.random() * cluster.apis.length);
+        await killAndRestart(
+          cluster.apis[i]!,
+          () => (apiDown[i] = { from: Date.now(), to: Number.MAX_SAFE_INTEGER }),
+          () => (apiDown[i]!.to = Date.now()),
+        );
+      } else if (type === "settlement") await killAndRestart(pick(cluster.settlements));
+      else if (type === "notifier") await killAndRestart(pick(cluster.notifiers));
+      else if (type === "signer") await killAndRestart(cluster.signer);
+      else {
+        infraRestart = { from: Date.now(), to: Number.MAX_SAFE_INTEGER };
+        if (type === "nats") await cluster.restartNats();
+        else await cluster.restartPostgres();
+        infraRestart.to = Date.now();
+      }
+      faults[type]++;
+    }
+    // Keep faulting until the payments are all in, so the schedule covers the whole stream.
+    while (driving) await new Promise((r) => setTimeout(r, 200));
+  })();
+
+  const faultsDone = () => Object.values(faults).reduce((a, b) => a + b, 0);
+  const outcomes = Object.keys(OUTCOMES) as Outcome[];
+  const created: { id: string; outcome: Outcome }[] = [];
+  let next = 0;
+  async function worker() {
+    while (next < options.payments) {
+      const n = next++;
+      // Paced by the fault schedule, so payments are in flight through every fault rather than
+      // all in before the first.
+      while (faultsStarted < Math.floor((n / options.payments) * schedule.length)) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const outcome = outcomes[n % outcomes.length]!;
+      const p = await request(
+        "POST",
+        "/payments",
+        { amount: 5 + (n % 7), currency: "USD" },
+        `pay-${n}-${t0}`,
+      );
+      if (p.status !== 201) throw new Error(`create payment: ${p.status} ${JSON.stringify(p.body)}`);
+      const sim = await request(
+        "POST",
+        `/payments/checkout/${p.body.id}/simulate`,
+        { outcome },
+        `sim-${n}-${t0}`,
+      );
+      if (sim.status !== 202 && sim.status !== 409)
+        throw new Error(`simulate: ${sim.status} ${JSON.stringify(sim.body)}`);
+      created.push({ id: p.body.id, outcome });
+      if (created.length % 100 === 0) log(`${created.length} payments in`);
+    }
+  }
+  await Promise.all(Array.from({ length: options.concurrency ?? 6 }, worker));
+  // Wait for the whole fault schedule even if the payments went in faster.
+  while (faultsDone() < schedule.length) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  driving = false;
+  await chaos;
+
+  // Settle: every payment final and every event delivered, or the deadline.
+  const settleStart = Date.now();
+  const ids = created.map((c) => c.id);
+  let wrong: string[] = [];
+  let missing: string[] = [];
+  let events: { id: string; type: string }[] = [];
+  for (;;) {
+    const rows = await cluster.sql<
+      { id: string; status: string }[]
+    >`select id, status from payments where id = any(${ids})`;
+    const status = new Map(rows.map((r) => [r.id, r.status]));
+    wrong = created
+      .filter((c) => status.get(c.id) !== OUTCOMES[c.outcome])
+      .map((c) => `${c.id} ${c.outcome} → ${status.get(c.id)}`);
+    events = await cluster.sql<
+      { id: string; type: string }[]
+    >`select id, type from events where payment_id = any(${ids})`;
+    const delivered = new Set(receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id));
+    missing = events.filter((e) => !delivered.has(e.id)).map((e) => `${e.id} ${e.type}`);
+    if ((wrong.length === 0 && missing.length === 0) || Date.now() - settleStart > 180_000) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+
+  // Stable ids: every delivery of one event id carries the same event.
+  const byId = new Map<string, string>();
+  const unstable = new Set<string>();
+  for (const r of receiver.received) {
+    const event = JSON.parse(r.body) as { id: string; type: string; data?: unknown };
+    const fingerprint = JSON.stringify({ type: event.type, data: event.data });
+    const seen = byId.get(event.id);
+    if (seen !== undefined && seen !== fingerprint) unstable.add(event.id);
+    byId.set(event.id, fingerprint);
+  }
+  const byOutcome: Record<string, number> = {};
+  for (const c of created) byOutcome[c.outcome] = (byOutcome[c.outcome] ?? 0) + 1;
+  return {
+    payments: created.length,
+    byOutcome,
+    wrongFinalState: wrong,
+    events: events.length,
+    eventsDelivered: events.length - missing.length,
+    eventsMissing: missing,
+    deliveries: receiver.received.length,
+    redeliveries: receiver.received.length - byId.size,
+    unstableEventIds: [...unstable],
+    faults,
+    requests,
+    serverErrors,
+    retriedAfterConnectionError: retried,
+    stuckIdempotencyKeys,
+    restartFailures,
+    settleSeconds: Math.round((Date.now() - settleStart) / 1000),
+    totalSeconds: Math.round((Date.now() - t0) / 1000),
+  };
+}
+
+export function formatFigures(f: ChaosFigures): string {
+  return [
+    `payments: ${f.payments} (${Object.entries(f.byOutcome)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")})`,
+    `in the right final state: ${f.payments - f.wrongFinalState.length}/${f.payments}`,
+    `events: ${f.events}; delivered at least once: ${f.eventsDelivered}/${f.events}; deliveries ${f.deliveries} (${f.redeliveries} repeats); ids with differing content: ${f.unstableEventIds.length}`,
+    `faults: ${Object.entries(f.faults)
+      .map(([k, v]) => `${k} ×${v}`)
+      .join(", ")}`,
+    `requests: ${f.requests}; 5xx in flight on a killed API: ${f.serverErrors.inFlightOnKilled}; 5xx during a NATS/PostgreSQL restart: ${f.serverErrors.duringInfraRestart}; other 5xx: ${f.serverErrors.other.length}; connection errors retried: ${f.retriedAfterConnectionError}; idempotency keys stuck "in progress" after a kill: ${f.stuckIdempotencyKeys.length}; failed restarts: ${f.restartFailures.length}${f.restartFailures.length ? ` (${f.restartFailures.join("; ")})` : ""}`,
+    `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
+  ].join("\n");
+}

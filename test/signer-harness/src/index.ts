@@ -1,0 +1,113 @@
+import type { KeyObject } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {
+  createApprovalVerifier,
+  createKeyring,
+  createSignerCore,
+  createSignerServer,
+  mnemonicToSeed,
+  openAuditLog,
+  openIntentLedger,
+  writeDevCerts,
+} from "@gateway/signer";
+import {
+  approverKeyFromSeed,
+  createSignerClient,
+  generateApproverKey,
+  type SignerClient,
+} from "@gateway/signer-client";
+import { pino } from "pino";
+
+/** A fixed development mnemonic: test addresses are reproducible across runs. Never funded for real. */
+export const TEST_SIGNER_MNEMONIC = "test test test test test test test test test test test junk";
+
+export interface TestSigner {
+  url: string;
+  client: SignerClient;
+  /** Files for services that connect themselves (SIGNER_CA_FILE, SIGNER_CERT_FILE, SIGNER_KEY_FILE). */
+  tls: { ca: string; cert: string; key: string };
+  approvers: {
+    settlement: { keyId: string; key: KeyObject; seedHex: string };
+    api: { keyId: string; key: KeyObject; seedHex: string };
+  };
+  auditPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real signer, served over gRPC with mutual TLS on a random port, with throwaway certificates,
+ * audit log and intent ledger. Tests talk to it exactly as the services do.
+ */
+export async function startTestSigner(): Promise<TestSigner> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-test-signer-"));
+  const certs = writeDevCerts({ dir: path.join(dir, "certs") });
+  const settlementKey = generateApproverKey();
+  const apiKey = generateApproverKey();
+  const auditPath = path.join(dir, "audit.jsonl");
+  const audit = openAuditLog(auditPath);
+  const ledger = openIntentLedger(
+    path.join(dir, "intents.jsonl"),
+    new Map([
+      ["solana:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
+      ["sui:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
+    ]),
+  );
+  const core = createSignerCore({
+    keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
+    approvals: createApprovalVerifier([
+      {
+        keyId: "settlement-test",
+        approves: "refund",
+        publicKey: Buffer.from(settlementKey.publicKey, "hex"),
+      },
+      { keyId: "api-test", approves: "payout", publicKey: Buffer.from(apiKey.publicKey, "hex") },
+    ]),
+    ledger,
+    audit,
+    limits: { maxSuiGasBudget: 50_000_000n, maxSolanaPriorityFeeLamports: 100_000n },
+    log: pino({ level: "silent" }),
+  });
+  const server = createSignerServer({
+    core,
+    host: "127.0.0.1",
+    port: 0,
+    tls: { ca: certs.ca, cert: certs.serverCert, key: certs.serverKey },
+  });
+  const { port } = await server.start();
+  const url = `https://127.0.0.1:${port}`;
+  const client = createSignerClient({
+    baseUrl: url,
+    tls: {
+      ca: readFileSync(certs.ca),
+      cert: readFileSync(certs.clientCert),
+      key: readFileSync(certs.clientKey),
+    },
+  });
+  return {
+    url,
+    client,
+    tls: { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey },
+    approvers: {
+      settlement: {
+        keyId: "settlement-test",
+        key: approverKeyFromSeed(Buffer.from(settlementKey.seed, "hex")),
+        seedHex: settlementKey.seed,
+      },
+      api: {
+        keyId: "api-test",
+        key: approverKeyFromSeed(Buffer.from(apiKey.seed, "hex")),
+        seedHex: apiKey.seed,
+      },
+    },
+    auditPath,
+    async close() {
+      client.close();
+      await server.stop();
+      audit.close();
+      ledger.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,12 @@
+export { coinObjectType, decodeCoinContents, type StoredCoin, storeCoin } from "./coin-object.js";
+export { type CoinInfo, type CoinSymbol, formatAmount, parseDecimalAmount } from "./coins.js";
+export { deriveObjectId, hashTyped, objectDigest, transactionDigest } from "./digests.js";
+export type { FaucetGrant } from "./faucet.js";
+export type { CheckpointRecord, Ledger, TransactionRecord } from "./ledger.js";
+export {
+  createSuiLocalnet,
+  type LocalnetInfo,
+  type SuiLocalnet,
+  type SuiLocalnetOptions,
+} from "./localnet.js";
+export { type RejectionReason, TransactionRejected } from "./rejection.js";
