@@ -1,3 +1,4 @@
+import net from "node:net";
 import postgres from "postgres";
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -9,13 +10,25 @@ export interface CreateSqlOptions {
   max?: number;
   /** Name shown in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * How long opening a connection keeps retrying while PostgreSQL refuses connections (a restart
+   * or failover), before the query fails. Nothing has been sent yet, so waiting is always safe.
+   */
+  connectRetryMs?: number;
 }
 
 /**
  * One `postgres` client per process. int8 columns come back as `bigint`, so money read from the
  * database never passes through a float.
  */
-export function createSql({ url, max = 10, applicationName = "gateway" }: CreateSqlOptions): Sql {
+export function createSql({
+  url,
+  max = 10,
+  applicationName = "gateway",
+  connectRetryMs = 10_000,
+}: CreateSqlOptions): Sql {
+  // `socket` is documented by postgres.js but missing from its type definitions.
+  const socket = (options: SocketTarget) => connectWithRetry(options, connectRetryMs);
   return postgres(url, {
     max,
     types: { bigint: postgres.BigInt },
@@ -23,5 +36,49 @@ export function createSql({ url, max = 10, applicationName = "gateway" }: Create
     onnotice: () => {},
     idle_timeout: 30,
     connect_timeout: 10,
+    // A request that arrives while PostgreSQL restarts waits for it to come back instead of
+    // failing at once: postgres.js gives up on the first refused connection otherwise.
+    ...({ socket } as object),
+  });
+}
+
+/** The parts of postgres.js's parsed options that say where to connect. */
+interface SocketTarget {
+  host: string[];
+  port: number[];
+  path?: string | false;
+}
+
+/** Errors that mean "nothing listens there right now", worth another try. */
+const REFUSED = new Set(["ECONNREFUSED", "ENOENT", "ECONNRESET", "EAI_AGAIN"]);
+
+export async function connectWithRetry(target: SocketTarget, retryMs: number): Promise<net.Socket> {
+  const deadline = Date.now() + retryMs;
+  for (let attempt = 0; ; attempt++) {
+    const hostIndex = attempt % Math.max(1, target.host.length);
+    try {
+      return await connectOnce(target, hostIndex);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "";
+      if (!REFUSED.has(code) || Date.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** Math.min(attempt, 4), 1000)));
+    }
+  }
+}
+
+function connectOnce(target: SocketTarget, hostIndex: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = target.path
+      ? net.connect(target.path)
+      : net.connect(target.port[hostIndex] ?? target.port[0] ?? 5432, target.host[hostIndex]);
+    const fail = (err: Error) => {
+      socket.destroy();
+      reject(err);
+    };
+    socket.once("error", fail);
+    socket.once("connect", () => {
+      socket.off("error", fail);
+      resolve(socket);
+    });
   });
 }
