@@ -43,18 +43,21 @@ export function createSessionTokens({
         if (!header) throw new GatewayError("token_missing");
         const match = /^Bearer\s+(\S+)$/i.exec(header);
         if (!match) throw new GatewayError("token_invalid");
+        let subject: unknown;
         try {
           const { payload } = await jwtVerify(match[1]!, key, {
             issuer: ISSUER,
             audience: AUDIENCE,
             algorithms: ["HS256"],
           });
-          if (typeof payload.sub !== "string") throw new Error("no subject");
-          if (merchantExists && !(await merchantExists(payload.sub))) throw new Error("no such merchant");
-          res.locals.session = { merchantId: payload.sub } satisfies SessionPrincipal;
+          subject = payload.sub;
         } catch (cause) {
           throw new GatewayError("token_invalid", { cause });
         }
+        if (typeof subject !== "string") throw new GatewayError("token_invalid");
+        // Outside the try: a database that cannot answer is a 503, not a bad token.
+        if (merchantExists && !(await merchantExists(subject))) throw new GatewayError("token_invalid");
+        res.locals.session = { merchantId: subject } satisfies SessionPrincipal;
         next();
       } catch (err) {
         next(err);
