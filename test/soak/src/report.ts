@@ -1,0 +1,138 @@
+// The soak's record: what ran, at what rates and why, the table over time, and the verdict.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "./cluster.js";
+import { KINDS } from "./load.js";
+import type { SampleRow, SoakResult } from "./run-soak.js";
+
+const MiB = (bytes: number | undefined) => (bytes === undefined ? "-" : (bytes / 2 ** 20).toFixed(0));
+const ms = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? "-" : v.toFixed(0));
+const pct = (row: SampleRow, op: string) => {
+  const p = row.latency[op];
+  return p ? `${ms(p.p50)} / ${ms(p.p95)} / ${ms(p.p99)}` : "-";
+};
+
+/** Memory table: one column per process, in the order the runner started them. */
+export function memoryTable(result: SoakResult): string[] {
+  const names = [...new Set(result.samples.flatMap((s) => Object.keys(s.memory)))];
+  const lines = [
+    `| t (s) | ${names.join(" | ")} | soak driver |`,
+    `| - | ${names.map(() => "-").join(" | ")} | - |`,
+  ];
+  for (const row of result.samples) {
+    lines.push(
+      `| ${row.t} | ${names.map((n) => MiB(row.memory[n])).join(" | ")} | ${MiB(row.driverBytes)} |`,
+    );
+  }
+  lines.push(`| after drain | ${names.map((n) => MiB(result.final.memory[n])).join(" | ")} | |`);
+  return lines;
+}
+
+export function loadTable(result: SoakResult): string[] {
+  const lines = [
+    "| t (s) | started test/sol/sui | finished test/sol/sui | in flight | open payments | POST /payments test p50/p95/p99 ms | simulate p99 | generate-wallet p99 | test paid→webhook p50/p95/p99 | Solana paid→webhook p50/p95/p99 | Sui paid→webhook p50/p95/p99 | outbox backlog | consumer lag | deliveries pending |",
+    "| - | - | - | - | - | - | - | - | - | - | - | - | - | - |",
+  ];
+  for (const row of result.samples) {
+    lines.push(
+      `| ${row.t} | ${KINDS.map((k) => row.started[k]).join("/")} | ${KINDS.map((k) => row.finished[k]).join("/")} | ${row.inFlight} | ${row.openPayments} | ${pct(row, "POST /payments (test)")} | ${ms(row.latency["POST simulate"]?.p99)} | ${ms(row.latency["POST generate-wallet"]?.p99)} | ${pct(row, "test: paid → final webhook")} | ${pct(row, "solana: paid → final webhook")} | ${pct(row, "sui: paid → final webhook")} | ${row.queues.outboxBacklog} | ${row.queues.consumerLag} | ${row.queues.deliveriesPending} |`,
+    );
+  }
+  return lines;
+}
+
+export function verdictLines(result: SoakResult): string[] {
+  return [
+    "| check | ok | detail |",
+    "| - | - | - |",
+    ...[...result.checks, ...result.endChecks].map(
+      (c) => `| ${c.name} | ${c.ok ? "yes" : "**NO**"} | ${c.detail} |`,
+    ),
+  ];
+}
+
+export function passed(result: SoakResult): boolean {
+  return [...result.checks, ...result.endChecks].every((c) => c.ok);
+}
+
+export function ratesLine(result: SoakResult): string {
+  return KINDS.map((k) => {
+    const { rate, source } = result.rates[k];
+    const probed = result.probe.completedPerSecond[k];
+    return `${k} ${rate}/s (${source === "env" ? "set by env" : `half of ${probed?.toFixed(2)}/s probed`})`;
+  }).join(", ");
+}
+
+export function totals(result: SoakResult) {
+  const sum = (pick: (row: SampleRow) => number) => result.samples.reduce((a, row) => a + pick(row), 0);
+  return {
+    test: sum((r) => r.finished.test),
+    solana: sum((r) => r.finished.solana),
+    sui: sum((r) => r.finished.sui),
+  };
+}
+
+export function soakMarkdown(result: SoakResult, machine: string): string {
+  const done = totals(result);
+  const la = (v: number[]) => v.map((x) => x.toFixed(1)).join(", ");
+  const c = result.counters;
+  return [
+    "# Soak: steady live and test payments on the whole cluster",
+    "",
+    `Machine: ${machine}. Run ${result.startedAt.toISOString()}: \`npm run soak\` (${result.seconds} s of load, a sample every ${result.sampleSeconds} s).`,
+    `Load average at the start ${la(result.loadAverage.start)}, at the end ${la(result.loadAverage.end)}: the machine was shared with other engineers' work during the run, so latency tails include their load.`,
+    "",
+    "## What ran",
+    "",
+    "`scripts/local-cluster.ts` (what `npm start` runs), in a temporary data folder with its ports shifted: embedded PostgreSQL, `nats-server -js`, mail catcher, signer (mTLS), solana-localnet, sui-localnet (250 ms checkpoints), settlement, watcher-solana, watcher-sui, notifier and api, one process each, `LOG_LEVEL=warn`. One merchant with a test and a live key and one webhook endpoint per mode on a local receiver that verifies every signature.",
+    "",
+    "- **test payments**: `POST /payments` (10.00 USD) then `POST /payments/checkout/:id/simulate` cycling paid, paid, paid, overpaid, underpaid, expired; finished at its final webhook (`payment.completed`, `payment.refunded` or `payment.expired`).",
+    "- **Solana live payments**: `POST /payments` (1.00 USD) with the live key, `generate-wallet` (USDC on Solana), wait until the watcher has registered the address with the provider, then a customer wallet sends the exact USDC through the local network's RPC (`@solana/web3.js`); finished at `payment.completed` (after the sweep to the vault).",
+    "- **Sui live payments**: the same with USDC on Sui, paid by a fresh faucet-funded wallet through `SuiGrpcClient`.",
+    "",
+    "## Rates: half the measured capacity",
+    "",
+    `bench/RESULTS.md measures parts on their own (\`POST /payments\` alone 676 req/s with 16 clients; webhook deliveries 1,780/s end to end; Solana and Sui one payment at a time for latency), not the whole system paying, settling and notifying at once, and the soak runs every part on the same two cores. So the soak measures its own capacity first: a ${result.probe.seconds} s closed-loop probe on this cluster with ${KINDS.map((k) => `${result.probe.workers[k]} ${k}`).join(", ")} workers running at once, each starting its next payment when the last one's final webhook arrived. It completed ${KINDS.map((k) => `${k} ${result.probe.completedPerSecond[k]?.toFixed(2) ?? "(not probed)"}/s`).join(", ")}. The steady load is half of that, open loop (payments start on schedule whatever the answers): **${ratesLine(result)}**. \`SOAK_RATE_TEST\`, \`SOAK_RATE_SOLANA\`, \`SOAK_RATE_SUI\` set rates instead.`,
+    "",
+    "## Result",
+    "",
+    `**${passed(result) ? "Nothing grew without bound" : "FAILED"}.** Payments finished during the load: ${done.test} test, ${done.solana} Solana, ${done.sui} Sui; ${c.webhooks} webhook deliveries received (${c.duplicateWebhooks} repeats, ${c.badSignatures} bad signatures). After the load stopped everything drained in ${result.final.drainedSeconds.toFixed(1)} s.`,
+    "",
+    "The first third of the samples is warm-up; the last third is compared with the middle third: memory (mean) may grow at most 15 % + 24 MiB, queue maxima at most 2× + 50, the median of the windows' p99 latency at most 2× + 100 ms.",
+    "",
+    ...verdictLines(result),
+    "",
+    "## Latency and queues over time",
+    "",
+    `Per ${result.sampleSeconds} s window. Latency is measured by the load driver: the API's requests from send to full answer; "paid → webhook" from the moment the customer's part was done (simulation accepted, transfer executed on the chain) to the final webhook's arrival at the receiver, so the live figures include finality, settlement, the sweep and the notifier.`,
+    "",
+    ...loadTable(result),
+    "",
+    "## Memory of every process (MiB, proportional set size)",
+    "",
+    "PSS counts shared pages once across the processes that share them, so PostgreSQL (the postmaster and all its backends together) is not counted once per backend. `runner` is scripts/local-cluster.ts itself.",
+    "",
+    ...memoryTable(result),
+    "",
+  ].join("\n");
+}
+
+/** Writes bench/RESULTS-soak.md and the soak's line in bench/RESULTS.md. */
+export function recordSoak(result: SoakResult, machine: string): void {
+  writeFileSync(path.join(ROOT, "bench/RESULTS-soak.md"), soakMarkdown(result, machine));
+  const summaryPath = path.join(ROOT, "bench/RESULTS.md");
+  const summary = readFileSync(summaryPath, "utf8").split("\n");
+  const done = totals(result);
+  const memory = result.checks.filter((c) => c.name.startsWith("memory"));
+  const line = `| Soak: the whole cluster at half its probed capacity, ${Math.round(result.seconds / 60)} min (\`npm run soak\`) | ${ratesLine(result)}; ${done.test + done.solana + done.sui} payments finished, all final and every event delivered: ${result.endChecks.every((c) => c.ok) ? "yes" : "no"}; memory of ${memory.length} processes, outbox, consumer lag, deliveries pending and p99 latency ${result.checks.every((c) => c.ok) ? "flat after warm-up" : "NOT flat (see file)"} | nothing grows without bound | ${passed(result) ? "yes" : "**no**"} | [RESULTS-soak.md](RESULTS-soak.md) |`;
+  const existing = summary.findIndex((l) => l.startsWith("| Soak:"));
+  if (existing >= 0) summary[existing] = line;
+  else {
+    // After the last row of the first table.
+    const header = summary.findIndex((l) => l.startsWith("| area |"));
+    let end = header + 2;
+    while (summary[end]?.startsWith("|")) end++;
+    summary.splice(end, 0, line);
+  }
+  writeFileSync(summaryPath, summary.join("\n"));
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { judge, type Sample, slopePerMinute, thirds } from "./verdict.js";
+
+const MiB = 2 ** 20;
+const window = (p99: number) => ({ count: 100, p50: p99 / 3, p95: p99 / 2, p99, max: p99 });
+
+function run(
+  n: number,
+  shape: (i: number) => Partial<{ mem: number; queue: number; p99: number }>,
+): Sample[] {
+  return Array.from({ length: n }, (_, i) => {
+    const { mem = 200 * MiB, queue = 5, p99 = 40 } = shape(i);
+    return {
+      t: i * 10,
+      memory: { api: mem },
+      latency: { "POST /payments (test)": window(p99), "solana: transfer executed": window(p99 * 50) },
+      queues: { outboxBacklog: queue, deliveriesPending: queue, consumerLag: queue },
+    };
+  });
+}
+
+const failed = (samples: Sample[]) =>
+  judge(samples)
+    .filter((c) => !c.ok)
+    .map((c) => c.name);
+
+describe("soak verdict", () => {
+  it("passes a steady run whose warm-up grew", () => {
+    const samples = run(18, (i) => ({ mem: (i < 6 ? 100 + i * 20 : 210 + (i % 3) * 5) * MiB, queue: i % 4 }));
+    expect(failed(samples)).toEqual([]);
+  });
+
+  it("fails memory that keeps climbing after warm-up, fast or slowly", () => {
+    const fast = run(18, (i) => ({ mem: (200 + i * 30) * MiB }));
+    expect(failed(fast)).toEqual(["memory api"]);
+    const slow = run(18, (i) => ({ mem: (200 + i * 2) * MiB }));
+    expect(failed(slow)).toEqual(["memory api"]);
+    const check = judge(slow).find((c) => c.name === "memory api")!;
+    expect(check.detail).toContain("slope +12.00 MiB/min, climbing through both thirds");
+  });
+
+  it("passes memory that rose once and then stayed", () => {
+    const samples = run(18, (i) => ({ mem: (i < 9 ? 200 : 215) * MiB }));
+    expect(failed(samples)).toEqual([]);
+  });
+
+  it("fails queues that keep filling and latency that keeps worsening", () => {
+    const samples = run(18, (i) => ({ queue: i * i * 3, p99: i < 12 ? 40 : 400 }));
+    expect(failed(samples)).toEqual([
+      "queue outboxBacklog",
+      "queue deliveriesPending",
+      "queue consumerLag",
+      "latency POST /payments (test)",
+    ]);
+  });
+
+  it("does not judge a chain's own execution time, and needs enough samples", () => {
+    const samples = run(18, (i) => ({ p99: i < 12 ? 40 : 41 }));
+    expect(judge(samples).some((c) => c.name.includes("transfer executed"))).toBe(false);
+    expect(failed(run(4, () => ({})))).toEqual(["enough samples"]);
+  });
+
+  it("splits into thirds and fits a slope per minute", () => {
+    expect(thirds([1, 2, 3, 4, 5, 6, 7, 8, 9])).toEqual({
+      warmup: [1, 2, 3],
+      middle: [4, 5, 6],
+      last: [7, 8, 9],
+    });
+    expect(slopePerMinute([0, 30, 60].map((t) => ({ t, v: 5 + t / 10 })))).toBeCloseTo(6);
+  });
+});

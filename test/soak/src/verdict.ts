@@ -1,0 +1,138 @@
+// "None may grow without bound", made checkable: the first third of the samples is warm-up; the
+// last third is compared with the middle third. Memory may not keep climbing, queues may not
+// keep filling, latency may not keep worsening.
+import type { Percentiles } from "./latency.js";
+
+export interface Sample {
+  /** Seconds since the steady load started. */
+  t: number;
+  /** Bytes per process. */
+  memory: Record<string, number>;
+  latency: Record<string, Percentiles>;
+  queues: { outboxBacklog: number; deliveriesPending: number; consumerLag: number };
+}
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface VerdictLimits {
+  /** Memory: mean of the last third may exceed the middle third's by this fraction... */
+  memoryGrowthFraction: number;
+  /** ...plus this many bytes (garbage-collected heaps breathe by tens of MiB). */
+  memoryGrowthBytes: number;
+  /** A slow leak hides under that margin: memory also fails when it climbs faster than this (per
+   * minute) through both the middle and the last third and the last is this much higher. */
+  memoryClimbBytesPerMinute: number;
+  memoryClimbBytes: number;
+  /** Queues: the last third's maximum may be this many times the middle third's maximum... */
+  queueGrowthFactor: number;
+  /** ...plus this many items (what a few seconds of load keep in flight). */
+  queueSlack: number;
+  /** Latency: median of the windows' p99 in the last third ≤ factor × middle third's + slack. */
+  latencyFactor: number;
+  latencySlackMs: number;
+}
+
+export const DEFAULT_LIMITS: VerdictLimits = {
+  memoryGrowthFraction: 0.15,
+  memoryGrowthBytes: 24 * 2 ** 20,
+  memoryClimbBytesPerMinute: 2 ** 20,
+  memoryClimbBytes: 8 * 2 ** 20,
+  queueGrowthFactor: 2,
+  queueSlack: 50,
+  latencyFactor: 2,
+  latencySlackMs: 100,
+};
+
+const MiB = 2 ** 20;
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/** Least-squares slope of value over time, per minute. */
+export function slopePerMinute(points: { t: number; v: number }[]): number {
+  if (points.length < 2) return 0;
+  const mt = mean(points.map((p) => p.t));
+  const mv = mean(points.map((p) => p.v));
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.t - mt) * (p.v - mv);
+    den += (p.t - mt) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * 60;
+}
+
+export function thirds<T>(samples: T[]): { warmup: T[]; middle: T[]; last: T[] } {
+  const a = Math.floor(samples.length / 3);
+  const b = Math.floor((2 * samples.length) / 3);
+  return { warmup: samples.slice(0, a), middle: samples.slice(a, b), last: samples.slice(b) };
+}
+
+/** Operations whose latency is judged: the merchant's requests and the time to the final webhook. */
+export function judgedOperation(operation: string): boolean {
+  return operation.startsWith("POST") || operation.includes("final webhook");
+}
+
+export function judge(samples: Sample[], limits: VerdictLimits = DEFAULT_LIMITS): Check[] {
+  const { middle, last } = thirds(samples);
+  if (middle.length < 2 || last.length < 2) {
+    return [
+      { name: "enough samples", ok: false, detail: `${samples.length} samples; at least 6 are needed` },
+    ];
+  }
+  const checks: Check[] = [];
+  const processes = new Set(samples.flatMap((s) => Object.keys(s.memory)));
+  for (const name of [...processes].sort()) {
+    const m = middle.map((s) => s.memory[name]).filter((v): v is number => v !== undefined);
+    const l = last.map((s) => s.memory[name]).filter((v): v is number => v !== undefined);
+    if (m.length === 0 || l.length === 0) {
+      checks.push({ name: `memory ${name}`, ok: false, detail: "process missing from part of the run" });
+      continue;
+    }
+    const limit = mean(m) * (1 + limits.memoryGrowthFraction) + limits.memoryGrowthBytes;
+    const slopeOf = (part: Sample[]) => slopePerMinute(part.map((s) => ({ t: s.t, v: s.memory[name] ?? 0 })));
+    const climbing =
+      slopeOf(middle) > limits.memoryClimbBytesPerMinute &&
+      slopeOf(last) > limits.memoryClimbBytesPerMinute &&
+      mean(l) - mean(m) > limits.memoryClimbBytes;
+    const slope = slopeOf([...middle, ...last]) / MiB;
+    checks.push({
+      name: `memory ${name}`,
+      ok: mean(l) <= limit && !climbing,
+      detail: `middle ${(mean(m) / MiB).toFixed(1)} MiB → last ${(mean(l) / MiB).toFixed(1)} MiB (limit ${(limit / MiB).toFixed(1)}), slope ${slope >= 0 ? "+" : ""}${slope.toFixed(2)} MiB/min${climbing ? ", climbing through both thirds" : ""}`,
+    });
+  }
+  for (const queue of ["outboxBacklog", "deliveriesPending", "consumerLag"] as const) {
+    const m = Math.max(...middle.map((s) => s.queues[queue]));
+    const l = Math.max(...last.map((s) => s.queues[queue]));
+    const limit = m * limits.queueGrowthFactor + limits.queueSlack;
+    checks.push({
+      name: `queue ${queue}`,
+      ok: l <= limit,
+      detail: `max middle ${m} → max last ${l} (limit ${limit})`,
+    });
+  }
+  const operations = new Set(samples.flatMap((s) => Object.keys(s.latency)).filter(judgedOperation));
+  for (const operation of [...operations].sort()) {
+    const p99 = (part: Sample[]) =>
+      part
+        .map((s) => s.latency[operation]?.p99)
+        .filter((v): v is number => v !== undefined && !Number.isNaN(v));
+    const m = p99(middle);
+    const l = p99(last);
+    if (m.length === 0 || l.length === 0) continue;
+    const limit = median(m) * limits.latencyFactor + limits.latencySlackMs;
+    checks.push({
+      name: `latency ${operation}`,
+      ok: median(l) <= limit,
+      detail: `median window p99: middle ${median(m).toFixed(0)} ms → last ${median(l).toFixed(0)} ms (limit ${limit.toFixed(0)})`,
+    });
+  }
+  return checks;
+}
