@@ -1,11 +1,38 @@
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { GatewayError } from "@gateway/errors";
 import type { SignerClient } from "@gateway/signer-client";
 import type { DepositAddressSource } from "./deps.js";
 
-/** Deposit addresses come from the signer, the only holder of the seed. */
-export function signerDepositAddresses(client: SignerClient): DepositAddressSource {
+/** Failures that mean "the signer is not there right now" (a restart), not "it said no". */
+const TRANSIENT = new Set([
+  Code.Unavailable,
+  Code.DeadlineExceeded,
+  Code.Aborted,
+  Code.Unknown,
+  Code.Internal,
+]);
+
+/**
+ * Deposit addresses come from the signer, the only holder of the seed. Deriving is a pure
+ * function of (chain, mode, index), so a call that failed because the signer was restarting is
+ * simply made again, for up to `retryMs`; after that the customer gets a 503 to retry on.
+ */
+export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): DepositAddressSource {
   return {
-    derive: (chain, mode, index) => client.deriveDepositAddress({ chain, mode, index: Number(index) }),
+    async derive(chain, mode, index) {
+      const deadline = Date.now() + retryMs;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await client.deriveDepositAddress({ chain, mode, index: Number(index) });
+        } catch (err) {
+          if (!TRANSIENT.has(ConnectError.from(err).code)) throw err;
+          if (Date.now() >= deadline) throw new GatewayError("service_unavailable", { cause: err });
+          await sleep(Math.min(100 * 2 ** attempt, 1000));
+        }
+      }
+    },
   };
 }
 

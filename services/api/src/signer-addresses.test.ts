@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import net from "node:net";
+import { GatewayError } from "@gateway/errors";
+import { freePort } from "@gateway/local-infra";
+import { createSignerClient } from "@gateway/signer-client";
+import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signerDepositAddresses } from "./signer-addresses.js";
+
+let signer: TestSigner;
+beforeAll(async () => {
+  signer = await startTestSigner();
+});
+afterAll(async () => {
+  await signer?.close();
+});
+
+const clientAt = (port: number) =>
+  createSignerClient({
+    baseUrl: `https://127.0.0.1:${port}`,
+    tls: {
+      ca: readFileSync(signer.tls.ca),
+      cert: readFileSync(signer.tls.cert),
+      key: readFileSync(signer.tls.key),
+    },
+  });
+
+describe("deposit addresses from the signer", () => {
+  it("waits out a signer that is restarting, then derives the same address", async () => {
+    const port = await freePort();
+    const client = clientAt(port);
+    // The signer "comes back" on `port` after 700 ms: a TCP relay to the running test signer.
+    const signerPort = Number(new URL(signer.url).port);
+    let relay: net.Server | undefined;
+    const back = setTimeout(() => {
+      relay = net
+        .createServer((socket) => socket.pipe(net.connect(signerPort, "127.0.0.1")).pipe(socket))
+        .listen(port, "127.0.0.1");
+    }, 700);
+    try {
+      const address = await signerDepositAddresses(client, 10_000).derive("solana", "live", 7n);
+      expect(address).toBe(
+        await signer.client.deriveDepositAddress({ chain: "solana", mode: "live", index: 7 }),
+      );
+    } finally {
+      clearTimeout(back);
+      client.close();
+      await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
+    }
+  });
+
+  it("answers service_unavailable once the signer stays away longer than the retry window", async () => {
+    const client = clientAt(await freePort());
+    const started = Date.now();
+    try {
+      const failure = await signerDepositAddresses(client, 400)
+        .derive("sui", "live", 1n)
+        .catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(GatewayError);
+      expect((failure as GatewayError).code).toBe("service_unavailable");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    } finally {
+      client.close();
+    }
+  });
+});
