@@ -3,6 +3,7 @@ import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import type { RequestHandler, Response } from "express";
 import { hashApiKey, modeOfKey } from "./api-keys.js";
+import { createKeypairCache } from "./keypair-cache.js";
 
 export interface ApiKeyPrincipal {
   merchantId: string;
@@ -11,10 +12,12 @@ export interface ApiKeyPrincipal {
 }
 
 /**
- * Merchant server calls: the key is looked up by its hash on every request (no cache), so a
- * keypair deactivated in the dashboard is refused at once by every replica.
+ * Merchant server calls: the key is looked up by its hash, through a per-replica cache that every
+ * change to a keypair empties on every replica (keypair-cache.ts), so a keypair deactivated in the
+ * dashboard is refused at once by all of them.
  */
 export function requireApiKey(sql: Sql): RequestHandler {
+  const keypairs = createKeypairCache(sql);
   return async (req, res, next) => {
     try {
       const header = req.headers["x-api-key"];
@@ -22,14 +25,7 @@ export function requireApiKey(sql: Sql): RequestHandler {
       if (!key) throw new GatewayError("api_key_missing");
       const mode = modeOfKey(key);
       if (!mode) throw new GatewayError("api_key_invalid");
-      const hash = hashApiKey(key);
-      const rows =
-        mode === "test"
-          ? await sql<{ id: string; merchant_id: string; active: boolean }[]>`
-              select id, merchant_id, active from api_keypairs where test_key_hash = ${hash}`
-          : await sql<{ id: string; merchant_id: string; active: boolean }[]>`
-              select id, merchant_id, active from api_keypairs where live_key_hash = ${hash}`;
-      const keypair = rows[0];
+      const keypair = await keypairs.find(mode, hashApiKey(key));
       if (!keypair?.active) throw new GatewayError("api_key_invalid");
       res.locals.apiKey = {
         merchantId: keypair.merchant_id,

@@ -7,9 +7,9 @@ import { rejectUnknown } from "../../http/params.js";
 import { KEYPAIR_COLUMNS, type KeypairRow, toKeypairResource } from "./keypair-resource.js";
 
 /**
- * `POST /api-keys/:id/deactivate` and `/activate`. requireApiKey reads `active` from PostgreSQL on
- * every request, so the change holds on every replica from the moment this commits. Another
- * merchant's keypair is a 404, like one that does not exist.
+ * `POST /api-keys/:id/deactivate` and `/activate`. The update's trigger empties every replica's
+ * keypair cache (auth/keypair-cache.ts), so the change holds on all of them from the moment this
+ * commits. Another merchant's keypair is a 404, like one that does not exist.
  */
 export function setKeypairActive({ sql }: Pick<ApiDeps, "sql">, active: boolean): RequestHandler {
   return async (req, res) => {
