@@ -4,6 +4,7 @@ export {
   findPayment,
   type InsertPayment,
   insertPayment,
+  insertPayments,
   isUuid,
   type ListPaymentsQuery,
   listPayments,

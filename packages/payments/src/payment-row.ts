@@ -38,14 +38,32 @@ export interface InsertPayment {
 }
 
 export async function insertPayment(tx: TransactionSql | Sql, input: InsertPayment): Promise<PaymentRow> {
-  const { state } = input;
-  const [row] = await tx<PaymentRow[]>`
-    insert into payments (id, merchant_id, mode, amount, currency, fee, description, redirect_url, status, state, expires_at)
-    values (${state.id}, ${input.merchantId}, ${state.mode}, ${state.amount}, ${state.currency}, ${state.fee},
-            ${input.description}, ${input.redirectUrl}, ${state.status},
-            ${tx.json(serializePaymentState(state) as never)}, ${new Date(state.expiresAt)})
-    returning *`;
+  const [row] = await insertPayments(tx, [input]);
   return row!;
+}
+
+/** Several payments in one statement (one commit); the rows come back in the inputs' order. */
+export async function insertPayments(
+  tx: TransactionSql | Sql,
+  inputs: InsertPayment[],
+): Promise<PaymentRow[]> {
+  const values = inputs.map(({ state, merchantId, description, redirectUrl }) => ({
+    id: state.id,
+    merchant_id: merchantId,
+    mode: state.mode,
+    amount: state.amount,
+    currency: state.currency,
+    fee: state.fee,
+    description,
+    redirect_url: redirectUrl,
+    status: state.status,
+    state: tx.json(serializePaymentState(state) as never),
+    expires_at: new Date(state.expiresAt),
+  }));
+  const rows = await tx<PaymentRow[]>`insert into payments ${tx(values)} returning *`;
+  // RETURNING promises no order.
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return inputs.map((input) => byId.get(input.state.id)!);
 }
 
 /** A merchant sees only its own payments of the key's mode; anything else does not exist. */

@@ -47,6 +47,34 @@ describe("POST /payments (happy)", () => {
     expect(Date.parse(p.created_at)).toBeGreaterThanOrEqual(before - 1000);
   });
 
+  it("gives each of many concurrent requests its own payment, as asked", async () => {
+    const asks = Array.from({ length: 40 }, (_, i) => ({
+      amount: `${i + 1}.25`,
+      currency: i % 2 ? "USD" : "SOL",
+      description: `concurrent ${i}`,
+      ...(i % 3 ? { redirect_url: `https://shop.example/${i}` } : {}),
+    }));
+    const created = await Promise.all(
+      asks.map((ask, i) => post(ask, i % 4 ? merchant.testKey : merchant.liveKey)),
+    );
+    expect(new Set(created.map((res) => res.body.id)).size).toBe(40);
+    for (const [i, res] of created.entries()) {
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        amount: asks[i]!.amount,
+        currency: asks[i]!.currency,
+        description: asks[i]!.description,
+        redirect_url: asks[i]!.redirect_url ?? null,
+        is_test: i % 4 !== 0,
+      });
+      const key = i % 4 ? merchant.testKey : merchant.liveKey;
+      const read = await call(api.baseUrl, "GET", `/payments/${res.body.id}`, {
+        headers: { "x-api-key": key },
+      });
+      expect(read.body).toEqual(res.body);
+    }
+  });
+
   it("marks live-key payments is_test false and honours expires_in", async () => {
     const res = await post({ amount: 1, currency: "SOL", expires_in: 300 }, merchant.liveKey);
     expect(res.status).toBe(201);

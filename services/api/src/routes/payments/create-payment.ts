@@ -7,10 +7,11 @@ import {
   parseCurrency,
   STATIC_TEST_PRICES,
 } from "@gateway/domain";
-import { insertPayment, toPaymentResource } from "@gateway/payments";
+import { type InsertPayment, insertPayment, insertPayments, toPaymentResource } from "@gateway/payments";
 import type { RequestHandler } from "express";
 import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
+import { batched } from "../../http/batched.js";
 import { bodyObject } from "../../http/json-body.js";
 import {
   httpUrl,
@@ -26,6 +27,9 @@ export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
 
 /** `POST /payments`: seed section 4.1; validity, limits and fee per PRODUCT.md. */
 export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
+  // Payments created while the previous insert is in flight share the next one: under load one
+  // commit serves many requests; each still answers only once its row is committed.
+  const insert = batched((inputs: InsertPayment[]) => insertPayments(sql, inputs));
   return async (req, res) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
     const body = bodyObject(req.body);
@@ -48,7 +52,10 @@ export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">):
       // Whole milliseconds: the ISO strings we return carry exactly three decimals.
       expiresAt: Date.now() + expiresIn * 1000,
     });
-    const row = await insertPayment(sql, { state, merchantId, description, redirectUrl });
+    const input = { state, merchantId, description, redirectUrl };
+    // A failed multi-row insert commits nothing: each of its payments is then tried alone, so a
+    // bad row fails only its own request.
+    const row = await insert(input).catch(() => insertPayment(sql, input));
     res.status(201).json(toPaymentResource(row, config.PUBLIC_BASE_URL));
   };
 }
