@@ -55,4 +55,21 @@ describe("createSql across a PostgreSQL restart", () => {
       await sql.end({ timeout: 1 });
     }
   });
+
+  it("a connection whose backend died fails its next query instead of crashing the process", async () => {
+    // postgres.js 3.4.9 threw from a setImmediate here (porsager/postgres#1208), killing the
+    // service; packages/db/patches/postgres@3.4.9.patch makes it a CONNECTION_CLOSED rejection.
+    const sql = createSql({ url: pg.url, max: 2 });
+    try {
+      const reserved = await sql.reserve();
+      const [row] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      await sql`select pg_terminate_backend(${row!.pid})`;
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(reserved`select 1`).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+      reserved.release();
+      expect((await sql<{ n: number }[]>`select 3 as n`)[0]?.n).toBe(3);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
 });
