@@ -45,6 +45,15 @@ describe("createLogger", () => {
     expect(text).toContain("[redacted]");
   });
 
+  it("keeps an error's code as errorCode, unless it looks like a one-time code", () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ name: "api", destination });
+    log.warn({ err: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) }, "db");
+    log.warn({ err: Object.assign(new Error("bad code"), { code: "482913" }) }, "otp");
+    expect(lines[0]).toMatchObject({ err: { message: "read ECONNRESET", errorCode: "ECONNRESET" } });
+    expect(JSON.stringify(lines[1])).not.toContain("482913");
+  });
+
   it("honours the level", () => {
     const { lines, destination } = capture();
     const log = createLogger({ name: "api", level: "warn", destination });

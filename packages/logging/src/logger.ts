@@ -45,11 +45,24 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/**
+ * `code` is redacted everywhere because one-time codes travel under that name, which also hid
+ * what an error was (ECONNRESET, 57P01) from the operator. An error's code is kept as
+ * `errorCode` unless it looks like a one-time code (six digits).
+ */
+function serializeError(err: Error): Record<string, unknown> {
+  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && !/^\d{6}$/.test(code)) out["errorCode"] = code;
+  return out;
+}
+
 export function createLogger({ name, level = "info", destination }: LoggerOptions): Logger {
   return pino(
     {
       name,
       level,
+      serializers: { err: serializeError },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       base: { service: name },
       timestamp: pino.stdTimeFunctions.isoTime,
