@@ -1,11 +1,14 @@
-// The chaos run: CI size by default (120 payments, 3 faults of each type); `npm run chaos` sets
-// CHAOS_PAYMENTS=1000 CHAOS_FAULTS=5 for the full size. See run-chaos.ts for what it does.
+// The chaos run: CI size by default (120 test-mode and 20 live payments, 2 live payouts per chain,
+// 3 faults of each type); `npm run chaos` runs the full size (CHAOS_PAYMENTS=800,
+// CHAOS_LIVE_PAYMENTS=200, CHAOS_PAYOUTS=5, CHAOS_FAULTS=5). See run-chaos.ts for what it does.
 import { expect, it } from "vitest";
 import { formatFigures, runChaos } from "./run-chaos.js";
 
-it("test-mode payments and webhooks survive SIGKILLs of every process type and NATS/PostgreSQL restarts", async () => {
+it("payments, payouts and webhooks survive SIGKILLs of every process type and NATS/PostgreSQL restarts", async () => {
   const figures = await runChaos({
     payments: Number(process.env.CHAOS_PAYMENTS ?? 120),
+    livePayments: Number(process.env.CHAOS_LIVE_PAYMENTS ?? 20),
+    payoutsPerChain: Number(process.env.CHAOS_PAYOUTS ?? 2),
     faultsPerType: Number(process.env.CHAOS_FAULTS ?? 3),
     concurrency: Number(process.env.CHAOS_CONCURRENCY ?? 6),
     log: (line) => process.stdout.write(`chaos | ${line}\n`),
@@ -15,5 +18,15 @@ it("test-mode payments and webhooks survive SIGKILLs of every process type and N
   expect(figures.eventsMissing).toEqual([]);
   expect(figures.unstableEventIds).toEqual([]);
   expect(figures.serverErrors.other).toEqual([]);
+  expect(figures.stuckIdempotencyKeys).toEqual([]);
+  expect(figures.crashes).toEqual([]);
   for (const [type, n] of Object.entries(figures.faults)) expect(n, type).toBeGreaterThanOrEqual(3);
+  expect(figures.ledger).toMatchObject({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+  const live = figures.live!;
+  expect(live.wrongFinalState).toEqual([]);
+  expect(live.payoutsNotCompleted).toEqual([]);
+  expect(live.chainMismatches).toEqual([]);
+  expect(live.sweeps.onChain).toBe(live.sweeps.expected);
+  expect(live.refunds.onChain).toBe(live.refunds.expected);
+  expect(live.payoutTransfers.onChain).toBe(live.payoutTransfers.expected);
 }, 3_600_000);

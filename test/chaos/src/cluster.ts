@@ -1,11 +1,19 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSql, migrate, type Sql } from "@gateway/db";
 import { freePort, type LocalNats, type LocalPostgres, startNats, startPostgres } from "@gateway/local-infra";
+import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { writeDevCerts } from "@gateway/signer";
-import { generateApproverKey } from "@gateway/signer-client";
-import { type ManagedProcess, managedProcess } from "./managed-process.js";
+import { createSignerClient, generateApproverKey } from "@gateway/signer-client";
+import {
+  type LiveChainClient,
+  SUI_USDC_TYPE,
+  SUI_USDT_TYPE,
+  solanaClient,
+  suiClient,
+} from "./live-chains.js";
+import { type ManagedProcess, managedProcess, ROOT } from "./managed-process.js";
 
 export const SIGNER_MNEMONIC = "test test test test test test test test test test test junk";
 
@@ -18,6 +26,23 @@ export interface ClusterOptions {
   signerMnemonic?: string;
   /** Extra environment for the API processes (e.g. SMTP_URL). */
   apiEnv?: Record<string, string>;
+  /**
+   * Live mode too: the local Solana and Sui networks as processes, their service wallets funded,
+   * watcher replicas per chain, chain settlement, and a mail catcher for payout codes.
+   */
+  live?: { watchersPerChain?: number };
+}
+
+/** What a live cluster adds: the chains as a customer reaches them, and the mail. */
+export interface LiveParts {
+  solana: LiveChainClient;
+  sui: LiveChainClient;
+  mail: MailCatcher;
+  localnets: ManagedProcess[];
+  watchersSolana: ManagedProcess[];
+  watchersSui: ManagedProcess[];
+  /** The live vault of each chain. */
+  vaults: { solana: string; sui: string };
 }
 
 export interface Cluster {
@@ -31,6 +56,7 @@ export interface Cluster {
   apis: ManagedProcess[];
   settlements: ManagedProcess[];
   notifiers: ManagedProcess[];
+  live?: LiveParts;
   /** Every service process, for kills and log scans. */
   services(): ManagedProcess[];
   restartNats(): Promise<void>;
@@ -59,6 +85,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   mkdirSync(path.join(dir, "signer"), { recursive: true });
   const settlementApprover = generateApproverKey();
   const apiApprover = generateApproverKey();
+  const payoutApprover = generateApproverKey();
   const [signerPort, signerHealth] = [await freePort(), await freePort()];
   const logLevel = options.logLevel ?? "warn";
   const signer = managedProcess(
@@ -74,6 +101,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       SIGNER_TRUSTED_APPROVERS: JSON.stringify([
         { keyId: "settlement-chaos", approves: "refund", publicKey: settlementApprover.publicKey },
         { keyId: "api-chaos", approves: "payout", publicKey: apiApprover.publicKey },
+        { keyId: "settlement-payouts-chaos", approves: "payout", publicKey: payoutApprover.publicKey },
       ]),
       SIGNER_CAPS: JSON.stringify({
         "solana:*": { perIntent: "1000000000000", perDay: "100000000000000" },
@@ -95,6 +123,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
   const jwtSecret = "chaos-secret-chaos-secret-chaos-secret-01";
   const webhookKey = Buffer.alloc(32, 9).toString("base64");
+  const chains = options.live ? await startLocalnets(certsDir, signerPort) : undefined;
+  const mail = options.live ? await createMailCatcher() : undefined;
 
   const apis: ManagedProcess[] = [];
   const apiUrls: string[] = [];
@@ -117,6 +147,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           RATE_LIMIT_PER_MINUTE: "1000000",
           API_APPROVER_KEY_ID: "api-chaos",
           API_APPROVER_SEED: apiApprover.seed,
+          ...(chains
+            ? {
+                SMTP_URL: mail!.smtpUrl,
+                SUI_USDC_COIN_TYPE: SUI_USDC_TYPE,
+                SUI_USDT_COIN_TYPE: SUI_USDT_TYPE,
+              }
+            : {}),
           ...options.apiEnv,
         },
         `${url}/readyz`,
@@ -138,6 +175,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           PUBLIC_BASE_URL: apiUrls[0] ?? "http://127.0.0.1:3000",
           SETTLEMENT_APPROVER_KEY_ID: "settlement-chaos",
           SETTLEMENT_APPROVER_SEED: settlementApprover.seed,
+          SETTLEMENT_PAYOUT_APPROVER_KEY_ID: "settlement-payouts-chaos",
+          SETTLEMENT_PAYOUT_APPROVER_SEED: payoutApprover.seed,
+          ...chains?.settlementEnv,
         },
         `http://127.0.0.1:${health}/readyz`,
       ),
@@ -160,9 +200,48 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       ),
     );
   }
-  const services = () => [signer, ...apis, ...settlements, ...notifiers];
+  const watchersSolana: ManagedProcess[] = [];
+  const watchersSui: ManagedProcess[] = [];
+  for (let i = 0; chains && i < (options.live?.watchersPerChain ?? 2); i++) {
+    const [health, ingress, suiHealth] = [await freePort(), await freePort(), await freePort()];
+    watchersSolana.push(
+      managedProcess(
+        `watcher-solana-${i + 1}`,
+        "services/watcher-solana",
+        {
+          ...infra,
+          ...chains.solanaEnv,
+          REPLICA_ID: `watcher-solana-${i + 1}`,
+          HEALTH_PORT: String(health),
+          PORT: String(ingress),
+          WEBHOOK_AUTH_HEADER: WATCHER_AUTH,
+          PROVIDER_API_URL: chains.solanaEnv.SOLANA_RPC_URL,
+          WATCHER_PUBLIC_URL: `http://127.0.0.1:${ingress}/webhooks/solana`,
+          HEARTBEAT_MS: "500",
+          SIGNATURE_POLL_MS: "50",
+          OPEN_ADDRESS_REFRESH_MS: "200",
+          RECONCILE_CALLS_PER_SECOND: "50",
+        },
+        `http://127.0.0.1:${health}/readyz`,
+      ),
+    );
+    watchersSui.push(
+      managedProcess(
+        `watcher-sui-${i + 1}`,
+        "services/watcher-sui",
+        {
+          ...infra,
+          ...chains.suiEnv,
+          SUI_WATCHER_REPLICA_ID: `watcher-sui-${i + 1}`,
+          HEALTH_PORT: String(suiHealth),
+        },
+        `http://127.0.0.1:${suiHealth}/readyz`,
+      ),
+    );
+  }
+  const services = () => [signer, ...apis, ...settlements, ...notifiers, ...watchersSolana, ...watchersSui];
   // Started one after another: two cores are shared with everything else on this machine.
-  for (const p of [...apis, ...settlements, ...notifiers]) await p.start();
+  for (const p of [...apis, ...settlements, ...notifiers, ...watchersSolana, ...watchersSui]) await p.start();
 
   return {
     dir,
@@ -175,6 +254,19 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     apis,
     settlements,
     notifiers,
+    ...(chains
+      ? {
+          live: {
+            solana: chains.solana,
+            sui: chains.sui,
+            mail: mail!,
+            localnets: chains.processes,
+            watchersSolana,
+            watchersSui,
+            vaults: chains.vaults,
+          },
+        }
+      : {}),
     services,
     async restartNats() {
       await nats.stop("SIGKILL");
@@ -186,10 +278,89 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     },
     async close() {
       await Promise.all(services().map((p) => p.kill()));
+      // Every process's output, for reading after a failed run (CI keeps test/artifacts).
+      const logs = path.join(ROOT, "test", "artifacts", "chaos");
+      mkdirSync(logs, { recursive: true });
+      for (const p of [...services(), ...(chains?.processes ?? [])]) {
+        writeFileSync(path.join(logs, `${p.name}.log`), p.output());
+      }
+      await Promise.all((chains?.processes ?? []).map((p) => p.kill()));
+      await mail?.close();
       await sql.end({ timeout: 1 }).catch(() => undefined);
       await nats.stop("SIGKILL");
       await pg.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The static header the local Solana network sends with its provider webhooks. */
+const WATCHER_AUTH = "Bearer chaos-provider-webhook-secret";
+
+/**
+ * The local Solana and Sui networks as their own processes (as `npm start` runs them), and the
+ * service wallets funded through their faucets: gas for fees, the vaults' token accounts.
+ */
+async function startLocalnets(certsDir: string, signerPort: number) {
+  const [rpcPort, wsPort, suiPort] = [await freePort(), await freePort(), await freePort()];
+  const solanaNet = managedProcess(
+    "solana-localnet",
+    "test/solana-localnet",
+    {
+      SOLANA_LOCALNET_HOST: "127.0.0.1",
+      SOLANA_LOCALNET_PORT: String(rpcPort),
+      SOLANA_LOCALNET_WS_PORT: String(wsPort),
+      // A provider webhook to a killed replica is retried soon; reconciliation covers the rest.
+      SOLANA_LOCALNET_WEBHOOK_RETRY_MS: "2000",
+    },
+    `http://127.0.0.1:${rpcPort}/healthz`,
+  );
+  const suiNet = managedProcess(
+    "sui-localnet",
+    "test/sui-localnet",
+    { SUI_LOCALNET_HOST: "127.0.0.1", SUI_LOCALNET_PORT: String(suiPort), SUI_LOCALNET_CHECKPOINT_MS: "100" },
+    `http://127.0.0.1:${suiPort}/healthz`,
+  );
+  await solanaNet.start();
+  await suiNet.start();
+  const solanaEnv = {
+    SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
+    SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
+  };
+  const suiEnv = {
+    SUI_GRPC_URL: `http://127.0.0.1:${suiPort}`,
+    SUI_NETWORK: "localnet",
+    SUI_USDC_COIN_TYPE: SUI_USDC_TYPE,
+    SUI_USDT_COIN_TYPE: SUI_USDT_TYPE,
+  };
+  const solana = solanaClient(solanaEnv.SOLANA_RPC_URL, solanaEnv.SOLANA_WS_URL);
+  const sui = suiClient(suiEnv.SUI_GRPC_URL);
+  const tls = (file: string) => readFileSync(path.join(certsDir, file));
+  const signer = createSignerClient({
+    baseUrl: `https://127.0.0.1:${signerPort}`,
+    tls: { ca: tls("ca.pem"), cert: tls("client.pem"), key: tls("client-key.pem") },
+  });
+  let vaults: { solana: string; sui: string };
+  try {
+    const book = await signer.getServiceAddresses();
+    vaults = { solana: book.solana.live.vault, sui: book.sui.live.vault };
+    for (const mode of ["live", "test"] as const) {
+      await solana.fund(book.solana[mode].gas, "SOL", "100");
+      // A dust mint creates the vault's token account; the ledger check accounts for it.
+      await solana.fund(book.solana[mode].vault, "USDC", "0.000001");
+      // Several gas coins: each Sui transaction in flight holds one of the gas wallet's coins.
+      for (let coin = 0; coin < 12; coin++) await sui.fund(book.sui[mode].gas, "SUI", "25");
+    }
+  } finally {
+    signer.close();
+  }
+  return {
+    processes: [solanaNet, suiNet],
+    solana,
+    sui,
+    solanaEnv,
+    suiEnv,
+    settlementEnv: { ...solanaEnv, ...suiEnv },
+    vaults,
   };
 }

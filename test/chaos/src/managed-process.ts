@@ -18,6 +18,11 @@ export interface ManagedProcess {
   /** Every line the process wrote to stdout and stderr, across restarts. */
   output(): string;
   starts: number;
+  /**
+   * Exits nobody asked for (a crash), each with the end of its output. Like a supervisor (a
+   * Kubernetes restart policy), the process is started again after one; a crash is a finding.
+   */
+  crashes: string[];
 }
 
 /**
@@ -32,9 +37,14 @@ export function managedProcess(
 ): ManagedProcess {
   let child: ChildProcess | undefined;
   let log = "";
+  /** The child we are stopping on purpose; its exit is not a crash. */
+  let stopping: ChildProcess | undefined;
+  /** The child that answered ready; an exit before that is a failed start, not a crash. */
+  let ready: ChildProcess | undefined;
   const proc: ManagedProcess = {
     name,
     starts: 0,
+    crashes: [],
     async start() {
       const c = spawn(process.execPath, ["--import", TSX_LOADER, "src/main.ts"], {
         cwd: path.join(ROOT, dir),
@@ -45,6 +55,13 @@ export function managedProcess(
       proc.starts++;
       c.stdout?.on("data", (d) => (log += d));
       c.stderr?.on("data", (d) => (log += d));
+      c.once("exit", (code, signal) => {
+        if (stopping === c || ready !== c) return;
+        proc.crashes.push(`${name} exited by itself (code ${code}, signal ${signal}):\n${log.slice(-1500)}`);
+        setTimeout(() => {
+          if (child === c) proc.start().catch(() => undefined);
+        }, 500);
+      });
       const deadline = Date.now() + 90_000;
       for (;;) {
         if (c.exitCode !== null || c.signalCode !== null) {
@@ -56,7 +73,10 @@ export function managedProcess(
           (r) => r.ok,
           () => false,
         );
-        if (ok) return;
+        if (ok) {
+          ready = c;
+          return;
+        }
         if (Date.now() > deadline) throw new Error(`${name} not ready:\n${log.slice(-3000)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -70,6 +90,7 @@ export function managedProcess(
     const c = child;
     return new Promise((resolve) => {
       if (!c || c.exitCode !== null || c.signalCode !== null) return resolve();
+      stopping = c;
       c.once("exit", () => resolve());
       c.kill(sig);
     });

@@ -1,7 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { createTestMerchant } from "@gateway/api/testing";
+import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
+import type { Sql } from "@gateway/db";
+import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/notifier/testing";
 import { type Cluster, startCluster } from "./cluster.js";
+import {
+  checkLive,
+  driveLivePayment,
+  drivePayout,
+  type LiveContext,
+  type LiveFigures,
+  type LiveMerchant,
+  type LivePaymentRecord,
+  liveSettled,
+  type PayoutRecord,
+} from "./live-stream.js";
 import type { ManagedProcess } from "./managed-process.js";
 
 export const OUTCOMES = {
@@ -13,7 +26,12 @@ export const OUTCOMES = {
 type Outcome = keyof typeof OUTCOMES;
 
 export interface ChaosOptions {
+  /** Test-mode payments (simulated outcomes). */
   payments: number;
+  /** Live payments on the local Solana and Sui networks (chains alternate, kinds rotate); 0: none. */
+  livePayments?: number;
+  /** Live manual payouts per chain, made while the faults go on. */
+  payoutsPerChain?: number;
   /** SIGKILLs (or restarts, for NATS and PostgreSQL) of each process type. */
   faultsPerType: number;
   concurrency?: number;
@@ -34,10 +52,17 @@ export interface ChaosFigures {
   requests: number;
   serverErrors: { inFlightOnKilled: number; duringInfraRestart: number; other: string[] };
   retriedAfterConnectionError: number;
-  /** Requests whose Idempotency-Key stayed "in progress" after the API process holding it died. */
+  /** Requests whose Idempotency-Key stayed "in progress" past the 60 s abandonment (findings). */
   stuckIdempotencyKeys: string[];
+  /** Retries that found their key "in progress" (a killed API's claim, or the first try still running). */
+  keysWaitedOn: number;
   /** Restarts after a SIGKILL that failed (each retried up to three times). */
   restartFailures: string[];
+  /** Processes that died without being killed (restarted like a supervisor would). */
+  crashes: string[];
+  /** Live payments, payouts and what the chains say, when the run had any. */
+  live?: LiveFigures;
+  ledger: LedgerCheck;
   settleSeconds: number;
   totalSeconds: number;
 }
@@ -45,7 +70,15 @@ export interface ChaosFigures {
 // The API's JSON answers, read only for `id` and errors.
 type ApiBody = { id: string; error?: { code: string } };
 
-type FaultType = "api" | "settlement" | "notifier" | "signer" | "nats" | "postgres";
+type FaultType =
+  | "api"
+  | "settlement"
+  | "notifier"
+  | "signer"
+  | "watcher-solana"
+  | "watcher-sui"
+  | "nats"
+  | "postgres";
 
 /**
  * Test-mode payments of every outcome and their webhooks through the cluster as processes while
@@ -54,7 +87,8 @@ type FaultType = "api" | "settlement" | "notifier" | "signer" | "nats" | "postgr
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const log = options.log ?? (() => {});
   const t0 = Date.now();
-  const cluster = await startCluster();
+  const live = (options.livePayments ?? 0) > 0;
+  const cluster = await startCluster(live ? { live: {} } : {});
   const receiver = await startWebhookReceiver();
   try {
     return await drive(cluster, receiver, options, log, t0);
@@ -72,11 +106,12 @@ async function drive(
   t0: number,
 ): Promise<ChaosFigures> {
   const merchant = await createTestMerchant(cluster.sql, "Chaos Shop");
-  const faults: Record<FaultType, number> = {
+  const faults: Partial<Record<FaultType, number>> = {
     api: 0,
     settlement: 0,
     notifier: 0,
     signer: 0,
+    ...(cluster.live ? { "watcher-solana": 0, "watcher-sui": 0 } : {}),
     nats: 0,
     postgres: 0,
   };
@@ -87,6 +122,7 @@ async function drive(
   let requests = 0;
   let retried = 0;
   const stuckIdempotencyKeys: string[] = [];
+  let keysWaitedOn = 0;
   const restartFailures: string[] = [];
 
   async function request(
@@ -94,6 +130,7 @@ async function drive(
     path: string,
     body: unknown,
     idem: string,
+    headers: Record<string, string> = { "x-api-key": merchant.testKey },
   ): Promise<{ status: number; body: ApiBody }> {
     let key = idem;
     const firstTry = Date.now();
@@ -106,11 +143,7 @@ async function drive(
       try {
         const res = await fetch(cluster.apiUrls[i] + path, {
           method,
-          headers: {
-            "x-api-key": merchant.testKey,
-            "content-type": "application/json",
-            "idempotency-key": key,
-          },
+          headers: { ...headers, "content-type": "application/json", "idempotency-key": key },
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(15_000),
         });
@@ -118,11 +151,14 @@ async function drive(
         // The first attempt may still be running on the server (its client gave up during a
         // restart): wait for it rather than take "in progress" for an answer.
         if (res.status === 409 && json?.error?.code === "idempotency_request_in_progress") {
-          inProgressSince ||= Date.now();
-          // A key claimed by an API process that was then SIGKILLed stays "in progress" for the
-          // key's whole retention: counted as a finding, and the request retried under a new key
-          // as a client would have to.
-          if (Date.now() - inProgressSince > 10_000) {
+          if (!inProgressSince) {
+            inProgressSince = Date.now();
+            keysWaitedOn++;
+          }
+          // A key claimed by an API process that was then SIGKILLed is taken over by a retry
+          // once the claim is 60 s old. One still "in progress" well past that is a finding; the
+          // request then goes on under a new key, as a client would have to.
+          if (Date.now() - inProgressSince > 90_000) {
             stuckIdempotencyKeys.push(`${method} ${path} ${key}`);
             key = `${idem}-after-stuck`;
             inProgressSince = 0;
@@ -146,10 +182,11 @@ async function drive(
         retried++;
         last = String(err);
       }
-      // Two minutes covers a PostgreSQL restart plus both APIs reconnecting on this shared box.
-      if (Date.now() - firstTry > 120_000) {
+      // Covers a PostgreSQL restart plus both APIs reconnecting on this shared box, and the 60 s
+      // after which a killed API's idempotency claim is taken over.
+      if (Date.now() - firstTry > 180_000) {
         throw new Error(
-          `${method} ${path} never succeeded in 120 s (${attempt + 1} attempts; last: ${last})`,
+          `${method} ${path} never succeeded in 180 s (${attempt + 1} attempts; last: ${last})`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -203,13 +240,15 @@ async function drive(
       } else if (type === "settlement") await killAndRestart(pick(cluster.settlements));
       else if (type === "notifier") await killAndRestart(pick(cluster.notifiers));
       else if (type === "signer") await killAndRestart(cluster.signer);
+      else if (type === "watcher-solana") await killAndRestart(pick(cluster.live!.watchersSolana));
+      else if (type === "watcher-sui") await killAndRestart(pick(cluster.live!.watchersSui));
       else {
         infraRestart = { from: Date.now(), to: Number.MAX_SAFE_INTEGER };
         if (type === "nats") await cluster.restartNats();
         else await cluster.restartPostgres();
         infraRestart.to = Date.now();
       }
-      faults[type]++;
+      faults[type] = (faults[type] ?? 0) + 1;
     }
     // Keep faulting until the payments are all in, so the schedule covers the whole stream.
     while (driving) await new Promise((r) => setTimeout(r, 200));
@@ -247,7 +286,40 @@ async function drive(
       if (created.length % 100 === 0) log(`${created.length} payments in`);
     }
   }
-  await Promise.all(Array.from({ length: options.concurrency ?? 6 }, worker));
+  // The live stream: its own workers, paced by the same schedule, and the payouts alongside.
+  const liveCtx = cluster.live
+    ? await liveContext(cluster, merchant, request, t0, Math.max(1, options.payoutsPerChain ?? 0))
+    : undefined;
+  const livePayments: LivePaymentRecord[] = [];
+  const payouts: PayoutRecord[] = [];
+  const liveTotal = options.livePayments ?? 0;
+  let nextLive = 0;
+  async function liveWorker() {
+    while (liveCtx && nextLive < liveTotal) {
+      const n = nextLive++;
+      while (faultsStarted < Math.floor((n / liveTotal) * schedule.length)) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      livePayments.push(await driveLivePayment(liveCtx, n));
+      if (livePayments.length % 10 === 0) log(`${livePayments.length} live payments in`);
+    }
+  }
+  async function payoutWorker(chain: "solana" | "sui") {
+    for (let k = 0; liveCtx && k < (options.payoutsPerChain ?? 0); k++) {
+      // Spread over the run: the first once a third of the faults have happened.
+      while (faultsStarted < Math.floor(((k + 1) / ((options.payoutsPerChain ?? 0) + 2)) * schedule.length)) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      payouts.push(await drivePayout(liveCtx, chain, k));
+      log(`payout ${chain} ${k + 1} requested`);
+    }
+  }
+  await Promise.all([
+    ...Array.from({ length: options.concurrency ?? 6 }, worker),
+    ...Array.from({ length: liveCtx ? 4 : 0 }, liveWorker),
+    payoutWorker("solana"),
+    payoutWorker("sui"),
+  ]);
   // Wait for the whole fault schedule even if the payments went in faster.
   while (faultsDone() < schedule.length) {
     await new Promise((r) => setTimeout(r, 200));
@@ -274,7 +346,8 @@ async function drive(
     >`select id, type from events where payment_id = any(${ids})`;
     const delivered = new Set(receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id));
     missing = events.filter((e) => !delivered.has(e.id)).map((e) => `${e.id} ${e.type}`);
-    if ((wrong.length === 0 && missing.length === 0) || Date.now() - settleStart > 180_000) break;
+    const liveDone = liveCtx ? await liveSettled(liveCtx, livePayments, payouts) : true;
+    if ((wrong.length === 0 && missing.length === 0 && liveDone) || Date.now() - settleStart > 240_000) break;
     await new Promise((r) => setTimeout(r, 500));
   }
 
@@ -288,6 +361,9 @@ async function drive(
     if (seen !== undefined && seen !== fingerprint) unstable.add(event.id);
     byId.set(event.id, fingerprint);
   }
+  const liveFigures = liveCtx
+    ? await checkLive(liveCtx, livePayments, payouts, { solana: 1n, sui: 0n })
+    : undefined;
   const byOutcome: Record<string, number> = {};
   for (const c of created) byOutcome[c.outcome] = (byOutcome[c.outcome] ?? 0) + 1;
   return {
@@ -305,7 +381,11 @@ async function drive(
     serverErrors,
     retriedAfterConnectionError: retried,
     stuckIdempotencyKeys,
+    keysWaitedOn,
     restartFailures,
+    crashes: [...cluster.services(), ...(cluster.live?.localnets ?? [])].flatMap((p) => p.crashes),
+    ...(liveFigures ? { live: liveFigures } : {}),
+    ledger: await checkLedger(cluster.sql),
     settleSeconds: Math.round((Date.now() - settleStart) / 1000),
     totalSeconds: Math.round((Date.now() - t0) / 1000),
   };
@@ -321,7 +401,67 @@ export function formatFigures(f: ChaosFigures): string {
     `faults: ${Object.entries(f.faults)
       .map(([k, v]) => `${k} ×${v}`)
       .join(", ")}`,
-    `requests: ${f.requests}; 5xx in flight on a killed API: ${f.serverErrors.inFlightOnKilled}; 5xx during a NATS/PostgreSQL restart: ${f.serverErrors.duringInfraRestart}; other 5xx: ${f.serverErrors.other.length}; connection errors retried: ${f.retriedAfterConnectionError}; idempotency keys stuck "in progress" after a kill: ${f.stuckIdempotencyKeys.length}; failed restarts: ${f.restartFailures.length}${f.restartFailures.length ? ` (${f.restartFailures.join("; ")})` : ""}`,
+    `requests: ${f.requests}; 5xx in flight on a killed API: ${f.serverErrors.inFlightOnKilled}; 5xx during a NATS/PostgreSQL restart: ${f.serverErrors.duringInfraRestart}; other 5xx: ${f.serverErrors.other.length}; connection errors retried: ${f.retriedAfterConnectionError}; retries that waited on a key "in progress": ${f.keysWaitedOn}, still stuck after 90 s: ${f.stuckIdempotencyKeys.length}; failed restarts: ${f.restartFailures.length}${f.restartFailures.length ? ` (${f.restartFailures.join("; ")})` : ""}`,
+    `processes that crashed by themselves: ${f.crashes.length}`,
+    ...f.crashes.map((c) => `  crash: ${c.split("\n")[0]}`),
+    ...(f.live ? formatLive(f.live) : []),
+    `ledger: entries sum to ${f.ledger.total}; unbalanced transactions ${f.ledger.unbalancedTransactions.length}; accounts drifted from their entries ${f.ledger.driftedAccounts.length}`,
     `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
   ].join("\n");
+}
+
+function formatLive(l: LiveFigures): string[] {
+  return [
+    `live payments: ${l.payments} (${Object.entries(l.byKind)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}); in the right final state: ${l.payments - l.wrongFinalState.length}/${l.payments}`,
+    `live payouts: ${l.payouts}; completed: ${l.payouts - l.payoutsNotCompleted.length}/${l.payouts}`,
+    `on chain: sweeps ${l.sweeps.onChain}/${l.sweeps.expected} expected, refunds ${l.refunds.onChain}/${l.refunds.expected}, payouts ${l.payoutTransfers.onChain}/${l.payoutTransfers.expected}; address mismatches ${l.chainMismatches.length}`,
+    ...l.chainMismatches.slice(0, 20).map((m) => `  mismatch: ${m}`),
+    ...l.wrongFinalState.slice(0, 20).map((m) => `  wrong final state: ${m}`),
+    ...l.payoutsNotCompleted.slice(0, 20).map((m) => `  payout not completed: ${m}`),
+    `vaults (USDC base units): ${l.vaults
+      .map((v) => `${v.chain} on chain ${v.onChain}, ledger ${v.ledger}`)
+      .join("; ")}`,
+  ];
+}
+
+/**
+ * The merchants of the live stream: the run's merchant and one more per payout beyond the
+ * first, each with a dashboard session and its mailbox.
+ */
+async function liveContext(
+  cluster: Cluster,
+  merchant: Awaited<ReturnType<typeof createTestMerchant>>,
+  request: LiveContext["request"],
+  runId: number,
+  merchantCount: number,
+): Promise<LiveContext> {
+  const sessions = createSessionTokens({ secret: cluster.jwtSecret, ttlSeconds: 86_400 });
+  const all = [merchant];
+  for (let i = 1; i < merchantCount; i++)
+    all.push(await createTestMerchant(cluster.sql, `Chaos Shop ${i + 1}`));
+  const merchants: LiveMerchant[] = [];
+  for (const m of all) {
+    merchants.push({
+      merchantId: m.merchantId,
+      email: `${m.merchantId}@example.test`,
+      liveKey: m.liveKey,
+      session: { authorization: `Bearer ${await sessions.issue(m.merchantId)}` },
+    });
+  }
+  return { live: cluster.live!, request, db: (query) => retryDb(cluster.sql, query), merchants, runId };
+}
+
+/** The driver's own reads and writes ride out a PostgreSQL restart like the services do. */
+async function retryDb<T>(sql: Sql, query: (sql: Sql) => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      return await query(sql);
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
