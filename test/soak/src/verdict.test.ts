@@ -39,6 +39,22 @@ describe("soak verdict", () => {
     expect(check.detail).toContain("slope +12.00 MiB/min, climbing through both thirds");
   });
 
+  it("records the local chains' memory without judging it", () => {
+    const samples = run(18, (i) => ({ mem: (200 + i * 30) * MiB })).map((s) => ({
+      ...s,
+      memory: { "sui-localnet": s.memory.api!, api: 200 * MiB },
+    }));
+    expect(failed(samples)).toEqual([]);
+    const check = judge(samples).find((c) => c.name.startsWith("memory sui-localnet"))!;
+    expect(check.name).toBe("memory sui-localnet (recorded, not judged)");
+    expect(check.detail).toContain("climbing through both thirds: the local Sui network keeps");
+    expect(
+      judge(samples, undefined, {})
+        .filter((c) => !c.ok)
+        .map((c) => c.name),
+    ).toEqual(["memory sui-localnet"]);
+  });
+
   it("passes memory that rose once and then stayed", () => {
     const samples = run(18, (i) => ({ mem: (i < 9 ? 200 : 215) * MiB }));
     expect(failed(samples)).toEqual([]);
