@@ -60,9 +60,19 @@ export async function insertPayments(
     state: tx.json(serializePaymentState(state) as never),
     expires_at: new Date(state.expiresAt),
   }));
-  const rows = await tx<PaymentRow[]>`insert into payments ${tx(values)} returning *`;
+  const rows = await tx<
+    PaymentRow[]
+  >`insert into payments ${tx(values)} on conflict (id) do nothing returning *`;
   // RETURNING promises no order.
   const byId = new Map(rows.map((row) => [row.id, row]));
+  // An id that exists already was made by an earlier attempt of the same idempotent request
+  // (ids derived from an Idempotency-Key): that payment is the answer.
+  const existing = inputs.map((i) => i.state.id).filter((id) => !byId.has(id));
+  if (existing.length > 0) {
+    for (const row of await tx<PaymentRow[]>`select * from payments where id = any(${existing})`) {
+      byId.set(row.id, row);
+    }
+  }
   return inputs.map((input) => byId.get(input.state.id)!);
 }
 

@@ -28,6 +28,24 @@ describe("Idempotency-Key claims", () => {
     expect(again.body.id).toBe(retry.body.id);
   });
 
+  it("a takeover after the dead process had created the payment returns that payment, not a second one", async () => {
+    const body = { amount: 7, currency: "USD" };
+    const headers = { "x-api-key": merchant.testKey, "Idempotency-Key": "died-after-insert" };
+    const first = await call(api.baseUrl, "POST", "/payments", { body, headers });
+    expect(first.status).toBe(201);
+    // What a process killed between its insert and storing its answer leaves behind: the
+    // payment, and the key's claim with no answer, now old enough to be taken over.
+    await api.db.sql`update idempotency_keys set status = null, response = null,
+      created_at = now() - interval '2 minutes'
+      where scope = ${`key:${merchant.merchantId}:test`} and key = 'died-after-insert'`;
+    const retry = await call(api.baseUrl, "POST", "/payments", { body, headers });
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    const [count] = await api.db.sql<{ n: bigint }[]>`
+      select count(*) as n from payments where merchant_id = ${merchant.merchantId} and amount = 700`;
+    expect(count!.n).toBe(1n);
+  });
+
   it("still answers 409 for a claim that is in progress right now", async () => {
     const body = { amount: 6, currency: "USD" };
     const hash = createHash("sha256")

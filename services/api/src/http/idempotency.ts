@@ -8,6 +8,28 @@ const RETENTION_HOURS = 24;
 /** A claim still unanswered after this long belongs to a process that died: a retry takes it over. */
 const ABANDONED_SECONDS = 60;
 
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+}
+
+/** The claim this request runs under, when it carries an Idempotency-Key. */
+export function idempotencyClaim(res: Response): IdempotencyClaim | undefined {
+  return res.locals.idempotency as IdempotencyClaim | undefined;
+}
+
+/**
+ * A UUID (version 8, name-based) that is the same for every attempt of one idempotent request:
+ * `kind` names what is being created, so two kinds of object never share an id.
+ */
+export function idempotentUuid(kind: string, claim: IdempotencyClaim): string {
+  const bytes = createHash("sha256").update(`${kind}\n${claim.scope}\n${claim.key}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /**
  * `Idempotency-Key` on a POST: the first response for (scope, key) is stored in PostgreSQL and
  * replayed for the same request within 24 h, on any replica; the same key with another body is a
@@ -45,6 +67,9 @@ export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => 
         res.set("Idempotent-Replayed", "true").status(existing.status).json(existing.response);
         return;
       }
+      // Handlers that create something derive its id from this, so a retry that takes over a
+      // dead process's claim finds what the first attempt already made instead of making it twice.
+      res.locals.idempotency = { scope, key } satisfies IdempotencyClaim;
       const send = res.json.bind(res);
       res.json = (body: unknown) => {
         const status = res.statusCode;

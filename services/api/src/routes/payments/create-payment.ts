@@ -12,6 +12,7 @@ import type { RequestHandler } from "express";
 import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
 import { batched } from "../../http/batched.js";
+import { idempotencyClaim, idempotentUuid } from "../../http/idempotency.js";
 import { bodyObject } from "../../http/json-body.js";
 import {
   httpUrl,
@@ -43,8 +44,11 @@ export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">):
     const description = optionalString(body, "description", 1000);
     const expiresIn = optionalInteger(body, "expires_in", 300, 86_400) ?? DEFAULT_EXPIRES_IN_SECONDS;
 
+    // With an Idempotency-Key the id is the key's: a retry that takes over the claim of an API
+    // process that died after inserting gets that payment back instead of a second one.
+    const claim = idempotencyClaim(res);
     const state = initialPaymentState({
-      id: randomUUID(),
+      id: claim ? idempotentUuid("payment", claim) : randomUUID(),
       mode,
       currency,
       amount,
@@ -56,6 +60,7 @@ export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">):
     // A failed multi-row insert commits nothing: each of its payments is then tried alone, so a
     // bad row fails only its own request.
     const row = await insert(input).catch(() => insertPayment(sql, input));
+    if (row.merchant_id !== merchantId) throw new Error(`payment id ${row.id} belongs to another merchant`);
     res.status(201).json(toPaymentResource(row, config.PUBLIC_BASE_URL));
   };
 }
