@@ -4,6 +4,7 @@ import path from "node:path";
 import { freePort, type LocalPostgres, startPostgres } from "@gateway/local-infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSql } from "./client.js";
+import { retryWhileUnavailable } from "./retry.js";
 
 // A PostgreSQL of its own, so this file can stop and start it.
 let dir: string;
@@ -72,4 +73,35 @@ describe("createSql across a PostgreSQL restart", () => {
       await sql.end({ timeout: 1 });
     }
   });
+
+  it("retryWhileUnavailable repeats work cut off by a restart, and nothing else", async () => {
+    // Connection retry off: the restart must surface as errors for retryWhileUnavailable to see.
+    const sql = createSql({ url: pg.url, max: 2, connectRetryMs: 0 });
+    try {
+      await sql`create table if not exists retried (id int primary key)`;
+      await pg.stop();
+      setTimeout(() => {
+        void startPostgres({ dataDir: path.join(dir, "pg"), port }).then((next) => {
+          pg = next;
+        });
+      }, 1000);
+      const attempts: number[] = [];
+      await retryWhileUnavailable(async () => {
+        attempts.push(Date.now());
+        await sql`insert into retried (id) values (1) on conflict do nothing`;
+      }, 60_000);
+      expect(attempts.length).toBeGreaterThan(1);
+      expect((await sql<{ n: bigint }[]>`select count(*) as n from retried`)[0]?.n).toBe(1n);
+      let calls = 0;
+      await expect(
+        retryWhileUnavailable(async () => {
+          calls++;
+          await sql`select 1/0`;
+        }),
+      ).rejects.toMatchObject({ code: "22012" });
+      expect(calls).toBe(1);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  }, 120_000);
 });

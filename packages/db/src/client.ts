@@ -54,23 +54,30 @@ const REFUSED = new Set(["ECONNREFUSED", "ENOENT", "ECONNRESET", "EAI_AGAIN"]);
 
 export async function connectWithRetry(target: SocketTarget, retryMs: number): Promise<net.Socket> {
   const deadline = Date.now() + retryMs;
-  for (let attempt = 0; ; attempt++) {
-    const hostIndex = attempt % Math.max(1, target.host.length);
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
-      return await connectOnce(target, hostIndex);
+      return await connectOnce(target, attempt % Math.max(1, target.host.length));
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? "";
-      if (!REFUSED.has(code) || Date.now() >= deadline) throw err;
+      if (!REFUSED.has((err as NodeJS.ErrnoException).code ?? "")) break;
       await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** Math.min(attempt, 4), 1000)));
     }
   }
+  // Out of time, or a failure not worth waiting out: hand postgres.js a socket that is still
+  // connecting, so the failure reaches it as socket events and takes its usual path (queries
+  // rejected, the connection closed and opened again later). Throwing here instead would leave
+  // that pooled connection stuck for good, and every query routed to it hanging.
+  return openSocket(target, 0);
+}
+
+function openSocket(target: SocketTarget, hostIndex: number): net.Socket {
+  return target.path
+    ? net.connect(target.path)
+    : net.connect(target.port[hostIndex] ?? target.port[0] ?? 5432, target.host[hostIndex]);
 }
 
 function connectOnce(target: SocketTarget, hostIndex: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = target.path
-      ? net.connect(target.path)
-      : net.connect(target.port[hostIndex] ?? target.port[0] ?? 5432, target.host[hostIndex]);
+    const socket = openSocket(target, hostIndex);
     const fail = (err: Error) => {
       socket.destroy();
       reject(err);

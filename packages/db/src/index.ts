@@ -3,3 +3,4 @@ export { newId } from "./ids.js";
 export { MIGRATIONS_DIR, type Migration, MigrationError, migrate, readMigrations } from "./migrate.js";
 export { enqueueOutbox, type OutboxMessage } from "./outbox.js";
 export { handleOnce } from "./processed-messages.js";
+export { isDatabaseUnavailable, retryWhileUnavailable } from "./retry.js";

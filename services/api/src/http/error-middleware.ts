@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import type { Logger } from "@gateway/logging";
 import type { ErrorRequestHandler, RequestHandler } from "express";
@@ -39,13 +40,6 @@ function toGatewayError(err: unknown): GatewayError {
   if (status === 415) return new GatewayError("unsupported_media_type", { cause: err });
   if (isDatabaseUnavailable(err)) return new GatewayError("service_unavailable", { cause: err });
   return new GatewayError("internal_error", { cause: err });
-}
-
-function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return (
-    code === "ECONNREFUSED" || code === "CONNECTION_CLOSED" || code === "CONNECT_TIMEOUT" || code === "57P01"
-  );
 }
 
 export const notFound: RequestHandler = (_req, _res, next) => next(new GatewayError("route_not_found"));

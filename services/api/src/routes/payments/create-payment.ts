@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { retryWhileUnavailable } from "@gateway/db";
 import {
   checkPaymentLimits,
   computeFee,
@@ -59,7 +60,9 @@ export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">):
     const input = { state, merchantId, description, redirectUrl };
     // A failed multi-row insert commits nothing: each of its payments is then tried alone, so a
     // bad row fails only its own request.
-    const row = await insert(input).catch(() => insertPayment(sql, input));
+    // The id is fixed before the first attempt and the insert keeps an existing row, so an
+    // attempt cut off by a database restart (committed or not) is simply made again.
+    const row = await retryWhileUnavailable(() => insert(input).catch(() => insertPayment(sql, input)));
     if (row.merchant_id !== merchantId) throw new Error(`payment id ${row.id} belongs to another merchant`);
     res.status(201).json(toPaymentResource(row, config.PUBLIC_BASE_URL));
   };
