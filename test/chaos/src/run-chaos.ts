@@ -304,21 +304,24 @@ async function drive(
       if (livePayments.length % 10 === 0) log(`${livePayments.length} live payments in`);
     }
   }
-  async function payoutWorker(chain: "solana" | "sui") {
+  // One payout at a time: a merchant has one live payout code at a time (a new one replaces
+  // it), and payout k on each chain is merchant k's.
+  async function payoutWorker() {
     for (let k = 0; liveCtx && k < (options.payoutsPerChain ?? 0); k++) {
       // Spread over the run: the first once a third of the faults have happened.
       while (faultsStarted < Math.floor(((k + 1) / ((options.payoutsPerChain ?? 0) + 2)) * schedule.length)) {
         await new Promise((r) => setTimeout(r, 200));
       }
-      payouts.push(await drivePayout(liveCtx, chain, k));
-      log(`payout ${chain} ${k + 1} requested`);
+      for (const chain of ["solana", "sui"] as const) {
+        payouts.push(await drivePayout(liveCtx, chain, k));
+        log(`payout ${chain} ${k + 1} requested`);
+      }
     }
   }
   await Promise.all([
     ...Array.from({ length: options.concurrency ?? 6 }, worker),
     ...Array.from({ length: liveCtx ? 4 : 0 }, liveWorker),
-    payoutWorker("solana"),
-    payoutWorker("sui"),
+    payoutWorker(),
   ]);
   // Wait for the whole fault schedule even if the payments went in faster.
   while (faultsDone() < schedule.length) {

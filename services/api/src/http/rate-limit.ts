@@ -1,4 +1,4 @@
-import type { Sql } from "@gateway/db";
+import { retryWhileUnavailable, type Sql } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import type { Request, RequestHandler } from "express";
 import { batched } from "./batched.js";
@@ -31,13 +31,18 @@ export function createRateLimiter(sql: Sql): RateLimiter {
       else groups.set(id, [i]);
     }
     const rows = [...groups.values()].map((indexes) => ({ hit: hits[indexes[0]!]!, count: indexes.length }));
-    const counted = await sql<{ bucket: string; window_start: Date; hits: number }[]>`
+    // Repeated while the database restarts, so a restart does not turn every request of the
+    // batch into a 503. An attempt cut off after its commit counts those hits twice: a client
+    // may meet its limit a little early during a restart, never late.
+    const counted = await retryWhileUnavailable(
+      () => sql<{ bucket: string; window_start: Date; hits: number }[]>`
       insert into rate_limit_counters (bucket, window_start, hits)
       select * from unnest(${rows.map((r) => r.hit.bucket)}::text[],
                            ${rows.map((r) => new Date(r.hit.windowStartMs).toISOString())}::timestamptz[],
                            ${rows.map((r) => r.count)}::int[])
       on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + excluded.hits
-      returning bucket, window_start, hits`;
+      returning bucket, window_start, hits`,
+    );
     if (counted.length !== rows.length) throw new Error("rate limit upsert lost a bucket");
     const places: number[] = [];
     for (const row of counted) {
