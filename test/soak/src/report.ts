@@ -108,7 +108,7 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "",
     `**${passed(result) ? "Nothing grew without bound" : "FAILED"}.** Payments finished during the load: ${done.test} test, ${done.solana} Solana, ${done.sui} Sui; ${c.webhooks} webhook deliveries received (${c.duplicateWebhooks} repeats, ${c.badSignatures} bad signatures). After the load stopped everything drained in ${result.final.drainedSeconds.toFixed(1)} s.`,
     "",
-    "The first third of the samples is warm-up; the last third is compared with the middle third: memory (mean) may grow at most 15 % + 24 MiB and may not climb (> 1 MiB/min) through both thirds to end > 8 MiB higher, queue maxima at most 2× + 50, the median of the windows' p99 latency at most 2× + 100 ms.",
+    "The first third of the samples is warm-up; the last third is compared with the middle third: memory (mean) may grow at most 15 % + 24 MiB and may not climb (> 1 MiB/min) through both thirds to end > 8 MiB higher, queue maxima at most 2× + 50, the median of the windows' p99 latency at most 2× + 100 ms (the p50 for operations with fewer than 100 requests per window).",
     "The local Solana and Sui networks are recorded but not judged: they stand in for the chains and keep their whole ledger in memory by design, so they grow with every transaction.",
     "",
     ...verdictLines(result),

@@ -70,6 +70,23 @@ describe("soak verdict", () => {
     ]);
   });
 
+  it("judges a sparse operation's median, not its slowest request", () => {
+    const sparse = (p50: number, p99: number) => ({ count: 40, p50, p95: p99, p99, max: p99 });
+    const samples = run(18, () => ({})).map((s, i) => ({
+      ...s,
+      latency: { ...s.latency, "POST /payments (live)": i < 12 ? sparse(6, 80) : sparse(7, 330) },
+    }));
+    expect(failed(samples)).toEqual([]);
+    expect(judge(samples).find((c) => c.name === "latency POST /payments (live)")!.detail).toContain(
+      "median window p50",
+    );
+    const slower = samples.map((s, i) => ({
+      ...s,
+      latency: { ...s.latency, "POST /payments (live)": i < 12 ? sparse(60, 80) : sparse(400, 900) },
+    }));
+    expect(failed(slower)).toEqual(["latency POST /payments (live)"]);
+  });
+
   it("does not judge a chain's own execution time, and needs enough samples", () => {
     const samples = run(18, (i) => ({ p99: i < 12 ? 40 : 41 }));
     expect(judge(samples).some((c) => c.name.includes("transfer executed"))).toBe(false);
