@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { pruneIdempotencyKeys } from "./idempotency.js";
 
 let api: TestApi;
 let merchant: TestMerchant;
@@ -44,6 +45,19 @@ describe("Idempotency-Key claims", () => {
     const [count] = await api.db.sql<{ n: bigint }[]>`
       select count(*) as n from payments where merchant_id = ${merchant.merchantId} and amount = 700`;
     expect(count!.n).toBe(1n);
+  });
+
+  it("keys past the 24 h retention are pruned; younger ones stay", async () => {
+    const scope = `key:${merchant.merchantId}:test`;
+    const hash = Buffer.alloc(32);
+    await api.db.sql`insert into idempotency_keys (scope, key, request_hash, status, response, created_at)
+      values (${scope}, 'old-1', ${hash}, 201, '{}', now() - interval '25 hours'),
+             (${scope}, 'old-2', ${hash}, 201, '{}', now() - interval '30 days'),
+             (${scope}, 'young', ${hash}, 201, '{}', now() - interval '23 hours')`;
+    expect(await pruneIdempotencyKeys(api.db.sql)).toBe(2);
+    const left = await api.db.sql<{ key: string }[]>`
+      select key from idempotency_keys where scope = ${scope} and key in ('old-1', 'old-2', 'young')`;
+    expect(left.map((r) => r.key)).toEqual(["young"]);
   });
 
   it("still answers 409 for a claim that is in progress right now", async () => {

@@ -35,10 +35,25 @@ export function idempotentUuid(kind: string, claim: IdempotencyClaim): string {
  * replayed for the same request within 24 h, on any replica; the same key with another body is a
  * 409. Server errors are not stored, so a retry after one runs the request again.
  */
+/** Keys past their retention, a bounded batch at a time (each holds a whole response). */
+export async function pruneIdempotencyKeys(sql: Sql, batch = 5000): Promise<number> {
+  const deleted = await sql`delete from idempotency_keys where ctid in (
+    select ctid from idempotency_keys
+    where created_at < now() - make_interval(hours => ${RETENTION_HOURS}) limit ${batch})`;
+  return deleted.count;
+}
+
 export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => string): RequestHandler {
+  let lastPrune = 0;
   return async (req, res, next) => {
     const key = req.headers["idempotency-key"];
     if (key === undefined || req.method !== "POST") return next();
+    // Without this, every key ever sent would stay: a row is otherwise replaced only when its
+    // key comes back after the retention. Once a minute per replica is plenty.
+    if (Date.now() - lastPrune > 60_000) {
+      lastPrune = Date.now();
+      pruneIdempotencyKeys(sql).catch(() => {});
+    }
     try {
       if (Array.isArray(key) || !KEY_PATTERN.test(key)) {
         throw new GatewayError("idempotency_key_invalid", { param: "Idempotency-Key" });
