@@ -27,6 +27,9 @@ export interface VerdictLimits {
    * minute) through both the middle and the last third and the last is this much higher. */
   memoryClimbBytesPerMinute: number;
   memoryClimbBytes: number;
+  /** The climb is judged only when the middle and last thirds span this many seconds: over a
+   * few minutes a garbage-collected heap still grows towards its working size (the CI run). */
+  memoryClimbMinSpanSeconds: number;
   /** Queues: the last third's maximum may be this many times the middle third's maximum... */
   queueGrowthFactor: number;
   /** ...plus this many items (what a few seconds of load keep in flight). */
@@ -43,6 +46,7 @@ export const DEFAULT_LIMITS: VerdictLimits = {
   memoryGrowthBytes: 24 * 2 ** 20,
   memoryClimbBytesPerMinute: 2 ** 20,
   memoryClimbBytes: 8 * 2 ** 20,
+  memoryClimbMinSpanSeconds: 600,
   queueGrowthFactor: 2,
   queueSlack: 50,
   latencyFactor: 2,
@@ -115,7 +119,9 @@ export function judge(
     }
     const limit = mean(m) * (1 + limits.memoryGrowthFraction) + limits.memoryGrowthBytes;
     const slopeOf = (part: Sample[]) => slopePerMinute(part.map((s) => ({ t: s.t, v: s.memory[name] ?? 0 })));
+    const span = last[last.length - 1]!.t - middle[0]!.t;
     const climbing =
+      span >= limits.memoryClimbMinSpanSeconds &&
       slopeOf(middle) > limits.memoryClimbBytesPerMinute &&
       slopeOf(last) > limits.memoryClimbBytesPerMinute &&
       mean(l) - mean(m) > limits.memoryClimbBytes;
