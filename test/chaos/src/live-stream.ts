@@ -101,8 +101,9 @@ async function expireNow(ctx: LiveContext, id: string): Promise<void> {
 export async function driveLivePayment(ctx: LiveContext, n: number): Promise<LivePaymentRecord> {
   const chain: LiveChain = n % 2 === 0 ? "solana" : "sui";
   const kind = LIVE_KINDS[Math.floor(n / 2) % LIVE_KINDS.length]!;
-  // Both chains of each pair go to one merchant, so every merchant has balance on both.
-  const merchant = ctx.merchants[Math.floor(n / 2) % ctx.merchants.length]!;
+  // Ten in a row (every kind on both chains) go to one merchant, so every merchant gets
+  // completed payments, and balance, on both chains.
+  const merchant = ctx.merchants[Math.floor(n / 10) % ctx.merchants.length]!;
   const created = await ctx.request(
     "POST",
     "/payments",
