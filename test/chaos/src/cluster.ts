@@ -6,13 +6,8 @@ import { freePort, type LocalNats, type LocalPostgres, startNats, startPostgres 
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { writeDevCerts } from "@gateway/signer";
 import { createSignerClient, generateApproverKey } from "@gateway/signer-client";
-import {
-  type LiveChainClient,
-  SUI_USDC_TYPE,
-  SUI_USDT_TYPE,
-  solanaClient,
-  suiClient,
-} from "./live-chains.js";
+import { fundLocalServiceWallets } from "../../../scripts/cluster/fund-service-wallets.js";
+import { type LiveChainClient, solanaClient, suiClient } from "./live-chains.js";
 import { type ManagedProcess, managedProcess, ROOT } from "./managed-process.js";
 
 export const SIGNER_MNEMONIC = "test test test test test test test test test test test junk";
@@ -150,8 +145,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           ...(chains
             ? {
                 SMTP_URL: mail!.smtpUrl,
-                SUI_USDC_COIN_TYPE: SUI_USDC_TYPE,
-                SUI_USDT_COIN_TYPE: SUI_USDT_TYPE,
+                SUI_USDC_COIN_TYPE: chains.suiEnv.SUI_USDC_COIN_TYPE,
+                SUI_USDT_COIN_TYPE: chains.suiEnv.SUI_USDT_COIN_TYPE,
               }
             : {}),
           ...options.apiEnv,
@@ -327,33 +322,31 @@ async function startLocalnets(certsDir: string, signerPort: number) {
     SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
     SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
   };
+  const solana = await solanaClient(solanaEnv.SOLANA_RPC_URL, solanaEnv.SOLANA_WS_URL);
+  const sui = await suiClient(`http://127.0.0.1:${suiPort}`);
   const suiEnv = {
     SUI_GRPC_URL: `http://127.0.0.1:${suiPort}`,
     SUI_NETWORK: "localnet",
-    SUI_USDC_COIN_TYPE: SUI_USDC_TYPE,
-    SUI_USDT_COIN_TYPE: SUI_USDT_TYPE,
+    SUI_USDC_COIN_TYPE: sui.usdcType,
+    SUI_USDT_COIN_TYPE: sui.usdtType,
   };
-  const solana = solanaClient(solanaEnv.SOLANA_RPC_URL, solanaEnv.SOLANA_WS_URL);
-  const sui = suiClient(suiEnv.SUI_GRPC_URL);
+  const signerUrl = `https://127.0.0.1:${signerPort}`;
+  // What `npm start` does for its local networks: gas for the service wallets, the vaults'
+  // token accounts (a dust mint on Solana, which the vault-versus-ledger check accounts for).
+  await fundLocalServiceWallets({
+    certsDir,
+    signerUrl,
+    solanaRpcUrl: solanaEnv.SOLANA_RPC_URL,
+    suiUrl: suiEnv.SUI_GRPC_URL,
+    say: () => {},
+  });
   const tls = (file: string) => readFileSync(path.join(certsDir, file));
   const signer = createSignerClient({
-    baseUrl: `https://127.0.0.1:${signerPort}`,
+    baseUrl: signerUrl,
     tls: { ca: tls("ca.pem"), cert: tls("client.pem"), key: tls("client-key.pem") },
   });
-  let vaults: { solana: string; sui: string };
-  try {
-    const book = await signer.getServiceAddresses();
-    vaults = { solana: book.solana.live.vault, sui: book.sui.live.vault };
-    for (const mode of ["live", "test"] as const) {
-      await solana.fund(book.solana[mode].gas, "SOL", "100");
-      // A dust mint creates the vault's token account; the ledger check accounts for it.
-      await solana.fund(book.solana[mode].vault, "USDC", "0.000001");
-      // Several gas coins: each Sui transaction in flight holds one of the gas wallet's coins.
-      for (let coin = 0; coin < 12; coin++) await sui.fund(book.sui[mode].gas, "SUI", "25");
-    }
-  } finally {
-    signer.close();
-  }
+  const book = await signer.getServiceAddresses().finally(() => signer.close());
+  const vaults = { solana: book.solana.live.vault, sui: book.sui.live.vault };
   return {
     processes: [solanaNet, suiNet],
     solana,

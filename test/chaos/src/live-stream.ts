@@ -141,12 +141,12 @@ export async function driveLivePayment(ctx: LiveContext, n: number): Promise<Liv
   });
   switch (kind) {
     case "exact": {
-      const payer = await net.newPayer(due);
+      const payer = net.newPayer();
       await payer.pay(address, due);
       return record(payer.address, due, 0n);
     }
     case "partial": {
-      const payer = await net.newPayer(due);
+      const payer = net.newPayer();
       const first = (due * 2n) / 5n;
       await payer.pay(address, first);
       await waitStatus(ctx, id, ["confirming", "completed"]);
@@ -154,13 +154,13 @@ export async function driveLivePayment(ctx: LiveContext, n: number): Promise<Liv
       return record(payer.address, due, 0n);
     }
     case "over": {
-      const payer = await net.newPayer(due + SURPLUS);
+      const payer = net.newPayer();
       await payer.pay(address, due + SURPLUS);
       return record(payer.address, due + SURPLUS, SURPLUS);
     }
     case "under": {
       const half = due / 2n;
-      const payer = await net.newPayer(half);
+      const payer = net.newPayer();
       await payer.pay(address, half);
       // The transfer is seen before the deadline passes, so it is an underpayment, not a late one.
       await waitStatus(ctx, id, ["confirming"]);
@@ -170,7 +170,7 @@ export async function driveLivePayment(ctx: LiveContext, n: number): Promise<Liv
     case "late": {
       await expireNow(ctx, id);
       await waitStatus(ctx, id, ["expired"]);
-      const payer = await net.newPayer(due);
+      const payer = net.newPayer();
       await payer.pay(address, due);
       return record(payer.address, due, due);
     }

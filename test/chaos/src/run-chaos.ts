@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
-import type { Sql } from "@gateway/db";
+import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/notifier/testing";
 import { type Cluster, startCluster } from "./cluster.js";
@@ -453,18 +453,12 @@ async function liveContext(
       session: { authorization: `Bearer ${await sessions.issue(m.merchantId)}` },
     });
   }
-  return { live: cluster.live!, request, db: (query) => retryDb(cluster.sql, query), merchants, runId };
-}
-
-/** The driver's own reads and writes ride out a PostgreSQL restart like the services do. */
-async function retryDb<T>(sql: Sql, query: (sql: Sql) => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      return await query(sql);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+  return {
+    live: cluster.live!,
+    request,
+    // The driver's own reads and writes ride out a PostgreSQL restart like the services do.
+    db: (query) => retryWhileUnavailable(() => query(cluster.sql), 120_000),
+    merchants,
+    runId,
+  };
 }

@@ -77,8 +77,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       sql,
       latency,
       payers: {
-        solana: await createSolanaPayer({ rpcUrl: cluster.solanaRpcUrl, wsUrl: cluster.solanaWsUrl }),
-        sui: await createSuiPayer({ url: cluster.suiUrl }),
+        solana: createSolanaPayer({ rpcUrl: cluster.solanaRpcUrl, wsUrl: cluster.solanaWsUrl }),
+        sui: createSuiPayer({ url: cluster.suiUrl }),
       },
       solanaRegistered: (address) => registrations.registered(address),
     });

@@ -9,4 +9,5 @@ export {
   type SuiLocalnet,
   type SuiLocalnetOptions,
 } from "./localnet.js";
+export { pay } from "./pay.js";
 export { type RejectionReason, TransactionRejected } from "./rejection.js";

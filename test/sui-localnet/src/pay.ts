@@ -22,11 +22,21 @@ async function post(url: string, body: unknown): Promise<unknown> {
   return json;
 }
 
-export async function pay(options: { url: string; to: string; coin: CoinSymbol; amount: string }) {
+/**
+ * Funds the payer from the faucet with the amount and its gas, then pays `to`. A fresh keypair
+ * unless `payer` is given (a customer paying twice from one wallet).
+ */
+export async function pay(options: {
+  url: string;
+  to: string;
+  coin: CoinSymbol;
+  amount: string;
+  payer?: Ed25519Keypair;
+}) {
   const info = (await (await fetch(`${options.url}/info`)).json()) as LocalnetInfo;
   const coin = info.coins.find((candidate) => candidate.symbol === options.coin)!;
   const amount = parseDecimalAmount(options.amount, coin.decimals);
-  const payer = new Ed25519Keypair();
+  const payer = options.payer ?? new Ed25519Keypair();
   const owner = payer.toSuiAddress();
 
   if (options.coin === "SUI") {

@@ -3,7 +3,7 @@ import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import type { RequestHandler, Response } from "express";
 import { hashApiKey, modeOfKey } from "./api-keys.js";
-import { createKeypairCache } from "./keypair-cache.js";
+import { createKeypairCache, type KeypairCache } from "./keypair-cache.js";
 
 export interface ApiKeyPrincipal {
   merchantId: string;
@@ -16,8 +16,16 @@ export interface ApiKeyPrincipal {
  * change to a keypair empties on every replica (keypair-cache.ts), so a keypair deactivated in the
  * dashboard is refused at once by all of them.
  */
+/** One keypair cache (and one LISTEN) per pool, however many routers authenticate with it. */
+const caches = new WeakMap<Sql, KeypairCache>();
+
 export function requireApiKey(sql: Sql): RequestHandler {
-  const keypairs = createKeypairCache(sql);
+  let keypairs = caches.get(sql);
+  if (!keypairs) {
+    keypairs = createKeypairCache(sql);
+    caches.set(sql, keypairs);
+  }
+  const cache = keypairs;
   return async (req, res, next) => {
     try {
       const header = req.headers["x-api-key"];
@@ -25,7 +33,7 @@ export function requireApiKey(sql: Sql): RequestHandler {
       if (!key) throw new GatewayError("api_key_missing");
       const mode = modeOfKey(key);
       if (!mode) throw new GatewayError("api_key_invalid");
-      const keypair = await keypairs.find(mode, hashApiKey(key));
+      const keypair = await cache.find(mode, hashApiKey(key));
       if (!keypair?.active) throw new GatewayError("api_key_invalid");
       res.locals.apiKey = {
         merchantId: keypair.merchant_id,
