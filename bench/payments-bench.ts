@@ -4,16 +4,16 @@
 //   pnpm exec tsx bench/payments-bench.ts [clients=16] [seconds=10]
 // Uses DATABASE_URL / NATS_URL when set, else the machine's PostgreSQL (127.0.0.1:5432, user
 // postgres) and NATS (127.0.0.1:4222). Needs Debian's pgbench.
-import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { createSql, migrate, newId } from "@gateway/db";
-import { findExecutable, freePort } from "@gateway/local-infra";
+import { freePort } from "@gateway/local-infra";
 import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
 import { machineLine, percentile } from "./machine.js";
+import { pgbenchInsertRate, runWrk } from "./wrk.js";
 
 const clients = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);
@@ -82,36 +82,14 @@ async function openLoop(rate: number, durationMs: number) {
   return { latencies: latencies.sort((a, b) => a - b), lateness: lateness.sort((a, b) => a - b) };
 }
 
-// The closed loop is driven by wrk (C, from Debian): a Node fetch client on this 2-core machine
-// would measure itself more than the API. wrk's --latency gives the percentiles.
-function wrkRun(durationS: number) {
-  const lua = path.join("/tmp", `gw-bench-${process.pid}.lua`);
-  writeFileSync(
-    lua,
-    [
-      'wrk.method = "POST"',
-      `wrk.body = '${body}'`,
-      'wrk.headers["Content-Type"] = "application/json"',
-      `wrk.headers["x-api-key"] = "${key}"`,
-    ].join("\n"),
-  );
-  const wrk = findExecutable("wrk") ?? "/usr/bin/wrk";
-  const text = execFileSync(
-    wrk,
-    ["-t2", `-c${clients}`, `-d${durationS}s`, "--latency", "-s", lua, `${base}/payments`],
-    {
-      encoding: "utf8",
-    },
-  );
-  if (/Non-2xx/.test(text)) throw new Error(`wrk saw errors:\n${text}`);
-  const ms = (label: string) => {
-    const m = new RegExp(`\\s${label}%\\s+([\\d.]+)(us|ms|s)`).exec(text);
-    if (!m) return Number.NaN;
-    const value = Number(m[1]);
-    return m[2] === "us" ? value / 1000 : m[2] === "s" ? value * 1000 : value;
-  };
-  return { rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]), p50: ms("50"), p99: ms("99") };
-}
+const wrkRun = (durationS: number) =>
+  runWrk({
+    url: `${base}/payments`,
+    clients,
+    seconds: durationS,
+    body,
+    headers: { "Content-Type": "application/json", "x-api-key": key },
+  });
 
 /** CPU seconds used so far by these processes, from /proc (Linux, 100 ticks a second). */
 function cpuSeconds(pids: number[]): number {
@@ -169,32 +147,13 @@ try {
   const requests = wrk1.rate * seconds;
   const perRequest = (s: number) => `${((s / requests) * 1e6).toFixed(0)} µs`;
 
-  // pgbench: the same number of clients inserting one row each, prepared statements.
-  const pgbench = findExecutable("pgbench") ?? "/usr/lib/postgresql/15/bin/pgbench";
-  await sql`create table bench_insert (id bigserial primary key, merchant_id text, amount bigint, created_at timestamptz default now())`;
-  const script = path.join("/tmp", `gw-bench-${process.pid}.sql`);
-  writeFileSync(script, "insert into bench_insert (merchant_id, amount) values ('mer_x', 1250);\n");
-  const out = execFileSync(
-    pgbench,
-    [
-      "-n",
-      "-M",
-      "prepared",
-      "-c",
-      String(clients),
-      "-j",
-      "2",
-      "-T",
-      String(seconds),
-      "-f",
-      script,
-      dbUrl.toString(),
-    ],
-    { encoding: "utf8" },
-  );
-  const pgRate = Number(out.match(/tps = ([\d.]+)/)?.[1] ?? Number.NaN);
-
+  // The open loop runs before pgbench, so that pgbench's WAL and its checkpoint do not land in
+  // the API's latency. One unmeasured second at the same rate opens the client's connections.
+  await openLoop(wrk1.rate / 2, 1000);
   const half = await openLoop(wrk1.rate / 2, seconds * 1000);
+
+  // pgbench: the same number of clients inserting one row each, prepared statements.
+  const pgRate = await pgbenchInsertRate(sql, dbUrl.toString(), clients, seconds);
   const loadAfter = os.loadavg()[0]!;
 
   const lines = [
