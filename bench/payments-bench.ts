@@ -160,7 +160,7 @@ try {
     `## POST /payments on one API node (${new Date().toISOString().slice(0, 10)})`,
     "",
     `Machine: ${machineLine()}. PostgreSQL and NATS on the same machine; the load generator runs on it too.`,
-    `Load average (1 min) ${loadBefore.toFixed(1)} before the run, ${loadAfter.toFixed(1)} after: other work was sharing the two cores.`,
+    `Load average (1 min) ${loadBefore.toFixed(1)} before the run, ${loadAfter.toFixed(1)} after.`,
     "",
     "| measure | value |",
     "| - | - |",
