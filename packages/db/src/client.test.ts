@@ -105,27 +105,3 @@ describe("createSql across a PostgreSQL restart", () => {
     }
   }, 120_000);
 });
-
-describe("createSql session settings", () => {
-  it("commits synchronously unless a pool is made for data that may be lost", async () => {
-    // This test server runs with synchronous_commit off; a database of its own turns it on, as
-    // a production server has it, and a pool's startup setting must still win over that.
-    const admin = createSql({ url: pg.url, max: 1 });
-    await admin`create database durable_commits`;
-    await admin`alter database durable_commits set synchronous_commit = on`;
-    const url = new URL(pg.url);
-    url.pathname = "/durable_commits";
-    const durable = createSql({ url: url.toString(), max: 1 });
-    const counters = createSql({ url: url.toString(), max: 1, synchronousCommit: false });
-    try {
-      const setting = async (sql: typeof durable) =>
-        (await sql<{ synchronous_commit: string }[]>`show synchronous_commit`)[0]?.synchronous_commit;
-      expect(await setting(durable)).toBe("on");
-      expect(await setting(counters)).toBe("off");
-    } finally {
-      await durable.end({ timeout: 1 });
-      await counters.end({ timeout: 1 });
-      await admin.end({ timeout: 1 });
-    }
-  }, 60_000);
-});

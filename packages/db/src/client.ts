@@ -15,12 +15,6 @@ export interface CreateSqlOptions {
    * or failover), before the query fails. Nothing has been sent yet, so waiting is always safe.
    */
   connectRetryMs?: number;
-  /**
-   * false: commits return before their WAL reaches disk (`synchronous_commit = off`). They are
-   * visible to every session at once and cannot be torn, but a PostgreSQL crash may forget the
-   * last fraction of a second of them. Only for data whose loss costs nothing: counters, never money.
-   */
-  synchronousCommit?: boolean;
 }
 
 /**
@@ -32,18 +26,13 @@ export function createSql({
   max = 10,
   applicationName = "gateway",
   connectRetryMs = 10_000,
-  synchronousCommit = true,
 }: CreateSqlOptions): Sql {
   // `socket` is documented by postgres.js but missing from its type definitions.
   const socket = (options: SocketTarget) => connectWithRetry(options, connectRetryMs);
   return postgres(url, {
     max,
     types: { bigint: postgres.BigInt },
-    // Startup parameters: PostgreSQL applies them to every session of this pool.
-    connection: {
-      application_name: applicationName,
-      ...(synchronousCommit ? {} : { synchronous_commit: "off" }),
-    },
+    connection: { application_name: applicationName },
     onnotice: () => {},
     idle_timeout: 30,
     connect_timeout: 10,

@@ -66,7 +66,7 @@ export function createApp(deps: ApiDeps): Express {
 
   // The JSON API.
   const api = express.Router();
-  api.use(rateLimitByIp(deps.requestLimiter, deps.config.RATE_LIMIT_PER_MINUTE, clientIp));
+  api.use(rateLimitByIp(deps.limiter, deps.config.RATE_LIMIT_PER_MINUTE, clientIp));
   api.use(jsonBody);
   api.use(checkoutRoutes(deps));
   api.use(paymentRoutes(deps));

@@ -22,13 +22,7 @@ export interface ApiDeps {
   sql: Sql;
   bus: Bus;
   log: Logger;
-  /** Security budgets (sign-up, login, codes): counted durably. */
   limiter: RateLimiter;
-  /**
-   * The per-IP budget of every JSON API call. Its counters may commit without waiting for the
-   * disk (main.ts): a PostgreSQL crash can forget the last fraction of a second of hits.
-   */
-  requestLimiter: RateLimiter;
   sessions: SessionTokens;
   mailer: Mailer;
   depositAddresses: DepositAddressSource;

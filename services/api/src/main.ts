@@ -15,15 +15,6 @@ import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
 const config = loadConfigOrExit("api", apiConfigSchema);
 const log = createLogger({ name: "api", level: config.LOG_LEVEL });
 const sql = createSql({ url: config.DATABASE_URL, max: 20, applicationName: "api" });
-// The per-IP request counters commit without waiting for the disk: no API call should wait for
-// an fsync just to be counted, and a PostgreSQL crash forgetting the last fraction of a second of
-// hits costs nothing. The security budgets (login, codes) stay on the durable pool.
-const counterSql = createSql({
-  url: config.DATABASE_URL,
-  max: 2,
-  applicationName: "api-rate-limit",
-  synchronousCommit: false,
-});
 const bus = await connectBus({
   url: config.NATS_URL,
   prefix: config.BUS_PREFIX,
@@ -40,7 +31,6 @@ const app = createApp({
   bus,
   log,
   limiter: createRateLimiter(sql),
-  requestLimiter: createRateLimiter(counterSql),
   sessions: createSessionTokens({
     secret: config.JWT_SECRET,
     ttlSeconds: config.JWT_TTL_SECONDS,
@@ -61,5 +51,4 @@ onShutdown(log, [
   async () => signer.close(),
   () => bus.close(),
   () => sql.end({ timeout: 5 }),
-  () => counterSql.end({ timeout: 5 }),
 ]);

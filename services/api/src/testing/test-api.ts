@@ -61,7 +61,6 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
     bus,
     log,
     limiter: createRateLimiter(db.sql),
-    requestLimiter: createRateLimiter(db.sql),
     sessions: createSessionTokens({
       secret: config.JWT_SECRET,
       ttlSeconds: config.JWT_TTL_SECONDS,
