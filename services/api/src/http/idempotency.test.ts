@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { pruneIdempotencyKeys } from "./idempotency.js";
+import { claimKey, pruneIdempotencyKeys } from "./idempotency.js";
 
 let api: TestApi;
 let merchant: TestMerchant;
@@ -45,6 +45,21 @@ describe("Idempotency-Key claims", () => {
     const [count] = await api.db.sql<{ n: bigint }[]>`
       select count(*) as n from payments where merchant_id = ${merchant.merchantId} and amount = 700`;
     expect(count!.n).toBe(1n);
+  });
+
+  it("an attempt whose claim committed but whose answer was lost is recognised by the same request only", async () => {
+    const claim = {
+      scope: `key:${merchant.merchantId}:test`,
+      key: "reply-lost",
+      requestHash: Buffer.alloc(32, 1),
+      token: randomUUID(),
+    };
+    expect(await claimKey(api.db.sql, claim)).toEqual({ claimed: true });
+    // The connection dropped after the commit: the request tries again with the same token.
+    expect(await claimKey(api.db.sql, claim)).toEqual({ claimed: true });
+    // Any other request, the client's own retry included, finds it in progress.
+    const other = await claimKey(api.db.sql, { ...claim, token: randomUUID() });
+    expect(other).toMatchObject({ claimed: false, existing: { status: null } });
   });
 
   it("keys past the 24 h retention are pruned; younger ones stay", async () => {

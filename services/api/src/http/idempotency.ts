@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import type { Sql } from "@gateway/db";
+import { createHash, randomUUID } from "node:crypto";
+import { retryWhileUnavailable, type Sql } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import type { Request, RequestHandler, Response } from "express";
 
@@ -30,11 +30,6 @@ export function idempotentUuid(kind: string, claim: IdempotencyClaim): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/**
- * `Idempotency-Key` on a POST: the first response for (scope, key) is stored in PostgreSQL and
- * replayed for the same request within 24 h, on any replica; the same key with another body is a
- * 409. Server errors are not stored, so a retry after one runs the request again.
- */
 /** Keys past their retention, a bounded batch at a time (each holds a whole response). */
 export async function pruneIdempotencyKeys(sql: Sql, batch = 5000): Promise<number> {
   const deleted = await sql`delete from idempotency_keys where ctid in (
@@ -43,6 +38,46 @@ export async function pruneIdempotencyKeys(sql: Sql, batch = 5000): Promise<numb
   return deleted.count;
 }
 
+interface ExistingClaim {
+  request_hash: Buffer;
+  status: number | null;
+  response: unknown;
+}
+
+/**
+ * Claims (scope, key) for one request, identified by `token`. Claimed: this request runs, either
+ * because the key is new, because its earlier claim outlived the retention, because it was left
+ * unanswered by a process that died, or because this same request's earlier attempt already
+ * claimed it. Otherwise the row that holds the key, if it still exists, says what to answer.
+ * Safe to repeat with the same token.
+ */
+export async function claimKey(
+  sql: Sql,
+  claim: { scope: string; key: string; requestHash: Buffer; token: string },
+): Promise<{ claimed: true } | { claimed: false; existing: ExistingClaim | undefined }> {
+  const { scope, key, requestHash, token } = claim;
+  await sql`delete from idempotency_keys where scope = ${scope} and key = ${key}
+    and created_at < now() - make_interval(hours => ${RETENTION_HOURS})`;
+  const inserted = await sql`insert into idempotency_keys (scope, key, request_hash, claim_token)
+    values (${scope}, ${key}, ${requestHash}, ${token}) on conflict do nothing returning 1`;
+  if (inserted.length > 0) return { claimed: true };
+  const [existing] = await sql<(ExistingClaim & { claim_token: string | null })[]>`
+    select request_hash, status, response, claim_token from idempotency_keys
+    where scope = ${scope} and key = ${key}`;
+  if (existing?.claim_token === token && existing.status === null) return { claimed: true };
+  const takenOver = await sql`update idempotency_keys set created_at = now(), claim_token = ${token}
+    where scope = ${scope} and key = ${key} and request_hash = ${requestHash} and status is null
+      and created_at < now() - make_interval(secs => ${ABANDONED_SECONDS})
+    returning 1`;
+  if (takenOver.length > 0) return { claimed: true };
+  return { claimed: false, existing };
+}
+
+/**
+ * `Idempotency-Key` on a POST: the first response for (scope, key) is stored in PostgreSQL and
+ * replayed for the same request within 24 h, on any replica; the same key with another body is a
+ * 409. Server errors are not stored, so a retry after one runs the request again.
+ */
 export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => string): RequestHandler {
   let lastPrune = 0;
   return async (req, res, next) => {
@@ -62,19 +97,12 @@ export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => 
       const requestHash = createHash("sha256")
         .update(`${req.method} ${req.baseUrl}${req.path}\n${JSON.stringify(req.body ?? {})}`)
         .digest();
-      await sql`delete from idempotency_keys where scope = ${scope} and key = ${key}
-        and created_at < now() - make_interval(hours => ${RETENTION_HOURS})`;
-      let claimed = await sql`insert into idempotency_keys (scope, key, request_hash)
-        values (${scope}, ${key}, ${requestHash}) on conflict do nothing returning 1`;
-      if (claimed.length === 0) {
-        claimed = await sql`update idempotency_keys set created_at = now()
-          where scope = ${scope} and key = ${key} and request_hash = ${requestHash} and status is null
-            and created_at < now() - make_interval(secs => ${ABANDONED_SECONDS})
-          returning 1`;
-      }
-      if (claimed.length === 0) {
-        const [existing] = await sql<{ request_hash: Buffer; status: number | null; response: unknown }[]>`
-          select request_hash, status, response from idempotency_keys where scope = ${scope} and key = ${key}`;
+      // The claim is repeated while the database restarts: an attempt cut off after its commit
+      // left a claim with this request's token, which the next attempt recognises as its own.
+      const token = randomUUID();
+      const claim = await retryWhileUnavailable(() => claimKey(sql, { scope, key, requestHash, token }));
+      if (!claim.claimed) {
+        const { existing } = claim;
         if (!existing) throw new GatewayError("idempotency_request_in_progress");
         if (!requestHash.equals(existing.request_hash))
           throw new GatewayError("idempotency_key_reused", { param: "Idempotency-Key" });
@@ -88,11 +116,14 @@ export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => 
       const send = res.json.bind(res);
       res.json = (body: unknown) => {
         const status = res.statusCode;
-        const store =
+        // Both are safe to repeat, so a database restart does not leave the claim unanswered
+        // (every retry would then wait out the takeover delay).
+        const store = retryWhileUnavailable(() =>
           status >= 500
-            ? sql`delete from idempotency_keys where scope = ${scope} and key = ${key}`
+            ? sql`delete from idempotency_keys where scope = ${scope} and key = ${key} and claim_token = ${token}`
             : sql`update idempotency_keys set status = ${status}, response = ${sql.json(body as never)}
-                where scope = ${scope} and key = ${key}`;
+                where scope = ${scope} and key = ${key} and claim_token = ${token}`,
+        );
         // Reply only once the record is durable, so a replay can never contradict this answer.
         store.then(
           () => send(body),
