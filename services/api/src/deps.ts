@@ -6,6 +6,7 @@ import type { Logger } from "@gateway/logging";
 import type { SessionTokens } from "./auth/session-token.js";
 import type { RateLimiter } from "./http/rate-limit.js";
 import type { Mailer } from "./mail/mailer.js";
+import type { PaymentWatch } from "./routes/checkout/payment-watch.js";
 import type { PayoutApprover } from "./routes/payouts/payout-approval.js";
 
 /** Mint addresses of the stablecoins on Solana, for Solana Pay URIs. */
@@ -29,4 +30,6 @@ export interface ApiDeps {
   /** Signs live payout approvals after the OTP check; without it live payouts are refused. */
   payoutApprover?: PayoutApprover | undefined;
   solanaMints: SolanaMints;
+  /** The payments this process's open checkout streams follow. */
+  paymentWatch: PaymentWatch;
 }

@@ -9,6 +9,7 @@ import { createSessionTokens } from "./auth/session-token.js";
 import { answerClientErrors } from "./http/client-error.js";
 import { createRateLimiter } from "./http/rate-limit.js";
 import { createMailer } from "./mail/mailer.js";
+import { createPaymentWatch } from "./routes/checkout/payment-watch.js";
 import { payoutApproverFromConfig } from "./routes/payouts/payout-approval.js";
 import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
 
@@ -24,6 +25,7 @@ const bus = await connectBus({
 });
 const relay = createOutboxRelay({ sql, js: bus.js, log });
 await relay.start();
+const paymentWatch = createPaymentWatch(sql, log);
 const signer = createSignerClient({ baseUrl: config.SIGNER_URL, tls: signerTls(config) });
 const app = createApp({
   config,
@@ -40,12 +42,15 @@ const app = createApp({
   depositAddresses: signerDepositAddresses(signer),
   solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
   payoutApprover: payoutApproverFromConfig(config),
+  paymentWatch,
 });
 const server = app.listen(config.PORT, () => log.info({ port: config.PORT }, "api listening"));
 answerClientErrors(server);
 server.keepAliveTimeout = 65_000;
 
 onShutdown(log, [
+  // Open checkout streams would otherwise hold server.close() open for minutes.
+  async () => paymentWatch.close(),
   () => new Promise<void>((resolve) => server.close(() => resolve())),
   () => relay.stop(),
   async () => signer.close(),

@@ -87,6 +87,7 @@ async function open(
   viewport: keyof typeof VIEWPORTS,
   url: string,
   colorScheme: "light" | "dark" = "light",
+  beforeGoto?: (page: Page) => void,
 ): Promise<Session> {
   const context = await browser.newContext({
     viewport: VIEWPORTS[viewport],
@@ -103,6 +104,7 @@ async function open(
     if (msg.type() === "error") errors.push(msg.text());
   });
   page.on("pageerror", (err) => errors.push(err.message));
+  beforeGoto?.(page);
   const response = await page.goto(url);
   expect(response?.status()).toBe(200);
   return { context, page, errors };
@@ -315,6 +317,42 @@ describe("checkout page in Chromium", () => {
       await page.getByRole("heading", { name: "Payment returned" }).waitFor();
       await page.getByText("Partial payment returned: 5.00 USDT (sent)").waitFor();
       await shot(page, "phone-underpaid");
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "follows the payment through its change stream: a change made elsewhere shows at once, without polling",
+    async () => {
+      const payment = await createPayment({ amount: 4, currency: "USD" });
+      const path = `/payments/checkout/${payment.id}`;
+      const requests: string[] = [];
+      const { context, page, errors } = await open("desktop", payment.checkout_url, "light", (p) =>
+        p.on("request", (request) => requests.push(new URL(request.url()).pathname)),
+      );
+      await waitForStatus(page, "Choose a network and coin");
+      await expect.poll(() => requests.includes(`${path}/events`)).toBe(true);
+      // Idle for six seconds: polling every two seconds would read the view three more times.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const viewsBefore = requests.filter((p) => p === path).length;
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      expect(requests.filter((p) => p === path).length).toBe(viewsBefore);
+
+      // The customer's own device is not the only actor: here the wallet is chosen and the
+      // payment simulated through the API, and the open page must learn of it by itself.
+      expect(
+        (await call(api.baseUrl, "POST", `${path}/generate-wallet`, { body: { chain: "sui", coin: "USDC" } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await call(api.baseUrl, "POST", `${path}/simulate`, { body: { outcome: "paid" } })).status,
+      ).toBe(202);
+      const started = Date.now();
+      await waitForStatus(page, "Paid. Thank you!");
+      // Well inside the 30 s safety poll: the notice, not a timer, brought the news.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -94,6 +94,29 @@ export const paths: Record<string, Json> = {
       responses: { "200": jsonBody(ref("CheckoutView")), ...notFound, "429": standardErrors["429"] },
     },
   },
+  "/payments/checkout/{id}/events": {
+    get: {
+      operationId: "followCheckout",
+      summary: "Server-Sent Events: a notice each time the payment changes, until it is final",
+      description:
+        "A `text/event-stream` of `change` events whose `id` is the payment's version and whose " +
+        '`data` is `{"version": n, "status": "…"}`; never the view itself, which the ' +
+        "page reads again with `GET /payments/checkout/{id}`. The first event is the current " +
+        "version. The stream ends once the status is completed, refunded, expired or failed, " +
+        "and after 10 minutes in any case (EventSource reconnects). A comment line every 15 s " +
+        "keeps proxies from closing it. The whole stream counts as one request against the rate limit.",
+      security: [],
+      parameters: [idParam("Payment id (UUID).")],
+      responses: {
+        "200": {
+          description: "The stream of change notices.",
+          content: { "text/event-stream": { schema: { type: "string" } } },
+        },
+        ...notFound,
+        "429": standardErrors["429"],
+      },
+    },
+  },
   "/payments/checkout/{id}/generate-wallet": {
     post: {
       operationId: "generateWallet",

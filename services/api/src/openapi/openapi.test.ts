@@ -34,11 +34,19 @@ afterAll(async () => {
 });
 
 /** Checks a real response against the document: its status is declared and its body matches. */
-function conforms(path: string, method: string, res: { status: number; body: unknown }) {
+function conforms(path: string, method: string, res: { status: number; headers?: Headers; body: unknown }) {
   const operation = doc.paths[path]?.[method];
   expect(operation, `${method} ${path} is documented`).toBeDefined();
   const response = operation.responses[String(res.status)];
   expect(response, `${method} ${path} documents status ${res.status}`).toBeDefined();
+  if (!response.content["application/json"]) {
+    // Not JSON (an event stream): the media type it declares is the one served.
+    const [mediaType] = Object.keys(response.content);
+    expect(res.headers?.get("content-type")?.split(";")[0], `${method} ${path} ${res.status}`).toBe(
+      mediaType,
+    );
+    return;
+  }
   const schema = response.content["application/json"].schema;
   // Inline schemas point into the document's components; make those references absolute.
   const absolute = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'));
@@ -109,6 +117,17 @@ describe("openapi.json", () => {
     expect(completed.body.refunds).toHaveLength(1);
     conforms("/payments/{id}", "get", completed);
     conforms("/payments/checkout/{id}", "get", await call(api.baseUrl, "GET", `/payments/checkout/${id}`));
+    // A completed payment's stream is one notice and its end, so it can be read whole.
+    conforms(
+      "/payments/checkout/{id}/events",
+      "get",
+      await call(api.baseUrl, "GET", `/payments/checkout/${id}/events`),
+    );
+    conforms(
+      "/payments/checkout/{id}/events",
+      "get",
+      await call(api.baseUrl, "GET", "/payments/checkout/00000000-0000-4000-8000-000000000000/events"),
+    );
     conforms(
       "/payments/checkout/{id}/simulate",
       "post",

@@ -3,13 +3,11 @@ import { openApiDocument } from "./document.js";
 type Operation = {
   operationId: string;
   summary?: string;
+  description?: string;
   security?: Record<string, unknown>[];
   parameters?: { name: string; in: string; required?: boolean; description?: string }[];
   requestBody?: { content: { "application/json": { schema: { $ref?: string } } } };
-  responses: Record<
-    string,
-    { description: string; content?: { "application/json": { schema: { $ref?: string } } } }
-  >;
+  responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }>;
 };
 
 const schemaName = (schema?: { $ref?: string }) =>
@@ -36,6 +34,7 @@ export function apiReferenceMarkdown(): string {
               .join(" or ");
       lines.push(`## ${method.toUpperCase()} ${path}`, "");
       if (op.summary) lines.push(op.summary, "");
+      if (op.description) lines.push(op.description, "");
       lines.push(`- operation: \`${op.operationId}\``, `- auth: ${auth}`);
       for (const p of op.parameters ?? []) {
         lines.push(
@@ -46,9 +45,10 @@ export function apiReferenceMarkdown(): string {
         lines.push(`- body: ${schemaName(op.requestBody.content["application/json"].schema)}`);
       lines.push("", "| status | meaning | body |", "| - | - | - |");
       for (const [status, response] of Object.entries(op.responses)) {
-        lines.push(
-          `| ${status} | ${response.description} | ${schemaName(response.content?.["application/json"].schema)} |`,
-        );
+        const json = response.content?.["application/json"];
+        const other = Object.keys(response.content ?? {}).find((type) => type !== "application/json");
+        const body = json || !other ? schemaName(json?.schema) : `\`${other}\``;
+        lines.push(`| ${status} | ${response.description} | ${body} |`);
       }
       lines.push("");
     }

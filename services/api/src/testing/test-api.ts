@@ -10,6 +10,7 @@ import type { ApiDeps } from "../deps.js";
 import { answerClientErrors } from "../http/client-error.js";
 import { createRateLimiter } from "../http/rate-limit.js";
 import { createMailer } from "../mail/mailer.js";
+import { createPaymentWatch } from "../routes/checkout/payment-watch.js";
 import { payoutApproverFromConfig } from "../routes/payouts/payout-approval.js";
 import { signerDepositAddresses } from "../signer-addresses.js";
 
@@ -70,6 +71,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
     depositAddresses: signerDepositAddresses(signer.client),
     solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
     payoutApprover: payoutApproverFromConfig(config),
+    paymentWatch: createPaymentWatch(db.sql, log, 200),
   };
   const server = createApp(deps).listen(0, "127.0.0.1");
   answerClientErrors(server);
@@ -83,6 +85,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
     db,
     testBus,
     async close() {
+      deps.paymentWatch.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await relay.stop();

@@ -7,6 +7,9 @@ const POLL_MS = 2000;
 const FAST_POLL_MS = 1000;
 const FAST_POLL_WINDOW_MS = 30_000;
 const MAX_BACKOFF_MS = 15_000;
+// While the change stream is open the page reads the view when told of a change; this slow poll
+// is only a safety net for a stream that stalls without saying so.
+const STREAM_SAFETY_POLL_MS = 30_000;
 const REDIRECT_DELAY_MS = 3000;
 
 /** Statuses after which nothing changes any more. */
@@ -75,6 +78,10 @@ const state = {
   changedAt: 0,
   /** The outcome of a simulation that settlement has not applied yet. */
   simulating: null,
+  /** The change stream (EventSource), while there is one. */
+  stream: null,
+  /** The newest payment version a change notice announced. */
+  seenVersion: -1,
 };
 
 // ---- API ----------------------------------------------------------------------------------
@@ -148,8 +155,54 @@ async function poll() {
     schedulePoll(err instanceof ApiError && err.retryAfterMs ? err.retryAfterMs : backoff);
     return;
   }
-  if (!state.view || FINAL.has(state.view.status)) return;
-  schedulePoll(Date.now() < state.fastPollUntil ? FAST_POLL_MS : POLL_MS);
+  if (!state.view || FINAL.has(state.view.status)) {
+    stopFollowing();
+    return;
+  }
+  schedulePoll(nextPollDelay());
+}
+
+function nextPollDelay() {
+  if (state.stream?.readyState === EventSource.OPEN) return STREAM_SAFETY_POLL_MS;
+  return Date.now() < state.fastPollUntil ? FAST_POLL_MS : POLL_MS;
+}
+
+// ---- Change stream ------------------------------------------------------------------------
+// One request for the whole visit instead of a poll every two seconds: customers behind one
+// address (an office, a mobile carrier) share its rate limit. Polling takes over whenever the
+// stream is unavailable.
+
+function followChanges() {
+  if (typeof EventSource !== "function" || state.stream) return;
+  const stream = new EventSource(`${apiBase}/events`);
+  state.stream = stream;
+  stream.addEventListener("change", (event) => {
+    let change;
+    try {
+      change = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (typeof change?.version !== "number" || change.version <= state.seenVersion) return;
+    state.seenVersion = change.version;
+    schedulePoll(0);
+    // The server ends the stream after a final status; closing it here stops EventSource from
+    // reconnecting to hear the same thing again.
+    if (FINAL.has(change.status)) stopFollowing();
+  });
+  stream.addEventListener("error", () => {
+    // EventSource reconnects by itself after a dropped connection; once it gives up (a refused
+    // request such as a 429, or the stream ended for good) polling goes on alone.
+    if (stream.readyState === EventSource.CLOSED && state.stream === stream) {
+      state.stream = null;
+      if (state.view && !FINAL.has(state.view.status)) schedulePoll(nextPollDelay());
+    }
+  });
+}
+
+function stopFollowing() {
+  state.stream?.close();
+  state.stream = null;
 }
 
 document.addEventListener("visibilitychange", () => {
@@ -520,3 +573,4 @@ function hideAlert() {
 
 renderCountdown();
 poll();
+followChanges();

@@ -15,6 +15,7 @@ import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
 import { bodyObject } from "../../http/json-body.js";
 import { rejectUnknown, required, withMoneyParam } from "../../http/params.js";
+import { streamPaymentChanges } from "./checkout-events.js";
 import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
 
 const OUTCOMES = ["paid", "underpaid", "overpaid", "expired"] as const;
@@ -48,6 +49,11 @@ export function checkoutRoutes(deps: ApiDeps): Router {
   router.get("/payments/checkout/:id", async (req, res) => {
     const { row, merchantName } = await load(String(req.params.id));
     res.json(checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints));
+  });
+
+  router.get("/payments/checkout/:id/events", async (req, res) => {
+    const { row } = await load(String(req.params.id));
+    streamPaymentChanges(req, res, row, deps.paymentWatch);
   });
 
   router.post("/payments/checkout/:id/generate-wallet", idem, async (req, res) => {
