@@ -5,11 +5,17 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { createTestMerchant, startTestApi, type TestApi, type TestMerchant } from "@gateway/api/testing";
+import {
+  createTestMerchant,
+  startTestApi,
+  startTestSettlement,
+  type TestApi,
+  type TestMerchant,
+} from "@gateway/api/testing";
 import { createShop } from "@gateway/example-merchant-server";
 import { type Notifier, startNotifier } from "@gateway/notifier";
 import { createGateway, InvalidRequestError } from "@gateway/sdk";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { waitFor } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./processes.js";
@@ -22,14 +28,7 @@ let notifier: Notifier;
 beforeAll(async () => {
   api = await startTestApi();
   merchant = await createTestMerchant(api.db.sql, "Example Shop");
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 100,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api);
   notifier = await startNotifier({
     sql: api.db.sql,
     bus: api.deps.bus,

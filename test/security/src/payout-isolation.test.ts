@@ -2,9 +2,15 @@
 // confirmed with its mailed code) is invisible to merchant A by id and in lists, in either mode,
 // and unreachable with B's own API keys.
 import { randomBytes } from "node:crypto";
-import { call, createTestMerchant, startTestApi, type TestApi } from "@gateway/api/testing";
+import {
+  call,
+  createTestMerchant,
+  startTestApi,
+  startTestSettlement,
+  type TestApi,
+} from "@gateway/api/testing";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import bs58 from "bs58";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -14,14 +20,7 @@ let settlement: Settlement;
 beforeAll(async () => {
   catcher = await createMailCatcher();
   api = await startTestApi({ SMTP_URL: catcher.smtpUrl });
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 100,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api);
 });
 afterAll(async () => {
   await settlement?.stop();

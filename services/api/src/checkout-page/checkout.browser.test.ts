@@ -13,16 +13,14 @@ import {
   type Page,
   VIEWPORTS,
 } from "@gateway/browser-testkit";
-import { type Bus, connectBus } from "@gateway/bus";
-import { createLogger } from "@gateway/logging";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { startTestSettlement } from "../testing/test-settlement.js";
 
 const TIMEOUT = 90_000;
 let api: TestApi;
-let settlementBus: Bus;
 let settlement: Settlement;
 let browser: Browser;
 let shop: Server;
@@ -33,21 +31,7 @@ const screenshots = artifactsDir("checkout");
 beforeAll(async () => {
   api = await startTestApi();
   // Settlement gets its own NATS connection, as it would as its own process.
-  const log = createLogger({ name: "settlement", level: "silent" });
-  settlementBus = await connectBus({
-    url: api.testBus.natsUrl,
-    prefix: api.testBus.prefix,
-    name: "settlement-test",
-    log,
-  });
-  settlement = await startSettlement({
-    sql: api.deps.sql,
-    bus: settlementBus,
-    log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 200,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api, { expiryPollMs: 200, ownConnection: true });
   merchant = await createTestMerchant(api.deps.sql, "Acme Coffee Roasters");
   // The merchant's "thank you" page that redirect_url points at.
   shop = createServer((req, res) => {
@@ -63,7 +47,6 @@ afterAll(async () => {
   await browser?.close();
   await new Promise<void>((resolve) => (shop ? shop.close(() => resolve()) : resolve()));
   await settlement?.stop();
-  await settlementBus?.close();
   await api?.close();
 });
 

@@ -14,13 +14,14 @@ import {
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { type Notifier, startNotifier } from "@gateway/notifier";
 import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { waitFor } from "@gateway/testkit";
 import { verifyWebhook } from "@gateway/webhook-signature";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeIn, createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { startTestSettlement } from "../testing/test-settlement.js";
 
 let api: TestApi;
 let catcher: MailCatcher;
@@ -34,14 +35,7 @@ const screenshots = artifactsDir("dashboard");
 beforeAll(async () => {
   catcher = await createMailCatcher();
   api = await startTestApi({ SMTP_URL: catcher.smtpUrl });
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 200,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api, { expiryPollMs: 200 });
   notifier = await startNotifier({
     sql: api.db.sql,
     bus: api.deps.bus,

@@ -12,20 +12,18 @@ import {
   type Page,
   VIEWPORTS,
 } from "@gateway/browser-testkit";
-import { type Bus, connectBus } from "@gateway/bus";
-import { createLogger } from "@gateway/logging";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { waitFor } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeIn } from "../routes/auth/test-account.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { startTestSettlement } from "../testing/test-settlement.js";
 
 const TIMEOUT = 120_000;
 let api: TestApi;
 let catcher: MailCatcher;
-let settlementBus: Bus;
 let settlement: Settlement;
 let browser: Browser;
 const screenshots = artifactsDir("dashboard");
@@ -33,28 +31,14 @@ const screenshots = artifactsDir("dashboard");
 beforeAll(async () => {
   catcher = await createMailCatcher();
   api = await startTestApi({ SMTP_URL: catcher.smtpUrl });
-  const log = createLogger({ name: "settlement", level: "silent" });
-  settlementBus = await connectBus({
-    url: api.testBus.natsUrl,
-    prefix: api.testBus.prefix,
-    name: "settlement-test",
-    log,
-  });
-  settlement = await startSettlement({
-    sql: api.deps.sql,
-    bus: settlementBus,
-    log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 200,
-    outboxPollMs: 50,
-  });
+  // Settlement gets its own NATS connection, as it would as its own process.
+  settlement = await startTestSettlement(api, { expiryPollMs: 200, ownConnection: true });
   browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await settlement?.stop();
-  await settlementBus?.close();
   await api?.close();
   await catcher?.close();
 });

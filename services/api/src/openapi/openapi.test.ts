@@ -1,10 +1,11 @@
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { waitFor } from "@gateway/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { startTestSettlement } from "../testing/test-settlement.js";
 
 let api: TestApi;
 let merchant: TestMerchant;
@@ -15,14 +16,7 @@ let ajv: Ajv2020;
 beforeAll(async () => {
   api = await startTestApi();
   merchant = await createTestMerchant(api.db.sql);
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 100,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api);
   doc = (await call(api.baseUrl, "GET", "/openapi.json")).body;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);

@@ -1,7 +1,8 @@
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { startTestSettlement } from "../../testing/test-settlement.js";
 
 let api: TestApi;
 let merchant: TestMerchant;
@@ -9,14 +10,7 @@ let settlement: Settlement;
 beforeAll(async () => {
   api = await startTestApi();
   merchant = await createTestMerchant(api.db.sql, "Corner Café");
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 100,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api);
 });
 afterAll(async () => {
   await settlement.stop();

@@ -3,11 +3,12 @@
 import { randomBytes } from "node:crypto";
 import { checkLedger } from "@gateway/ledger";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { waitFor } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { startTestSettlement } from "../../testing/test-settlement.js";
 import { codeIn, createTestAccount } from "../auth/test-account.js";
 
 let api: TestApi;
@@ -17,14 +18,7 @@ let settlement: Settlement;
 beforeAll(async () => {
   catcher = await createMailCatcher();
   api = await startTestApi({ SMTP_URL: catcher.smtpUrl, TRUSTED_PROXIES: "127.0.0.1" });
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 100,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api);
 });
 afterAll(async () => {
   await settlement?.stop();

@@ -1,11 +1,12 @@
 import { type Notifier, startNotifier } from "@gateway/notifier";
 import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
-import { type Settlement, startSettlement } from "@gateway/settlement";
+import type { Settlement } from "@gateway/settlement";
 import { waitFor } from "@gateway/testkit";
 import { buildSignatureHeader, verifyWebhook, WebhookVerificationError } from "@gateway/webhook-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { startTestSettlement } from "../../testing/test-settlement.js";
 
 // Issue 5's end-to-end acceptance: a simulated test payment reaches a real HTTP receiver, signed.
 let api: TestApi;
@@ -16,14 +17,7 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   api = await startTestApi();
   merchant = await createTestMerchant(api.db.sql, "E2E Shop");
-  settlement = await startSettlement({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    publicBaseUrl: api.baseUrl,
-    expiryPollMs: 100,
-    outboxPollMs: 50,
-  });
+  settlement = await startTestSettlement(api);
   notifier = await startNotifier({
     sql: api.db.sql,
     bus: api.deps.bus,
