@@ -309,5 +309,9 @@ describe("checkout change stream", () => {
     expect((await stream.next())?.data.status).toBe("pending");
     api.deps.paymentWatch.close();
     expect(await stream.next()).toBeUndefined();
+    // A stream opened while the process stops tells the current state and ends at once.
+    const late = await openStream(payment.id);
+    expect((await late.next())?.data.status).toBe("pending");
+    expect(await late.next()).toBeUndefined();
   });
 });

@@ -17,7 +17,7 @@ export interface PaymentWatch {
     onChange: (change: PaymentChange) => void,
     onClose: () => void,
   ): () => void;
-  /** Ends every follower (their `onClose` runs) and stops polling. */
+  /** Ends every follower (their `onClose` runs) and stops polling; later followers end at once. */
   close(): void;
 }
 
@@ -37,6 +37,7 @@ export function createPaymentWatch(sql: Sql, log: Logger, intervalMs = 1000): Pa
   const followers = new Map<string, Set<Follower>>();
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
+  let closed = false;
 
   async function poll() {
     if (polling || followers.size === 0) return;
@@ -68,6 +69,11 @@ export function createPaymentWatch(sql: Sql, log: Logger, intervalMs = 1000): Pa
 
   return {
     follow(paymentId, version, onChange, onClose) {
+      // A stream opened while the process stops would hold its server open for minutes.
+      if (closed) {
+        queueMicrotask(onClose);
+        return () => {};
+      }
       const follower: Follower = { version, onChange, onClose };
       let set = followers.get(paymentId);
       if (!set) {
@@ -83,6 +89,7 @@ export function createPaymentWatch(sql: Sql, log: Logger, intervalMs = 1000): Pa
       };
     },
     close() {
+      closed = true;
       const all = [...followers.values()].flatMap((set) => [...set]);
       followers.clear();
       stopIfIdle();
