@@ -10,8 +10,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createSql } from "@gateway/db";
 import { freePort } from "@gateway/local-infra";
+import { pgbenchInsertRate, runWrk } from "./load-tools.js";
 import { machineLine } from "./machine.js";
-import { pgbenchInsertRate, runWrk } from "./wrk.js";
 
 const clients = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);

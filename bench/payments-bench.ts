@@ -12,8 +12,8 @@ import path from "node:path";
 import { createSql, migrate, newId } from "@gateway/db";
 import { freePort } from "@gateway/local-infra";
 import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
+import { pgbenchInsertRate, runWrk } from "./load-tools.js";
 import { machineLine, percentile } from "./machine.js";
-import { pgbenchInsertRate, runWrk } from "./wrk.js";
 
 const clients = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);

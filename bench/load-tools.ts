@@ -1,3 +1,5 @@
+// The two load generators the HTTP benches share: wrk for closed loops and pgbench for the
+// database reference.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
