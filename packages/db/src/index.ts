@@ -1,5 +1,5 @@
 export { type CreateSqlOptions, createSql, type Sql, type TransactionSql } from "./client.js";
-export { newId } from "./ids.js";
+export { idFromBytes, newId } from "./ids.js";
 export { MIGRATIONS_DIR, type Migration, MigrationError, migrate, readMigrations } from "./migrate.js";
 export { enqueueOutbox, type OutboxMessage } from "./outbox.js";
 export { handleOnce } from "./processed-messages.js";

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { retryWhileUnavailable, type Sql } from "@gateway/db";
+import { idFromBytes, retryWhileUnavailable, type Sql } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import type { Request, RequestHandler, Response } from "express";
 
@@ -74,11 +74,31 @@ export async function claimKey(
 }
 
 /**
+ * For answers that hold a secret shown once (a webhook endpoint's signing secret): `storable`
+ * takes it out before the answer is kept for replay, and `replay` puts it back from where it is
+ * kept sealed. The secret is never at rest in clear in `idempotency_keys`.
+ */
+export interface SecretAnswer {
+  storable(body: unknown): unknown;
+  replay(stored: unknown): Promise<unknown>;
+}
+
+/** An id of our `prefix_` form that is the same for every attempt of one idempotent request. */
+export function idempotentId(prefix: string, kind: string, claim: IdempotencyClaim): string {
+  const digest = createHash("sha256").update(`${kind}\n${claim.scope}\n${claim.key}`).digest();
+  return idFromBytes(prefix, digest.subarray(0, 22));
+}
+
+/**
  * `Idempotency-Key` on a POST: the first response for (scope, key) is stored in PostgreSQL and
  * replayed for the same request within 24 h, on any replica; the same key with another body is a
  * 409. Server errors are not stored, so a retry after one runs the request again.
  */
-export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => string): RequestHandler {
+export function idempotency(
+  sql: Sql,
+  scopeOf: (req: Request, res: Response) => string,
+  secretAnswer?: SecretAnswer,
+): RequestHandler {
   let lastPrune = 0;
   return async (req, res, next) => {
     const key = req.headers["idempotency-key"];
@@ -107,7 +127,8 @@ export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => 
         if (!requestHash.equals(existing.request_hash))
           throw new GatewayError("idempotency_key_reused", { param: "Idempotency-Key" });
         if (existing.status === null) throw new GatewayError("idempotency_request_in_progress");
-        res.set("Idempotent-Replayed", "true").status(existing.status).json(existing.response);
+        const answer = secretAnswer ? await secretAnswer.replay(existing.response) : existing.response;
+        res.set("Idempotent-Replayed", "true").status(existing.status).json(answer);
         return;
       }
       // Handlers that create something derive its id from this, so a retry that takes over a
@@ -121,7 +142,8 @@ export function idempotency(sql: Sql, scopeOf: (req: Request, res: Response) => 
         const store = retryWhileUnavailable(() =>
           status >= 500
             ? sql`delete from idempotency_keys where scope = ${scope} and key = ${key} and claim_token = ${token}`
-            : sql`update idempotency_keys set status = ${status}, response = ${sql.json(body as never)}
+            : sql`update idempotency_keys set status = ${status},
+                  response = ${sql.json((secretAnswer && status < 300 ? secretAnswer.storable(body) : body) as never)}
                 where scope = ${scope} and key = ${key} and claim_token = ${token}`,
         );
         // Reply only once the record is durable, so a replay can never contradict this answer.

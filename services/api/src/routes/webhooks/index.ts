@@ -8,6 +8,7 @@ import { idempotency } from "../../http/idempotency.js";
 import {
   createWebhook,
   deleteWebhook,
+  endpointSecretAnswer,
   listDeliveriesOfPayment,
   listWebhookDeliveries,
   listWebhooks,
@@ -75,19 +76,33 @@ function dashboardModeFilter(res: Response): Mode | undefined {
 export function webhookRoutes(deps: ApiDeps): Router {
   const router = Router();
   const auth = requireApiKey(deps.sql);
-  const idem = idempotency(deps.sql, (_req, res) => {
+  const keyScope = (_req: unknown, res: Response) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
     return `key:${merchantId}:${mode}`;
-  });
-  router.post("/webhooks", auth, idem, createWebhook(deps, apiKeyCaller));
+  };
+  const sessionScope = (_req: unknown, res: Response) => `session:${sessionPrincipal(res).merchantId}`;
+  // Creation answers hold the endpoint's secret: their stored copies leave it out.
+  const secretAnswer = endpointSecretAnswer(deps);
+  const idem = idempotency(deps.sql, keyScope);
+  router.post(
+    "/webhooks",
+    auth,
+    idempotency(deps.sql, keyScope, secretAnswer),
+    createWebhook(deps, apiKeyCaller),
+  );
   router.get("/webhooks", auth, listWebhooks(deps, apiKeyCaller));
   router.delete("/webhooks/:id", auth, deleteWebhook(deps, apiKeyCaller));
   router.get("/webhooks/:id/deliveries", auth, listWebhookDeliveries(deps, apiKeyCaller));
   router.post("/webhooks/:id/redeliver", auth, idem, redeliverWebhook(deps, apiKeyCaller));
 
   const session = deps.sessions.require;
-  const sessionIdem = idempotency(deps.sql, (_req, res) => `session:${sessionPrincipal(res).merchantId}`);
-  router.post("/dashboard/api/webhooks", session, sessionIdem, createWebhook(deps, sessionCaller));
+  const sessionIdem = idempotency(deps.sql, sessionScope);
+  router.post(
+    "/dashboard/api/webhooks",
+    session,
+    idempotency(deps.sql, sessionScope, secretAnswer),
+    createWebhook(deps, sessionCaller),
+  );
   router.get("/dashboard/api/webhooks", session, listWebhooks(deps, sessionCaller, dashboardModeFilter));
   router.delete("/dashboard/api/webhooks/:id", session, deleteWebhook(deps, sessionCaller));
   router.get("/dashboard/api/webhooks/:id/deliveries", session, listWebhookDeliveries(deps, sessionCaller));

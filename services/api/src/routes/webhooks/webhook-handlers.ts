@@ -1,9 +1,10 @@
-import { newId } from "@gateway/db";
+import { newId, retryWhileUnavailable } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import {
   generateEndpointSecret,
   isWebhookEventType,
+  openSecret,
   parseSecretKey,
   resolveWebhookTarget,
   sealSecret,
@@ -11,6 +12,7 @@ import {
 } from "@gateway/notifier";
 import type { RequestHandler, Response } from "express";
 import type { ApiDeps } from "../../deps.js";
+import { idempotencyClaim, idempotentId, type SecretAnswer } from "../../http/idempotency.js";
 import { bodyObject } from "../../http/json-body.js";
 import { optionalString, pageLimit, queryString, rejectUnknown, required } from "../../http/params.js";
 import { toDeliveryResource, toEndpointResource } from "./webhook-resource.js";
@@ -61,6 +63,26 @@ function parseEvents(value: unknown): string[] | null {
   return WEBHOOK_EVENT_TYPES.filter((t) => types.has(t));
 }
 
+/**
+ * The stored Idempotency-Key answer of an endpoint creation keeps no secret: a replay opens it
+ * again from the endpoint's sealed copy.
+ */
+export function endpointSecretAnswer({ sql, config }: Deps): SecretAnswer {
+  const key = parseSecretKey(config.WEBHOOK_SECRET_KEY);
+  return {
+    storable(body) {
+      const { secret: _secret, ...rest } = body as Record<string, unknown>;
+      return rest;
+    },
+    async replay(stored) {
+      const body = stored as { id: string };
+      const [row] = await sql<{ secret_sealed: Buffer }[]>`
+        select secret_sealed from webhook_endpoints where id = ${body.id}`;
+      return row ? { ...body, secret: openSecret(key, body.id, row.secret_sealed) } : body;
+    },
+  };
+}
+
 /** `POST /webhooks`: the `whsec_` secret is in this response only; it is stored sealed. */
 export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): RequestHandler {
   const key = parseSecretKey(config.WEBHOOK_SECRET_KEY);
@@ -73,23 +95,22 @@ export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Req
     const events = parseEvents(body.events);
     const description = optionalString(body, "description", 500);
     const target = await resolveWebhookTarget(rawUrl, { mode, allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS });
-    const id = newId("whk");
-    const secret = generateEndpointSecret();
-    const row = await insertEndpoint(sql, {
-      id,
-      merchantId,
-      mode,
-      url: target.url.toString(),
-      description,
-      events,
-      sealed: sealSecret(key, id, secret),
-    });
-    if (!row) {
+    // With an Idempotency-Key the id is the key's, so a retry of a request whose answer was lost
+    // finds the endpoint already made (and answers its secret) instead of making a second one.
+    const claim = idempotencyClaim(res);
+    const id = claim ? idempotentId("whk", "webhook_endpoint", claim) : newId("whk");
+    const sealed = sealSecret(key, id, generateEndpointSecret());
+    const input = { id, merchantId, mode, url: target.url.toString(), description, events, sealed };
+    // Safe to repeat while the database restarts: the id is fixed and an existing row is kept.
+    const created = await retryWhileUnavailable(() => insertEndpoint(sql, input));
+    if (!created) {
       throw new GatewayError("state_conflict", {
         message: `At most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode; delete one first.`,
       });
     }
-    res.status(201).json({ ...toEndpointResource(row), secret });
+    res
+      .status(201)
+      .json({ ...toEndpointResource(created.endpoint), secret: openSecret(key, id, created.sealed) });
   };
 }
 

@@ -59,10 +59,19 @@ export async function insertEndpoint(
     events: string[] | null;
     sealed: Buffer;
   },
-): Promise<EndpointRow | undefined> {
+): Promise<{ endpoint: EndpointRow; sealed: Buffer } | undefined> {
   return sql.begin(async (tx) => {
     // Serialises concurrent registrations of one merchant and mode, so the cap holds.
     await tx`select pg_advisory_xact_lock(hashtext(${`webhooks:${row.merchantId}:${row.mode}`}))`;
+    // The id is fixed before the first attempt: an attempt cut off after its commit, or an
+    // earlier request with the same Idempotency-Key, already made this endpoint.
+    const [earlier] = await tx<(EndpointRow & { secret_sealed: Buffer })[]>`
+      select ${tx.unsafe(ENDPOINT_COLUMNS)}, secret_sealed from webhook_endpoints
+      where id = ${row.id} and merchant_id = ${row.merchantId}`;
+    if (earlier) {
+      const { secret_sealed, ...endpoint } = earlier;
+      return { endpoint, sealed: secret_sealed };
+    }
     const [count] = await tx<{ n: bigint }[]>`select count(*) as n from webhook_endpoints
       where merchant_id = ${row.merchantId} and mode = ${row.mode} and deleted_at is null`;
     if ((count?.n ?? 0n) >= BigInt(MAX_ENDPOINTS_PER_MODE)) return undefined;
@@ -70,8 +79,8 @@ export async function insertEndpoint(
       insert into webhook_endpoints (id, merchant_id, mode, url, description, events, secret_sealed)
       values (${row.id}, ${row.merchantId}, ${row.mode}, ${row.url}, ${row.description}, ${row.events}, ${row.sealed})
       returning ${tx.unsafe(ENDPOINT_COLUMNS)}`;
-    return inserted;
-  }) as Promise<EndpointRow | undefined>;
+    return { endpoint: inserted!, sealed: row.sealed };
+  }) as Promise<{ endpoint: EndpointRow; sealed: Buffer } | undefined>;
 }
 
 export async function listEndpoints(sql: Sql, scope: WebhookScope): Promise<EndpointRow[]> {

@@ -123,6 +123,48 @@ describe("POST /webhooks (happy)", () => {
   });
 });
 
+describe("POST /webhooks with an Idempotency-Key", () => {
+  const create = (merchantKey: string, key: string, url: string) =>
+    call(api.baseUrl, "POST", "/webhooks", {
+      body: { url },
+      headers: { "x-api-key": merchantKey, "Idempotency-Key": key },
+    });
+
+  it("replays the answer with its secret, while the stored copy holds no secret", async () => {
+    const owner = await createTestMerchant(api.db.sql);
+    const first = await create(owner.testKey, "hook-replay", `${receiver.url}/replay`);
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const replay = await create(owner.testKey, "hook-replay", `${receiver.url}/replay`);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toEqual(first.body);
+    const stored = await api.db.sql<{ response: string }[]>`
+      select response::text as response from idempotency_keys where key = 'hook-replay'`;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.response).toContain(first.body.id);
+    expect(stored[0]!.response).not.toContain(first.body.secret);
+    expect(stored[0]!.response).not.toContain("whsec_");
+  });
+
+  it("a retry of a request whose answer was lost gets that endpoint and its secret, not a second one", async () => {
+    const owner = await createTestMerchant(api.db.sql);
+    const url = `${receiver.url}/lost-answer`;
+    const first = await create(owner.testKey, "hook-lost", url);
+    expect(first.status).toBe(201);
+    // What a request cut off after its commit leaves behind: the endpoint, and no stored answer
+    // (a 5xx removes the claim so that the client's retry runs again).
+    await api.db.sql`delete from idempotency_keys where key = 'hook-lost'`;
+    const retry = await create(owner.testKey, "hook-lost", url);
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    expect(retry.body.secret).toBe(first.body.secret);
+    const endpoints = await api.db.sql`
+      select 1 from webhook_endpoints where merchant_id = ${owner.merchantId} and deleted_at is null`;
+    expect(endpoints).toHaveLength(1);
+  });
+});
+
 describe("POST /webhooks (errors)", () => {
   it.each([
     [{}, 400, "parameter_missing", "url"],
