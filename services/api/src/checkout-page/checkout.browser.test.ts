@@ -264,9 +264,11 @@ describe("checkout page in Chromium", () => {
       await page.getByRole("button", { name: "Show deposit address" }).click();
       await waitForStatus(page, "Waiting for your payment");
       // Bring the deadline close; settlement's sweeper reads it from PostgreSQL like any other.
+      // The version moves as with every write to a payment, which is how the open page hears of it.
       const expiresAt = new Date(Date.now() + 5000);
       await api.deps.sql`update payments set expires_at = ${expiresAt},
-        state = jsonb_set(state, '{expiresAt}', to_jsonb(${expiresAt.getTime()}::bigint))
+        state = jsonb_set(state, '{expiresAt}', to_jsonb(${expiresAt.getTime()}::bigint)),
+        version = version + 1
         where id = ${payment.id}`;
       await page
         .locator("time[data-countdown]")
