@@ -127,7 +127,11 @@ export function idempotency(
         if (!requestHash.equals(existing.request_hash))
           throw new GatewayError("idempotency_key_reused", { param: "Idempotency-Key" });
         if (existing.status === null) throw new GatewayError("idempotency_request_in_progress");
-        const answer = secretAnswer ? await secretAnswer.replay(existing.response) : existing.response;
+        // Only a success holds a secret; an error is replayed as stored.
+        const answer =
+          secretAnswer && existing.status < 300
+            ? await secretAnswer.replay(existing.response)
+            : existing.response;
         res.set("Idempotent-Replayed", "true").status(existing.status).json(answer);
         return;
       }

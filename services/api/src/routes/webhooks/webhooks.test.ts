@@ -147,6 +147,16 @@ describe("POST /webhooks with an Idempotency-Key", () => {
     expect(stored[0]!.response).not.toContain("whsec_");
   });
 
+  it("replays a refusal as it was stored", async () => {
+    const owner = await createTestMerchant(api.db.sql);
+    const first = await create(owner.testKey, "hook-refused", "ftp://example.com/hook");
+    expect(first.status).toBe(400);
+    const replay = await create(owner.testKey, "hook-refused", "ftp://example.com/hook");
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toEqual(first.body);
+  });
+
   it("a retry of a request whose answer was lost gets that endpoint and its secret, not a second one", async () => {
     const owner = await createTestMerchant(api.db.sql);
     const url = `${receiver.url}/lost-answer`;
