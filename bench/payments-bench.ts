@@ -5,27 +5,22 @@
 // Uses DATABASE_URL / NATS_URL when set, else the machine's PostgreSQL (127.0.0.1:5432, user
 // postgres) and NATS (127.0.0.1:4222). Needs Debian's pgbench.
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
-import path from "node:path";
-import { createSql, migrate, newId } from "@gateway/db";
+import { migrate, newId } from "@gateway/db";
 import { freePort } from "@gateway/local-infra";
 import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
+import { createBenchDatabase, recordResults } from "./harness.js";
 import { pgbenchInsertRate, runWrk } from "./load-tools.js";
-import { machineLine, percentile } from "./machine.js";
+import { cpuSeconds, machineBusySeconds, machineLine, percentile } from "./machine.js";
 
 const clients = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
-const dbName = `gw_bench_${Date.now().toString(36)}`;
-const admin = createSql({ url: adminUrl, max: 1 });
-await admin.unsafe(`create database ${dbName}`);
-const dbUrl = new URL(adminUrl);
-dbUrl.pathname = `/${dbName}`;
-const sql = createSql({ url: dbUrl.toString(), max: 4 });
+const db = await createBenchDatabase(adminUrl, "bench", 4);
+const { sql } = db;
 
 // A merchant with a test key, written directly (key format and hashing as the API does).
 const key = `gw_test_${randomBytes(30).toString("base64url").replace(/[-_]/g, "x").slice(0, 40)}`;
@@ -91,26 +86,6 @@ const wrkRun = (durationS: number) =>
     headers: { "Content-Type": "application/json", "x-api-key": key },
   });
 
-/** CPU seconds used so far by these processes, from /proc (Linux, 100 ticks a second). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone: it no longer counts
-    }
-  }
-  return ticks / 100;
-}
-/** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat. */
-function machineBusySeconds(): number {
-  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
-  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - ticks[3]! - ticks[4]!) / 100;
-}
-
 try {
   await migrate(sql);
   await sql`insert into merchants (id, email, business_name, password_hash) values (${merchantId}, 'bench@example.test', 'Bench', 'x')`;
@@ -118,7 +93,7 @@ try {
     values (${newId("key")}, ${merchantId}, ${createHash("sha256").update(key).digest()}, 'gw_test_…',
             ${createHash("sha256").update(live).digest()}, 'gw_live_…')`;
   api = startService("services/api", {
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: db.url,
     NATS_URL: natsUrl,
     BUS_PREFIX: `bench${Date.now().toString(36)}`,
     PORT: String(port),
@@ -133,7 +108,7 @@ try {
   const backends = (
     await sql<
       { pid: number }[]
-    >`select pid from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
+    >`select pid from pg_stat_activity where datname = ${new URL(db.url).pathname.slice(1)} and pid <> pg_backend_pid()`
   ).map((r) => r.pid);
   const apiPid = api.child.pid ?? 0;
   const loadBefore = os.loadavg()[0]!;
@@ -153,7 +128,7 @@ try {
   const half = await openLoop(wrk1.rate / 2, seconds * 1000);
 
   // pgbench: the same number of clients inserting one row each, prepared statements.
-  const pgRate = await pgbenchInsertRate(sql, dbUrl.toString(), clients, seconds);
+  const pgRate = await pgbenchInsertRate(sql, db.url, clients, seconds);
   const loadAfter = os.loadavg()[0]!;
 
   const lines = [
@@ -176,16 +151,8 @@ try {
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
-  if (process.argv.includes("--record")) {
-    // The hand-written analysis below the marker outlives a new recording.
-    const file = path.join(import.meta.dirname, "RESULTS-payments.md");
-    const marker = "<!-- notes: kept by --record -->";
-    const notes = existsSync(file) ? readFileSync(file, "utf8").split(marker)[1] : undefined;
-    writeFileSync(file, `${lines.join("\n")}\n${notes === undefined ? "" : marker + notes}`);
-  }
+  if (process.argv.includes("--record")) recordResults("RESULTS-payments.md", lines);
 } finally {
   await api?.stop();
-  await sql.end();
-  await admin.unsafe(`drop database ${dbName} with (force)`);
-  await admin.end();
+  await db.drop();
 }

@@ -23,12 +23,18 @@ export function idempotencyClaim(res: Response): IdempotencyClaim | undefined {
  * `kind` names what is being created, so two kinds of object never share an id.
  */
 export function idempotentUuid(kind: string, claim: IdempotencyClaim): string {
-  const bytes = createHash("sha256").update(`${kind}\n${claim.scope}\n${claim.key}`).digest().subarray(0, 16);
+  const bytes = claimDigest(kind, claim).subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * When each pool last pruned: every route mounts its own idempotency middleware, and one prune a
+ * minute per replica is enough for all of them.
+ */
+const lastPrune = new WeakMap<Sql, number>();
 
 /** Keys past their retention, a bounded batch at a time (each holds a whole response). */
 export async function pruneIdempotencyKeys(sql: Sql, batch = 5000): Promise<number> {
@@ -85,8 +91,12 @@ export interface SecretAnswer {
 
 /** An id of our `prefix_` form that is the same for every attempt of one idempotent request. */
 export function idempotentId(prefix: string, kind: string, claim: IdempotencyClaim): string {
-  const digest = createHash("sha256").update(`${kind}\n${claim.scope}\n${claim.key}`).digest();
-  return idFromBytes(prefix, digest.subarray(0, 22));
+  return idFromBytes(prefix, claimDigest(kind, claim).subarray(0, 22));
+}
+
+/** What every id derived from one claim starts from; `kind` keeps two kinds of object apart. */
+function claimDigest(kind: string, claim: IdempotencyClaim): Buffer {
+  return createHash("sha256").update(`${kind}\n${claim.scope}\n${claim.key}`).digest();
 }
 
 /**
@@ -99,14 +109,13 @@ export function idempotency(
   scopeOf: (req: Request, res: Response) => string,
   secretAnswer?: SecretAnswer,
 ): RequestHandler {
-  let lastPrune = 0;
   return async (req, res, next) => {
     const key = req.headers["idempotency-key"];
     if (key === undefined || req.method !== "POST") return next();
     // Without this, every key ever sent would stay: a row is otherwise replaced only when its
     // key comes back after the retention. Once a minute per replica is plenty.
-    if (Date.now() - lastPrune > 60_000) {
-      lastPrune = Date.now();
+    if (Date.now() - (lastPrune.get(sql) ?? 0) > 60_000) {
+      lastPrune.set(sql, Date.now());
       pruneIdempotencyKeys(sql).catch(() => {});
     }
     try {

@@ -99,7 +99,8 @@ export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Req
     // finds the endpoint already made (and answers its secret) instead of making a second one.
     const claim = idempotencyClaim(res);
     const id = claim ? idempotentId("whk", "webhook_endpoint", claim) : newId("whk");
-    const sealed = sealSecret(key, id, generateEndpointSecret());
+    const secret = generateEndpointSecret();
+    const sealed = sealSecret(key, id, secret);
     const input = { id, merchantId, mode, url: target.url.toString(), description, events, sealed };
     // Safe to repeat while the database restarts: the id is fixed and an existing row is kept.
     const created = await retryWhileUnavailable(() => insertEndpoint(sql, input));
@@ -108,9 +109,9 @@ export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Req
         message: `At most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode; delete one first.`,
       });
     }
-    res
-      .status(201)
-      .json({ ...toEndpointResource(created.endpoint), secret: openSecret(key, id, created.sealed) });
+    // An endpoint an earlier attempt made keeps its own secret, opened from its sealed copy.
+    const answer = created.sealed === sealed ? secret : openSecret(key, id, created.sealed);
+    res.status(201).json({ ...toEndpointResource(created.endpoint), secret: answer });
   };
 }
 
