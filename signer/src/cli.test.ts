@@ -43,10 +43,19 @@ describe("signer cli", () => {
     log.close();
     expect(cli(["verify-audit", file])).toMatchObject({
       status: 0,
-      out: expect.stringContaining("ok: 3 entries"),
+      out: expect.stringContaining("ok: 4 entries"),
     });
-    writeFileSync(file, readFileSync(file, "utf8").replace('"intentId":"b"', '"intentId":"z"'));
-    expect(cli(["verify-audit", file])).toMatchObject({ status: 1, out: expect.stringContaining("line 2") });
+    // A head a caller stored: the log still holds it; cut back below it, it fails.
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const last = JSON.parse(lines.at(-1)!) as { seq: number; hash: string };
+    expect(cli(["verify", file, "--head", `${last.seq}:${last.hash}`]).status).toBe(0);
+    writeFileSync(file, `${lines.slice(0, -1).join("\n")}\n`);
+    expect(cli(["verify", file, "--head", `${last.seq}:${last.hash}`])).toMatchObject({
+      status: 1,
+      out: expect.stringContaining("truncated"),
+    });
+    writeFileSync(file, `${lines.join("\n")}\n`.replace('"intentId":"b"', '"intentId":"z"'));
+    expect(cli(["verify-audit", file])).toMatchObject({ status: 1, out: expect.stringContaining("line 3") });
   }, 60_000);
 
   it("writes development certificates", () => {

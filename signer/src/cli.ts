@@ -13,7 +13,8 @@ import { verifyAuditLog } from "./state/audit-log.js";
 
 const USAGE = `usage: signer <command>
   seal --out FILE          seal the mnemonic read from stdin; passphrase from SIGNER_SEED_PASSPHRASE
-  verify-audit FILE        verify an audit log's hash chain
+  verify FILE [--head SEQ:HASH]  verify an audit log's hash chain (and that it still holds a head
+                           a caller recorded); verify-audit is the old name
   dev-certs DIR [HOST...]  write a development CA, server and client certificates into DIR
   addresses                print the vault and gas addresses for every chain and mode`;
 
@@ -33,10 +34,32 @@ function seal(args: string[]): void {
   process.stdout.write(`sealed seed written to ${out}\n`);
 }
 
+/**
+ * Verifies the chain; with `--head SEQ:HASH` (a head a caller stored, e.g. settlement's
+ * signer_audit_heads row) also that the log still holds that entry: a log cut back or replaced
+ * by an older copy fails here even though its own chain is whole.
+ */
 function verifyAudit(args: string[]): void {
   const file = args[0];
-  if (!file) fail("verify-audit: FILE is required");
-  const result = verifyAuditLog(readFileSync(file, "utf8"));
+  if (!file) fail("verify: FILE is required");
+  const headArg = args.indexOf("--head") >= 0 ? args[args.indexOf("--head") + 1] : undefined;
+  const head = headArg ? /^(\d+):([0-9a-f]{64})$/.exec(headArg) : undefined;
+  if (headArg && !head) fail("verify: --head takes SEQ:HASH");
+  const hashes = new Map<number, string>();
+  const result = verifyAuditLog(readFileSync(file, "utf8"), (entry, hash) => {
+    if (head && entry.seq === Number(head[1])) hashes.set(entry.seq, hash);
+  });
+  if (result.ok && head) {
+    const seq = Number(head[1]);
+    if (seq > result.entries) {
+      process.stdout.write(`truncated: the log has ${result.entries} entries, a caller saw entry ${seq}\n`);
+      process.exit(1);
+    }
+    if (hashes.get(seq) !== head[2]) {
+      process.stdout.write(`replaced: entry ${seq} is not the one a caller saw\n`);
+      process.exit(1);
+    }
+  }
   if (result.ok) {
     process.stdout.write(`ok: ${result.entries} entries, last hash ${result.lastHash}\n`);
   } else {
@@ -71,6 +94,7 @@ switch (command) {
   case "seal":
     seal(args);
     break;
+  case "verify":
   case "verify-audit":
     verifyAudit(args);
     break;

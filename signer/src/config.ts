@@ -30,6 +30,7 @@ const approvers = z.array(
 const amount = z
   .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
   .transform((v) => BigInt(v));
+const gasBudgets = z.record(z.string().regex(/^(solana|sui)(:(live|test))?$/), amount);
 const caps = z.record(z.string().regex(/^(solana|sui):.+$/), z.object({ perIntent: amount, perDay: amount }));
 
 function json<T extends z.ZodType>(schema: T) {
@@ -72,6 +73,12 @@ export const signerConfigSchema = z
     SIGNER_TRUSTED_APPROVERS: json(approvers).default([]),
     SIGNER_CAPS: json(caps).default({}),
     SIGNER_SUI_MAX_GAS_BUDGET: amount.default(50_000_000n),
+    /** MIST per unit; mainnet's reference price is in the hundreds. */
+    SIGNER_SUI_MAX_GAS_PRICE: amount.default(5_000n),
+    /** Worst-case fees per UTC day: lamports for "solana", MIST for "sui" ("<chain>:<mode>" overrides). */
+    SIGNER_GAS_BUDGETS: json(gasBudgets).default({ solana: 10_000_000_000n, sui: 1_000_000_000_000n }),
+    SIGNER_MAX_SWEEPS_PER_DEPOSIT: z.coerce.number().int().min(1).max(1000).default(8),
+    SIGNER_SOLANA_MAX_NONCE_ACCOUNTS: z.coerce.number().int().min(1).max(100_000).default(1024),
     SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS: amount.default(100_000n),
     SIGNER_AUDIT_LOG: z.string().optional(),
     SIGNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
@@ -120,10 +127,12 @@ export interface SignerConfig {
   trustedApprovers: z.infer<typeof approvers>;
   caps: Map<string, { perIntent: bigint; perDay: bigint }>;
   maxSuiGasBudget: bigint;
+  maxSuiGasPrice: bigint;
+  gasBudgets: Map<string, bigint>;
+  maxSweepsPerDeposit: number;
+  maxSolanaNonceAccounts: number;
   maxSolanaPriorityFeeLamports: bigint;
   auditLog: string;
-  /** Replay and cap state, next to the audit log. */
-  intentLedger: string;
   logLevel: string;
 }
 
@@ -175,9 +184,12 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
     trustedApprovers: c.SIGNER_TRUSTED_APPROVERS,
     caps: new Map(Object.entries(c.SIGNER_CAPS).map(([key, cap]) => [canonicalCapKey(key), cap])),
     maxSuiGasBudget: c.SIGNER_SUI_MAX_GAS_BUDGET,
+    maxSuiGasPrice: c.SIGNER_SUI_MAX_GAS_PRICE,
+    gasBudgets: new Map(Object.entries(c.SIGNER_GAS_BUDGETS)),
+    maxSweepsPerDeposit: c.SIGNER_MAX_SWEEPS_PER_DEPOSIT,
+    maxSolanaNonceAccounts: c.SIGNER_SOLANA_MAX_NONCE_ACCOUNTS,
     maxSolanaPriorityFeeLamports: c.SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS,
     auditLog,
-    intentLedger: join(auditLog, "..", "intents.jsonl"),
     logLevel: c.SIGNER_LOG_LEVEL,
   };
 }

@@ -8,8 +8,7 @@ import { createKeyring } from "./keys/keyring.js";
 import { loadSeed } from "./seed.js";
 import { createSignerServer } from "./server.js";
 import { createSignerCore } from "./signer-core.js";
-import { openAuditLog } from "./state/audit-log.js";
-import { openIntentLedger } from "./state/intent-ledger.js";
+import { openSignerState, signerLimits } from "./state/open-state.js";
 
 // A start-up failure (seed, lock, TLS files) must say why, even before the logger exists.
 process.on("uncaughtException", (error) => {
@@ -29,17 +28,19 @@ scrubSecrets(process.env);
 
 const log = pino({ name: "signer", level: config.logLevel });
 const keyring = createKeyring({ seed: loadSeed(config.seed) });
-const audit = openAuditLog(config.auditLog);
-const ledger = openIntentLedger(config.intentLedger, config.caps);
+// The whole audit chain is verified and replayed here; a break stops the start.
+const { ledger, audit } = openSignerState(config.auditLog, {
+  caps: config.caps,
+  gasBudgets: config.gasBudgets,
+  maxSweepsPerDeposit: config.maxSweepsPerDeposit,
+});
+log.info({ auditHead: audit.head() }, "audit chain verified");
 const core = createSignerCore({
   keyring,
   approvals: createApprovalVerifier(config.trustedApprovers),
   ledger,
   audit,
-  limits: {
-    maxSuiGasBudget: config.maxSuiGasBudget,
-    maxSolanaPriorityFeeLamports: config.maxSolanaPriorityFeeLamports,
-  },
+  limits: signerLimits(config),
   log,
 });
 const decisions = countDecisions(core);
@@ -71,7 +72,6 @@ async function stop(signal: string) {
   await server.stop();
   await core.sync();
   audit.close();
-  ledger.close();
   await health.stop();
   process.exit(0);
 }

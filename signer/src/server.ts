@@ -8,6 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
+  AuditHeadSchema,
   RefusalCode,
   RefusalDetailSchema,
   ServiceAddressesSchema,
@@ -45,6 +46,12 @@ function badRequest(error: unknown): never {
   throw error;
 }
 
+/** Each answer carries the chain's head, so callers can notice a log cut back on this host. */
+function auditHead(core: SignerCore) {
+  const { seq, hash } = core.auditHead();
+  return create(AuditHeadSchema, { seq: BigInt(seq), hash });
+}
+
 export function signerRoutes(core: SignerCore) {
   return (router: ConnectRouter) =>
     router.service(SignerService, {
@@ -58,10 +65,14 @@ export function signerRoutes(core: SignerCore) {
       getServiceAddresses() {
         return { addresses: core.serviceAddresses().map((a) => create(ServiceAddressesSchema, a)) };
       },
+      getAuditHead() {
+        return { head: auditHead(core) };
+      },
       async sign(request) {
         const outcome = core.decide(request);
         await core.sync();
-        if (outcome.ok) return create(SignResponseSchema, outcome.response);
+        if (outcome.ok)
+          return create(SignResponseSchema, { ...outcome.response, auditHead: auditHead(core) });
         const { code, reason, intentId } = outcome.refusal;
         const status =
           code === RefusalCode.INVALID_INTENT || code === RefusalCode.MALFORMED_TRANSACTION
@@ -87,7 +98,7 @@ export function signerRoutes(core: SignerCore) {
           );
         });
         await core.sync();
-        return { results };
+        return { results, auditHead: auditHead(core) };
       },
     });
 }

@@ -40,6 +40,7 @@ import {
   approve,
   BLOCKHASH,
   createTestSigner,
+  durableNonce,
   nextIntentId,
   request,
   SUI,
@@ -74,6 +75,14 @@ function solanaMessage(feePayer: string, instructions: TransactionInstruction[])
       .add(...instructions)
       .serializeMessage(),
   );
+}
+
+/** The first instruction of a durable-nonce transaction, as the gas wallet advances it. */
+function gasNonceAdvance() {
+  return SystemProgram.nonceAdvance({
+    noncePubkey: Keypair.generate().publicKey,
+    authorizedPubkey: pk(sol.gas),
+  });
 }
 
 function sweepIntent(
@@ -178,7 +187,7 @@ describe("valid intents are signed and verify with the chain SDK", () => {
       gasWallet: sol.gas,
       amount: 900_000n,
       decimals: 6,
-      recentBlockhash: BLOCKHASH,
+      ...durableNonce(keyring),
     });
     const response = signed(decide(intent, tx));
     expect(response.signatures.map((s) => s.address)).toEqual([sol.gas, sol.vault]);
@@ -264,9 +273,9 @@ describe("valid intents are signed and verify with the chain SDK", () => {
     );
   });
 
-  it("the same intent id again with a fresh blockhash (same effect) is signed again", () => {
+  it("the same intent id again with a fresh blockhash gets the first transaction back, not a second", () => {
     const { intent, tx } = solanaTokenSweep(keyring, 8);
-    signed(decide(intent, tx));
+    const first = signed(decide(intent, tx));
     const fresh = buildSolanaSweep({
       asset: USDC_MINT,
       depositOwner: sol.deposit(8),
@@ -276,7 +285,10 @@ describe("valid intents are signed and verify with the chain SDK", () => {
       decimals: 6,
       recentBlockhash: Keypair.generate().publicKey.toBase58(),
     });
-    expectSolanaSignaturesVerify(fresh, signed(decide(intent, fresh)).signatures);
+    const again = signed(decide(intent, fresh));
+    expect(Buffer.from(again.transaction).equals(Buffer.from(tx))).toBe(true);
+    expect(again.signatures).toEqual(first.signatures);
+    expectSolanaSignaturesVerify(again.transaction, again.signatures);
   });
 });
 
@@ -429,9 +441,9 @@ describe("tamper suite: Solana", () => {
     );
   });
 
-  it("14. durable nonce advance in a payout (a transaction that never expires)", () => {
+  it("14. a payout's durable nonce advanced by the vault instead of the gas wallet", () => {
     const { intent } = solanaSolPayout(keyring, approvers);
-    if (intent.kind === "sweep") throw new Error("unreachable");
+    if (intent.kind !== "payout" && intent.kind !== "refund") throw new Error("unreachable");
     const nonce = SystemProgram.nonceAdvance({
       noncePubkey: Keypair.generate().publicKey,
       authorizedPubkey: pk(sol.vault),
@@ -468,7 +480,7 @@ describe("tamper suite: Solana", () => {
     );
     const pay = createTransferCheckedInstruction(ata(sol.vault), usdc, ata(attacker), pk(sol.vault), 10n, 6);
     expectRefused(
-      decide(intent, solanaMessage(sol.gas, [create, pay])),
+      decide(intent, solanaMessage(sol.gas, [gasNonceAdvance(), create, pay])),
       RefusalCode.WRONG_DESTINATION,
       intent.intentId,
     );
@@ -491,7 +503,7 @@ describe("tamper suite: approvals, caps and replay", () => {
 
   it("18. approval made for another destination", () => {
     const { intent, tx } = solanaSolPayout(keyring, approvers);
-    if (intent.kind === "sweep") throw new Error("unreachable");
+    if (intent.kind !== "payout" && intent.kind !== "refund") throw new Error("unreachable");
     const approvedElsewhere = approve(approvers, { ...intent, destination: attacker.toBase58() });
     // The attacker keeps the approval but the transaction pays its own address: the
     // approval no longer covers the intent it is attached to.
@@ -539,7 +551,7 @@ describe("tamper suite: approvals, caps and replay", () => {
     expect(first.core.decide(request(intent, tx)).ok).toBe(true);
     await first.core.sync();
     first.close();
-    if (intent.kind === "sweep") throw new Error("unreachable");
+    if (intent.kind !== "payout" && intent.kind !== "refund") throw new Error("unreachable");
     const restarted = createTestSigner({ dir: first.dir, approvers });
     try {
       const other = Keypair.generate().publicKey.toBase58();

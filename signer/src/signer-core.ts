@@ -1,23 +1,28 @@
 // The decisions, independent of transport: derive addresses, and for each sign request
-// check the intent, its approval, the transaction's effect, replay and caps, then sign
-// and audit. Checks and recording run synchronously per request, so two requests can
-// never interleave between "not signed before" and "recorded as signed".
+// check the intent and its approval, then either check the transaction (a first signing) or
+// take the one already bound to the intent id (a repeat), apply the ledger's rules, sign and
+// audit. One transaction per intent id, ever: that is what makes a signature exactly-once
+// without chain access (docs/signer.md, "Exactly once"). Checks and recording run
+// synchronously per request, so two requests never interleave between check and record.
 import { createHash } from "node:crypto";
 import { Chain, Mode, RefusalCode, type ServiceAddresses, type SignRequest } from "@gateway/signer-proto";
 import { blake2b } from "@noble/hashes/blake2.js";
 import type { Logger } from "pino";
 import type { ApprovalVerifier } from "./intents/approvals.js";
-import { auditView, parseIntent, type SignerIntent } from "./intents/intent.js";
-import { checkSolanaTransaction } from "./intents/solana.js";
+import { auditView, intentEffect, parseIntent, type SignerIntent } from "./intents/intent.js";
+import { type CheckedTransaction, checkSolanaTransaction } from "./intents/solana.js";
 import { checkSuiTransaction } from "./intents/sui.js";
 import type { ChainName, Keyring, ModeName, SigningKey } from "./keys/keyring.js";
-import { Refusal, refusalCodeName } from "./refusal.js";
-import type { AuditLog } from "./state/audit-log.js";
-import type { IntentLedger } from "./state/intent-ledger.js";
+import { Refusal, refusalCodeName, refuse } from "./refusal.js";
+import type { AuditHead, AuditLog } from "./state/audit-log.js";
+import type { IntentLedger, SigningPlan } from "./state/ledger.js";
 
 export interface SignerLimits {
   maxSuiGasBudget: bigint;
+  maxSuiGasPrice: bigint;
   maxSolanaPriorityFeeLamports: bigint;
+  solanaNonceAccountLamports: bigint;
+  maxSolanaNonceAccounts: number;
 }
 
 export interface SignerCoreDeps {
@@ -27,6 +32,7 @@ export interface SignerCoreDeps {
   audit: AuditLog;
   limits: SignerLimits;
   log: Logger;
+  now?: () => Date;
 }
 
 export interface SignatureValue {
@@ -36,7 +42,7 @@ export interface SignatureValue {
 }
 
 export type SignOutcome =
-  | { ok: true; response: { intentId: string; signatures: SignatureValue[] } }
+  | { ok: true; response: { intentId: string; signatures: SignatureValue[]; transaction: Uint8Array } }
   | { ok: false; refusal: { intentId: string; code: RefusalCode; reason: string } };
 
 export interface SignerCore {
@@ -46,6 +52,8 @@ export interface SignerCore {
   decide(request: SignRequest): SignOutcome;
   /** Resolves when every decision so far is on disk. Call before answering. */
   sync(): Promise<void>;
+  /** The audit chain's newest entry. */
+  auditHead(): AuditHead;
 }
 
 export class BadRequestError extends Error {
@@ -90,9 +98,9 @@ function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {
 
 export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   const { keyring, approvals, ledger, audit, limits, log } = deps;
+  const now = deps.now ?? (() => new Date());
 
-  function checkAndSign(intent: SignerIntent, request: SignRequest) {
-    approvals.verify(intent);
+  function checkTransaction(intent: SignerIntent, request: SignRequest): CheckedTransaction {
     const gas = keyring.key(intent.chain, "gas", intent.mode);
     const vault = keyring.key(intent.chain, "vault", intent.mode);
     const action = intent.action;
@@ -100,26 +108,54 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       action.kind === "sweep"
         ? keyring.key(intent.chain, "deposit", intent.mode, action.depositIndex)
         : vault;
-    const destination = action.kind === "sweep" ? vault.address : action.destination;
+    const destination =
+      action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
     const parties = { gas: gas.address, source: source.address, destination };
     const bytes = request.unsignedTransaction;
-    const signerAddresses =
-      intent.chain === "solana"
-        ? checkSolanaTransaction(bytes, intent, parties, {
-            maxPriorityFeeLamports: limits.maxSolanaPriorityFeeLamports,
-          })
-        : checkSuiTransaction(
-            bytes,
-            request.objects.map((o) => o.bcs),
-            intent,
-            parties,
-            { maxGasBudget: limits.maxSuiGasBudget },
-          );
-    const { repeat } = ledger.check(intent);
-    const keys = new Map([gas, source].map((k) => [k.address, k]));
-    const signatures = signerAddresses.map((address) => signWith(keys.get(address)!, bytes));
-    if (!repeat) ledger.record(intent);
-    return signatures;
+    return intent.chain === "solana"
+      ? checkSolanaTransaction(bytes, intent, parties, {
+          maxPriorityFeeLamports: limits.maxSolanaPriorityFeeLamports,
+          nonceAccountLamports: limits.solanaNonceAccountLamports,
+          maxNonceAccounts: limits.maxSolanaNonceAccounts,
+        })
+      : checkSuiTransaction(
+          bytes,
+          request.objects.map((o) => o.bcs),
+          intent,
+          parties,
+          { maxGasBudget: limits.maxSuiGasBudget, maxGasPrice: limits.maxSuiGasPrice },
+        );
+  }
+
+  /** The keys a bound transaction names as signers: only the intent's gas wallet and source. */
+  function keysFor(intent: SignerIntent): Map<string, SigningKey> {
+    const gas = keyring.key(intent.chain, "gas", intent.mode);
+    const action = intent.action;
+    const source =
+      action.kind === "sweep"
+        ? keyring.key(intent.chain, "deposit", intent.mode, action.depositIndex)
+        : keyring.key(intent.chain, "vault", intent.mode);
+    return new Map([gas, source].map((k) => [k.address, k]));
+  }
+
+  function plan(intent: SignerIntent, request: SignRequest): SigningPlan {
+    approvals.verify(intent);
+    const bound = ledger.bound(intent.intentId);
+    if (bound) {
+      if (bound.effect !== intentEffect(intent))
+        refuse(RefusalCode.REPLAY, "intent id was signed before for another effect");
+      // The bytes sent are ignored: the answer is the transaction signed the first time.
+      return {
+        intent,
+        first: false,
+        transaction: bound.transaction,
+        signers: bound.signers,
+        locks: [],
+        worstCaseFee: bound.worstCaseFee,
+      };
+    }
+    const checked = checkTransaction(intent, request);
+    return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
   }
 
   return {
@@ -145,15 +181,29 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       let intent: SignerIntent | undefined;
       try {
         intent = parseIntent(request.intent);
-        const signatures = checkAndSign(intent, request);
+        const at = now();
+        const signing = plan(intent, request);
+        ledger.check(signing, at);
+        const keys = keysFor(intent);
+        const signatures = signing.signers.map((address) =>
+          signWith(keys.get(address)!, signing.transaction),
+        );
+        const record = ledger.record(signing, at);
         audit.append({
           decision: "signed",
           intent: auditView(intent),
-          transaction,
+          transaction: createHash("sha256").update(signing.transaction).digest("hex"),
           signers: signatures.map((s) => s.address),
+          ledger: record,
         });
-        log.debug({ intentId: intent.intentId, kind: intent.action.kind }, "intent signed");
-        return { ok: true, response: { intentId: intent.intentId, signatures } };
+        log.debug(
+          { intentId: intent.intentId, kind: intent.action.kind, first: signing.first },
+          "intent signed",
+        );
+        return {
+          ok: true,
+          response: { intentId: intent.intentId, signatures, transaction: signing.transaction },
+        };
       } catch (error) {
         const refusal =
           error instanceof Refusal
@@ -176,8 +226,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       }
     },
 
-    async sync() {
-      await Promise.all([audit.sync(), ledger.sync()]);
-    },
+    sync: () => audit.sync(),
+    auditHead: () => audit.head(),
   };
 }

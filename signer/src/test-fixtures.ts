@@ -24,17 +24,31 @@ import { type SignRequest, SignRequestSchema } from "@gateway/signer-proto";
 import { Keypair } from "@solana/web3.js";
 import { pino } from "pino";
 import { createApprovalVerifier } from "./intents/approvals.js";
+import { nonceAccountAddress } from "./intents/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
 import { mnemonicToSeed } from "./keys/sealed-seed.js";
 import { createSignerCore, type SignerCore } from "./signer-core.js";
-import { openAuditLog } from "./state/audit-log.js";
-import { type CapTable, openIntentLedger } from "./state/intent-ledger.js";
+import type { CapTable, LedgerLimits } from "./state/ledger.js";
+import { openSignerState, signerLimits } from "./state/open-state.js";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 export const SUI_USDC = "0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC";
 export const SUI = "0x2::sui::SUI";
 export const BLOCKHASH = "GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi";
+
+/** A nonce value no other test used: a value bound to one intent is refused to every other. */
+export function freshBlockhash(): string {
+  return Keypair.generate().publicKey.toBase58();
+}
+
+/** Builder options spending the gas wallet's nonce account 0 at a fresh value. */
+export function durableNonce(keyring: Keyring, mode: ModeName = "live") {
+  return {
+    nonceAccount: nonceAccountAddress(keyring.key("solana", "gas", mode).address, 0),
+    recentBlockhash: freshBlockhash(),
+  };
+}
 
 export function testApprovers() {
   const settlement = generateApproverKey();
@@ -60,46 +74,61 @@ export const DEFAULT_CAPS: CapTable = new Map([
   ["sui:*", { perIntent: 1_000_000_000n, perDay: 5_000_000_000n }],
 ]);
 
+/** Generous budgets: tests that are about them set their own. */
+export const TEST_LIMITS = signerLimits({
+  maxSuiGasBudget: 50_000_000n,
+  maxSuiGasPrice: 5_000n,
+  maxSolanaPriorityFeeLamports: 100_000n,
+  maxSolanaNonceAccounts: 64,
+});
+
+export const TEST_GAS_BUDGETS = new Map([
+  ["solana", 10n ** 12n],
+  ["sui", 10n ** 15n],
+]);
+
 export interface TestSigner {
   core: SignerCore;
   keyring: Keyring;
   approvers: TestApprovers;
   dir: string;
   auditPath: string;
-  ledgerPath: string;
   close(): void;
 }
 
 export function createTestSigner(
-  options: { dir?: string; caps?: CapTable; approvers?: TestApprovers } = {},
+  options: {
+    dir?: string;
+    caps?: CapTable;
+    approvers?: TestApprovers;
+    ledger?: Partial<LedgerLimits>;
+    now?: () => Date;
+  } = {},
 ): TestSigner {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "signer-test-"));
   const keyring = createKeyring({ seed: mnemonicToSeed(TEST_MNEMONIC) });
   const approvers = options.approvers ?? testApprovers();
   const auditPath = join(dir, "audit.jsonl");
-  const ledgerPath = join(dir, "intents.jsonl");
-  const audit = openAuditLog(auditPath);
-  const ledger = openIntentLedger(ledgerPath, options.caps ?? DEFAULT_CAPS);
+  const { audit, ledger } = openSignerState(
+    auditPath,
+    {
+      caps: options.caps ?? DEFAULT_CAPS,
+      gasBudgets: TEST_GAS_BUDGETS,
+      maxSweepsPerDeposit: 8,
+      ...options.ledger,
+    },
+    options.now,
+  );
   const core = createSignerCore({
     keyring,
     approvals: createApprovalVerifier(approvers.trusted),
     ledger,
     audit,
-    limits: { maxSuiGasBudget: 50_000_000n, maxSolanaPriorityFeeLamports: 100_000n },
+    limits: TEST_LIMITS,
     log: pino({ level: "silent" }),
+    ...(options.now ? { now: options.now } : {}),
   });
-  return {
-    core,
-    keyring,
-    approvers,
-    dir,
-    auditPath,
-    ledgerPath,
-    close() {
-      audit.close();
-      ledger.close();
-    },
-  };
+  return { core, keyring, approvers, dir, auditPath, close: () => audit.close() };
 }
 
 let counter = 0;
@@ -121,7 +150,7 @@ export function request(
 }
 
 export function approve(approvers: TestApprovers, intent: IntentInput): IntentInput {
-  if (intent.kind === "sweep") return intent;
+  if (intent.kind === "sweep" || intent.kind === "nonce_account") return intent;
   const approver = intent.kind === "refund" ? approvers.settlement : approvers.api;
   return { ...intent, approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }) };
 }
@@ -188,15 +217,22 @@ export function solanaSolPayout(
     destination,
     gasWallet: w.gas,
     amount,
-    recentBlockhash: BLOCKHASH,
+    ...durableNonce(keyring),
   });
   return { intent, tx };
 }
 
-const suiId = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+export const suiId = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+let coinsMade = 0;
 
+/**
+ * A coin object no other test spent (the id is `n` plus a fresh count): the signer binds each
+ * object version to the one intent whose transaction spends it.
+ */
 export function suiCoin(owner: string, coinType: string, balance: bigint, n: number) {
-  return encodeSuiCoinObject({ objectId: suiId(n), version: 7n, owner, coinType, balance });
+  coinsMade += 1;
+  const objectId = suiId(n * 1_000_000 + coinsMade);
+  return encodeSuiCoinObject({ objectId, version: 7n, owner, coinType, balance });
 }
 
 export function suiGas(keyring: Keyring, budget = 10_000_000n, mode: ModeName = "live") {

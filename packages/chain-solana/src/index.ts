@@ -1,10 +1,20 @@
 export { createIntentJournal, type IntentJournal, type IntentRecord } from "./intent-journal.js";
 export {
+  attemptIntentId,
+  createSolanaIntentRunner,
+  nonceOf,
+  type SolanaIntentRunner,
+  type SolanaIntentSpec,
+} from "./intent-runner.js";
+export { createNoncePool, type NoncePool } from "./nonce-pool.js";
+export {
   createSolanaSettlement,
+  type SolanaPayoutWork,
   type SolanaRefundWork,
   type SolanaSettlement,
   SolanaSettlementError,
   type SolanaSettlementOptions,
   type SolanaSweepWork,
   signerIntentId,
+  solanaPayoutIntent,
 } from "./solana-settlement.js";

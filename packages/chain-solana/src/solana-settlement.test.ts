@@ -8,7 +8,8 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIntentJournal } from "./intent-journal.js";
-import { createSolanaSettlement, type SolanaSettlement, signerIntentId } from "./solana-settlement.js";
+import { attemptIntentId } from "./intent-runner.js";
+import { createSolanaSettlement, type SolanaSettlement } from "./solana-settlement.js";
 
 const log = createLogger({ name: "chain-solana-test", level: "silent" });
 let net: SolanaLocalnet;
@@ -89,10 +90,10 @@ describe("Solana settlement", () => {
     expect(await connection.getBalance(new PublicKey(wallets.gas))).toBeGreaterThan(gasBefore);
   });
 
-  it("after a sent transaction's blockhash expires unlanded, rebuilds and re-signs the same intent", async () => {
+  it("after its signed transaction expires unlanded, a sweep opens a new attempt under a new signer id", async () => {
     const deposit = await fundedDeposit("2");
     const intentId = "sweep:expired";
-    // A transaction of this intent was signed and recorded as sent, but never reached the cluster.
+    // Attempt 1 was signed and recorded, but never reached the cluster.
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
     const message = buildSolanaSweep({
       asset: net.mints.USDC,
@@ -107,7 +108,7 @@ describe("Solana settlement", () => {
     const signed = await signer.client.sign({
       intent: {
         kind: "sweep",
-        intentId: signerIntentId(intentId),
+        intentId: attemptIntentId(intentId, 1),
         chain: "solana",
         mode: "live",
         asset: net.mints.USDC,
@@ -117,32 +118,74 @@ describe("Solana settlement", () => {
       unsignedTransaction: message,
     });
     const lost = bs58.encode(signed.signatures[0]!.signature);
+    const wire = solanaWireTransaction(message, signed.signatures);
     const journal = createIntentJournal(db.sql, "solana");
-    await journal.recordSent(intentId, lost, BigInt(lastValidBlockHeight));
+    await journal.recordSigned(intentId, {
+      attempt: 1,
+      message,
+      wire,
+      signature: lost,
+      nonceAccount: null,
+      nonceValue: null,
+    });
     net.advanceSlots(lastValidBlockHeight - (await connection.getBlockHeight("confirmed")) + 1);
 
     const { txid } = await settlement.sweep(sweepWork(intentId, deposit, 2_000_000n));
     expect(txid).not.toBe(lost);
-    expect((await journal.read(intentId)).signatures).toEqual([lost, txid]);
+    const record = await journal.read(intentId);
+    expect(record.attempt).toBe(2);
+    expect(record.signatures).toEqual([lost, txid]);
     expect(await balance(deposit.address)).toBe(0n);
     // The lost transaction can no longer land: its blockhash is gone.
-    await expect(
-      connection.sendRawTransaction(solanaWireTransaction(message, signed.signatures)),
-    ).rejects.toThrow(/[Bb]lockhash not found/);
+    await expect(connection.sendRawTransaction(wire)).rejects.toThrow(/[Bb]lockhash not found/);
+    // And the signer will not sign attempt 1 again with a fresh blockhash: it hands back the first.
+    const again = await signer.client.sign({
+      intent: {
+        kind: "sweep",
+        intentId: attemptIntentId(intentId, 1),
+        chain: "solana",
+        mode: "live",
+        asset: net.mints.USDC,
+        amount: 2_000_000n,
+        depositIndex: deposit.index,
+      },
+      unsignedTransaction: buildSolanaSweep({
+        asset: net.mints.USDC,
+        depositOwner: deposit.address,
+        vault: wallets.vault,
+        gasWallet: wallets.gas,
+        amount: 2_000_000n,
+        decimals: 6,
+        recentBlockhash: (await connection.getLatestBlockhash("confirmed")).blockhash,
+      }),
+    });
+    expect(Buffer.from(again.transaction).equals(Buffer.from(message))).toBe(true);
   });
 
-  it("waits for an in-flight transaction of the intent instead of sending a second one", async () => {
-    const deposit = await fundedDeposit("1");
-    const intentId = "sweep:in-flight";
-    const height = BigInt(await connection.getBlockHeight("confirmed"));
-    const journal = createIntentJournal(db.sql, "solana");
-    const unknown = bs58.encode(new Uint8Array(64).fill(7));
-    // Valid for 30 more blocks: nothing new may be built before then.
-    await journal.recordSent(intentId, unknown, height + 30n);
-    const started = Date.now();
-    const { txid } = await settlement.sweep(sweepWork(intentId, deposit, 1_000_000n));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect((await journal.read(intentId)).signatures).toEqual([unknown, txid]);
+  it("a refund whose record was lost (database restore) sends the transaction bound first, never a second", async () => {
+    const customer = await signer.client.deriveDepositAddress({ chain: "solana", mode: "test", index: 998 });
+    net.fund(wallets.vault, "USDC", "5");
+    const work = {
+      intentId: "refund:ref_restore",
+      refundId: "ref_restore",
+      paymentId: "00000000-0000-4000-8000-000000000002",
+      mode: "live" as const,
+      chain: "solana" as const,
+      coin: "USDC" as const,
+      amount: 1_500_000n,
+      to: customer,
+      from: "vault" as const,
+      depositAddress: "",
+      derivationIndex: 0,
+    };
+    const first = await settlement.refund(work);
+    expect(await balance(customer)).toBe(1_500_000n);
+    // The database is restored from before the refund: its journal row and nonce lease are gone.
+    await db.sql`delete from chain_intents where intent_id = ${work.intentId}`;
+    await db.sql`update solana_nonce_accounts set intent_id = null`;
+    const again = await settlement.refund(work);
+    expect(again.txid).toBe(first.txid);
+    expect(await balance(customer)).toBe(1_500_000n);
   });
 
   it("refunds from the deposit address by collecting to the vault first, with the settlement approval", async () => {

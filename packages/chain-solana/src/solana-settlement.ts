@@ -1,14 +1,8 @@
-// Sweeps and refunds on Solana, each effect once per intent id: the journal names every
-// transaction sent for an intent, and no new one is built while an earlier one may still land
-// (its blockhash is still valid) or has landed.
-import { createHash, type KeyObject } from "node:crypto";
-import {
-  associatedTokenAddress,
-  buildSolanaSweep,
-  buildSolanaTransfer,
-  SOL_ASSET,
-  solanaWireTransaction,
-} from "@gateway/chain-tx";
+// Sweeps, refunds and payouts on Solana, each effect once per intent id, through the intent
+// runner: the signer binds one transaction to each attempt, the journal keeps it, and a new
+// attempt starts only when it can never land. Refunds and payouts spend durable nonces.
+import type { KeyObject } from "node:crypto";
+import { associatedTokenAddress, buildSolanaSweep, buildSolanaTransfer, SOL_ASSET } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
 import type { Chain, Coin, Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
@@ -18,9 +12,11 @@ import {
   type SignerClient,
   signApproval,
 } from "@gateway/signer-client";
-import { type Connection, PublicKey, SendTransactionError } from "@solana/web3.js";
-import bs58 from "bs58";
-import { createIntentJournal } from "./intent-journal.js";
+import { type Connection, PublicKey } from "@solana/web3.js";
+import { createSolanaIntentRunner, signerIntentId } from "./intent-runner.js";
+import { createNoncePool } from "./nonce-pool.js";
+
+export { signerIntentId };
 
 /** Mirrors the settlement service's SweepWork (structural: packages do not import services). */
 export interface SolanaSweepWork {
@@ -48,10 +44,39 @@ export interface SolanaRefundWork {
   derivationIndex: number;
 }
 
+/** A merchant payout from the vault, approved by the API (or the scheduler) for exactly this intent. */
+export interface SolanaPayoutWork {
+  intentId: string;
+  payoutId: string;
+  mode: Mode;
+  coin: "USDC" | "USDT";
+  amount: bigint;
+  destination: string;
+  approval: { keyId: string; signature: Uint8Array };
+}
+
+/** The intent the signer checks a payout against, and the API approved (attempt 1's id). */
+export function solanaPayoutIntent(
+  work: Pick<SolanaPayoutWork, "intentId" | "payoutId" | "mode" | "coin" | "amount" | "destination">,
+  mints: { USDC: string; USDT: string },
+): IntentInput {
+  return {
+    kind: "payout",
+    intentId: signerIntentId(work.intentId),
+    chain: "solana",
+    mode: work.mode,
+    asset: mints[work.coin],
+    amount: work.amount,
+    destination: work.destination,
+    reference: work.payoutId,
+  };
+}
+
 export interface SolanaSettlement {
   chain: "solana";
   sweep(work: SolanaSweepWork): Promise<{ txid: string }>;
   refund(work: SolanaRefundWork): Promise<{ txid: string }>;
+  payout(work: SolanaPayoutWork): Promise<{ txid: string; gasSpent?: bigint }>;
 }
 
 export interface SolanaSettlementOptions {
@@ -64,6 +89,8 @@ export interface SolanaSettlementOptions {
   log: Logger;
   /** How often to look at signature statuses while waiting; default 250 ms. */
   pollMs?: number;
+  /** Durable nonce accounts per mode at most (refunds and payouts in flight at once). */
+  noncePoolSize?: number;
   /** Give up one attempt (to be retried by the caller) after this long; default 90 s. */
   attemptTimeoutMs?: number;
 }
@@ -74,24 +101,8 @@ export class SolanaSettlementError extends Error {
 
 const STABLECOIN_DECIMALS = 6;
 
-/**
- * The signer takes intent ids of at most 128 characters; ours embed transfer ids (a Solana
- * signature alone is up to 88). Long ones become their kind plus a digest: still stable per
- * effect, which is all the signer's replay ledger needs.
- */
-export function signerIntentId(intentId: string): string {
-  if (intentId.length <= 128) return intentId;
-  const kind = intentId.split(":")[0] ?? "intent";
-  return `${kind}:${createHash("sha256").update(intentId).digest("hex")}`;
-}
-
-type Status = "none" | "failed" | "landed" | "finalized";
-
 export function createSolanaSettlement(options: SolanaSettlementOptions): SolanaSettlement {
   const { sql, connection, signer, approver, mints, log } = options;
-  const pollMs = options.pollMs ?? 250;
-  const attemptTimeoutMs = options.attemptTimeoutMs ?? 90_000;
-  const journal = createIntentJournal(sql, "solana");
   let book: Promise<ServiceAddressBook> | undefined;
 
   async function wallets(mode: Mode) {
@@ -102,89 +113,28 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
     return (await book).solana[mode];
   }
 
+  const pool = createNoncePool({
+    sql,
+    connection,
+    signer,
+    log,
+    gasWallet: async (mode) => (await wallets(mode)).gas,
+    ...(options.noncePoolSize ? { maxAccounts: options.noncePoolSize } : {}),
+  });
+  const runner = createSolanaIntentRunner({
+    sql,
+    connection,
+    signer,
+    pool,
+    log,
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    ...(options.attemptTimeoutMs ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
+  });
+
   function assetOf(coin: Coin): string {
     if (coin === "SOL") return SOL_ASSET;
     if (coin === "USDC" || coin === "USDT") return mints[coin];
     throw new SolanaSettlementError(`${coin} is not a Solana coin`);
-  }
-
-  async function statuses(signatures: string[]): Promise<Status[]> {
-    if (signatures.length === 0) return [];
-    const { value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
-    return value.map((status) => {
-      if (!status) return "none";
-      if (status.err) return "failed";
-      return status.confirmationStatus === "finalized" ? "finalized" : "landed";
-    });
-  }
-
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  /**
-   * Runs one intent to finality. `build` makes the unsigned message for a blockhash and
-   * `intent` is what the signer checks it against; both are called again for a rebuild.
-   */
-  async function execute(
-    intentId: string,
-    intent: () => Promise<IntentInput>,
-    build: (recentBlockhash: string) => Promise<Uint8Array>,
-  ): Promise<string> {
-    const deadline = Date.now() + attemptTimeoutMs;
-    for (;;) {
-      if (Date.now() > deadline) throw new SolanaSettlementError(`intent ${intentId} not final in time`);
-      const record = await journal.read(intentId);
-      if (record.finalTxid) return record.finalTxid;
-      // The height is read before the statuses: a transaction that can still land does so at a
-      // height ≤ its lastValidBlockHeight, so if the height was already past it and the statuses
-      // read afterwards do not show it, it never will.
-      const height = record.signatures.length > 0 ? BigInt(await connection.getBlockHeight("confirmed")) : 0n;
-      const found = await statuses(record.signatures);
-      const finalIndex = found.indexOf("finalized");
-      if (finalIndex >= 0) {
-        const txid = record.signatures[finalIndex]!;
-        await journal.recordFinal(intentId, txid);
-        return txid;
-      }
-      if (found.includes("landed")) {
-        await sleep(pollMs);
-        continue;
-      }
-      // Nothing of this intent has landed (or what landed failed). A transaction in flight
-      // may still land until its blockhash expires: wait that out rather than risk two.
-      const pending = found.some((s) => s === "none");
-      if (pending && record.lastValidBlockHeight !== null && height <= record.lastValidBlockHeight) {
-        await sleep(pollMs);
-        continue;
-      }
-      await sendNew(intentId, await intent(), build);
-    }
-  }
-
-  async function sendNew(
-    intentId: string,
-    intent: IntentInput,
-    build: (recentBlockhash: string) => Promise<Uint8Array>,
-  ): Promise<void> {
-    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
-    const message = await build(blockhash);
-    const signed = await signer.sign({ intent, unsignedTransaction: message });
-    const wire = solanaWireTransaction(message, signed.signatures);
-    // The fee payer signs first; its signature is the transaction id.
-    const signature = bs58.encode(signed.signatures[0]!.signature);
-    await journal.recordSent(intentId, signature, BigInt(lastValidBlockHeight));
-    try {
-      await connection.sendRawTransaction(wire, { preflightCommitment: "confirmed", maxRetries: 5 });
-      log.info({ intentId, signature }, "solana transaction sent");
-    } catch (error) {
-      if (error instanceof SendTransactionError) {
-        // Refused in preflight: it never reached the cluster, so it cannot land later.
-        await journal.forget(intentId, signature);
-        throw new SolanaSettlementError(`intent ${intentId} refused by the node: ${error.message}`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
   }
 
   async function tokenBalance(owner: string, mint: string): Promise<bigint> {
@@ -202,18 +152,21 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
   ) {
     const asset = assetOf(work.coin);
     const { vault, gas } = await wallets(work.mode);
-    return execute(
+    return runner.run({
       intentId,
-      async () => ({
+      mode: work.mode,
+      // A sweep that expires unlanded is simply made again: it can only reach the vault.
+      durable: false,
+      intent: (id) => ({
         kind: "sweep",
-        intentId: signerIntentId(intentId),
+        intentId: id,
         chain: "solana",
         mode: work.mode,
         asset,
         amount: work.amount,
         depositIndex: work.derivationIndex,
       }),
-      async (recentBlockhash) => {
+      build: async (recentBlockhash) => {
         // Close the deposit token account only when this empties it (rent back to the gas
         // wallet); a late transfer still waiting for its refund keeps it open.
         const closeDepositAccount =
@@ -229,41 +182,42 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
           ...(asset === SOL_ASSET ? {} : { decimals: STABLECOIN_DECIMALS }),
         });
       },
-    );
+    });
   }
 
-  async function payFromVault(work: SolanaRefundWork) {
-    const asset = assetOf(work.coin);
+  /** Vault → destination for a refund or payout intent: durable, so it never expires unlanded. */
+  async function payFromVault(
+    work: { intentId: string; mode: Mode; asset: string; amount: bigint; destination: string },
+    intent: (signerIntentId: string) => IntentInput,
+  ) {
     const { vault, gas } = await wallets(work.mode);
-    return execute(
-      work.intentId,
-      async () => {
-        const intent: IntentInput = {
-          kind: "refund",
-          intentId: signerIntentId(work.intentId),
-          chain: "solana",
-          mode: work.mode,
-          asset,
-          amount: work.amount,
-          destination: work.to,
-          reference: work.paymentId,
-        };
-        return {
-          ...intent,
-          approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }),
-        };
-      },
-      async (recentBlockhash) =>
+    return runner.run({
+      intentId: work.intentId,
+      mode: work.mode,
+      durable: true,
+      intent,
+      build: async (recentBlockhash, nonceAccount) =>
         buildSolanaTransfer({
-          asset,
+          asset: work.asset,
           source: vault,
-          destination: work.to,
+          destination: work.destination,
           gasWallet: gas,
           amount: work.amount,
           recentBlockhash,
-          ...(asset === SOL_ASSET ? {} : { decimals: STABLECOIN_DECIMALS }),
+          ...(nonceAccount ? { nonceAccount } : {}),
+          ...(work.asset === SOL_ASSET ? {} : { decimals: STABLECOIN_DECIMALS }),
         }),
-    );
+    });
+  }
+
+  /** What the fee payer (the gas wallet) lost in the transaction: the fee plus any rent it paid. */
+  async function gasSpent(txid: string): Promise<bigint | undefined> {
+    const tx = await connection
+      .getTransaction(txid, { commitment: "finalized", maxSupportedTransactionVersion: 0 })
+      .catch(() => null);
+    const before = tx?.meta?.preBalances[0];
+    const after = tx?.meta?.postBalances[0];
+    return before === undefined || after === undefined ? undefined : BigInt(before - after);
   }
 
   return {
@@ -275,7 +229,35 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
       // The signer pays refunds only from the vault: money still at the deposit address is
       // first collected there under its own sweep intent, then sent on.
       if (work.from === "deposit") await collect(`${work.intentId}:collect`, work);
-      return { txid: await payFromVault(work) };
+      const asset = assetOf(work.coin);
+      const txid = await payFromVault({ ...work, asset, destination: work.to }, (id) => {
+        const intent: IntentInput = {
+          kind: "refund",
+          intentId: id,
+          chain: "solana",
+          mode: work.mode,
+          asset,
+          amount: work.amount,
+          destination: work.to,
+          reference: work.paymentId,
+        };
+        return {
+          ...intent,
+          approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }),
+        };
+      });
+      return { txid };
+    },
+
+    async payout(work) {
+      const asset = assetOf(work.coin);
+      const txid = await payFromVault({ ...work, asset }, (id) => ({
+        ...solanaPayoutIntent(work, mints),
+        intentId: id,
+        approval: work.approval,
+      }));
+      const gas = await gasSpent(txid);
+      return gas === undefined ? { txid } : { txid, gasSpent: gas };
     },
   };
 }

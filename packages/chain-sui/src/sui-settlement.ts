@@ -7,8 +7,10 @@ import {
   type IntentInput,
   type ServiceAddressBook,
   type SignerClient,
+  SignerRefusedError,
   signApproval,
 } from "@gateway/signer-client";
+import { bcs } from "@mysten/sui/bcs";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { TransactionDataBuilder } from "@mysten/sui/transactions";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
@@ -90,6 +92,19 @@ interface IntentSpec {
   build: typeof buildSuiSweep;
 }
 
+/** The owned objects a transaction spends (coins and gas payment), at their versions. */
+function ownedInputs(bytes: Uint8Array): { objectId: string; version: string }[] {
+  const data = bcs.TransactionData.parse(bytes).V1;
+  if (!data) return [];
+  const refs = (data.kind.ProgrammableTransaction?.inputs ?? []).flatMap((input) =>
+    input.Object?.ImmOrOwnedObject ? [input.Object.ImmOrOwnedObject] : [],
+  );
+  return [...refs, ...data.gasData.payment].map((r) => ({
+    objectId: normalizeSuiAddress(r.objectId),
+    version: String(r.version),
+  }));
+}
+
 type TxView = { digest: string; checkpoint?: string | null; status: { success: boolean; error?: unknown } };
 
 /**
@@ -107,6 +122,11 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   const store = createIntentStore(sql);
   /** Objects an in-flight transaction of this process uses; other intents pick other coins. */
   const busy = new Set<string>();
+  /** Objects the signer reported bound to another replica's intent, skipped for a while. */
+  const holdFor = (objectId: string, ms: number) => {
+    busy.add(objectId);
+    setTimeout(() => busy.delete(objectId), ms).unref();
+  };
   let book: ServiceAddressBook | undefined;
   let gasPrice: { value: bigint; at: number } | undefined;
 
@@ -263,16 +283,19 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       },
     });
     const signed = await signer.sign({
-      intent: spec.intent,
+      // One transaction per signer intent id: a later attempt (the earlier can never execute)
+      // is a new intent. Approvals name the first attempt's id only.
+      intent: { ...spec.intent, intentId: attempt === 1 ? spec.intentId : `${spec.intentId}.${attempt}` },
       unsignedTransaction: bytes,
       suiObjects: bcsList,
     });
+    // A repeat gets the transaction bound the first time (its record here may have been lost).
     return {
       attempt,
-      digest: TransactionDataBuilder.getDigestFromBytes(bytes),
-      txBytes: bytes,
+      digest: TransactionDataBuilder.getDigestFromBytes(signed.transaction),
+      txBytes: signed.transaction,
       signatures: signed.signatures.map((s) => s.serialized),
-      inputs: [...refs, gasCoin].map((r) => ({ objectId: r.objectId, version: String(r.version) })),
+      inputs: ownedInputs(signed.transaction),
     };
   }
 
@@ -284,7 +307,16 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
         const prior = await settlePrior(spec.intentId);
         if (prior) return prior;
         const previous = await store.attempts(spec.intentId);
-        const attempt = await buildAndSign(spec, mode, (previous[0]?.attempt ?? 0) + 1);
+        let attempt: StoredAttempt;
+        try {
+          attempt = await buildAndSign(spec, mode, (previous[0]?.attempt ?? 0) + 1);
+        } catch (err) {
+          // Another replica's intent holds one of these coin versions: pick others.
+          if (!(err instanceof SignerRefusedError && err.refusal.code === "INPUT_IN_USE")) throw err;
+          const held = /sui-object:(0x[0-9a-f]+)@/.exec(err.refusal.reason)?.[1];
+          if (held) holdFor(held, 5_000);
+          continue;
+        }
         for (const input of attempt.inputs) busy.add(input.objectId);
         try {
           await store.record(spec.intentId, attempt);

@@ -1,6 +1,8 @@
 // Unsigned Solana transactions in exactly the shapes the signer accepts. Each builder
 // returns the serialized message (the bytes that get signed); add the signer's
 // signatures with `solanaWireTransaction` to get bytes for sendRawTransaction.
+
+import { createHash } from "node:crypto";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createCloseAccountInstruction,
@@ -10,6 +12,7 @@ import {
 import {
   ComputeBudgetProgram,
   Message,
+  NONCE_ACCOUNT_LENGTH,
   PublicKey,
   SystemProgram,
   Transaction,
@@ -22,6 +25,12 @@ export const SOL_ASSET = "SOL";
 export interface SolanaComputeBudget {
   computeUnitLimit?: number;
   computeUnitPriceMicroLamports?: bigint;
+  /**
+   * Spend a durable nonce instead of a recent blockhash: the transaction then never expires,
+   * and landing (or failing) advances the nonce so it can never land again. `recentBlockhash`
+   * must be the nonce's current value. The signer requires one for refunds and payouts.
+   */
+  nonceAccount?: string;
 }
 
 export interface SolanaSweepInput extends SolanaComputeBudget {
@@ -57,8 +66,17 @@ export class ChainTxError extends Error {
   override readonly name = "ChainTxError";
 }
 
-function computeBudget(input: SolanaComputeBudget): TransactionInstruction[] {
+function computeBudget(input: SolanaComputeBudget & { gasWallet: string }): TransactionInstruction[] {
   const instructions: TransactionInstruction[] = [];
+  // The runtime recognises a durable-nonce transaction by its first instruction.
+  if (input.nonceAccount !== undefined) {
+    instructions.push(
+      SystemProgram.nonceAdvance({
+        noncePubkey: new PublicKey(input.nonceAccount),
+        authorizedPubkey: new PublicKey(input.gasWallet),
+      }),
+    );
+  }
   if (input.computeUnitLimit !== undefined) {
     instructions.push(ComputeBudgetProgram.setComputeUnitLimit({ units: input.computeUnitLimit }));
   }
@@ -146,6 +164,50 @@ export function buildSolanaTransfer(input: SolanaTransferInput): Uint8Array {
     );
   }
   return message(input.gasWallet, input.recentBlockhash, instructions);
+}
+
+/** What a nonce account holds: the rent-exempt minimum for its 80 bytes (the signer's bound too). */
+export const NONCE_ACCOUNT_LAMPORTS = 1_447_680n;
+
+/** Seed of the gas wallet's nonce account `index` (the signer derives the same address). */
+export const nonceAccountSeed = (index: number) => `nonce:${index}`;
+
+/** The address of the gas wallet's durable nonce account `index`. */
+export function solanaNonceAccountAddress(gasWallet: string, index: number): string {
+  return createWithSeedSync(new PublicKey(gasWallet), nonceAccountSeed(index)).toBase58();
+}
+
+function createWithSeedSync(base: PublicKey, seed: string): PublicKey {
+  return new PublicKey(
+    createHash("sha256")
+      .update(base.toBuffer())
+      .update(seed)
+      .update(SystemProgram.programId.toBuffer())
+      .digest(),
+  );
+}
+
+/** Creates nonce account `index`, paid by the gas wallet and with it as the nonce's authority. */
+export function buildSolanaNonceAccount(input: {
+  gasWallet: string;
+  index: number;
+  lamports: bigint;
+  recentBlockhash: string;
+}): Uint8Array {
+  const gas = new PublicKey(input.gasWallet);
+  const nonce = createWithSeedSync(gas, nonceAccountSeed(input.index));
+  return message(input.gasWallet, input.recentBlockhash, [
+    SystemProgram.createAccountWithSeed({
+      fromPubkey: gas,
+      newAccountPubkey: nonce,
+      basePubkey: gas,
+      seed: nonceAccountSeed(input.index),
+      lamports: Number(input.lamports),
+      space: NONCE_ACCOUNT_LENGTH,
+      programId: SystemProgram.programId,
+    }),
+    SystemProgram.nonceInitialize({ noncePubkey: nonce, authorizedPubkey: gas }),
+  ]);
 }
 
 export interface DetachedSignature {

@@ -46,6 +46,18 @@ export interface DetachedSignature {
 export interface SignedIntent {
   intentId: string;
   signatures: DetachedSignature[];
+  /**
+   * The transaction the signatures are for: the first one ever signed for this intent id. It
+   * differs from the bytes sent when the intent was signed before; send these.
+   */
+  transaction: Uint8Array;
+  /** The signer's audit chain head after the decision. */
+  auditHead: AuditHeadValue;
+}
+
+export interface AuditHeadValue {
+  seq: bigint;
+  hash: string;
 }
 
 export type RefusalCodeName = keyof typeof RefusalCode;
@@ -82,6 +94,7 @@ export interface SignerClient {
   sign(input: SignInput): Promise<SignedIntent>;
   /** One outcome per input, in order; refusals do not throw. */
   signBatch(inputs: SignInput[]): Promise<SignOutcome[]>;
+  getAuditHead(): Promise<AuditHeadValue>;
   close(): void;
 }
 
@@ -97,9 +110,18 @@ function toRequest(input: SignInput) {
   };
 }
 
-function toSigned(response: { intentId: string; signatures: DetachedSignature[] }): SignedIntent {
+function headOf(head: { seq: bigint; hash: string } | undefined): AuditHeadValue {
+  return { seq: head?.seq ?? 0n, hash: head?.hash ?? "" };
+}
+
+function toSigned(
+  response: { intentId: string; signatures: DetachedSignature[]; transaction: Uint8Array },
+  head: { seq: bigint; hash: string } | undefined,
+): SignedIntent {
   return {
     intentId: response.intentId,
+    transaction: response.transaction,
+    auditHead: headOf(head),
     signatures: response.signatures.map(({ address, signature, serialized }) => ({
       address,
       signature,
@@ -149,7 +171,8 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
 
     async sign(input) {
       try {
-        return toSigned(await client.sign(toRequest(input)));
+        const response = await client.sign(toRequest(input));
+        return toSigned(response, response.auditHead);
       } catch (error) {
         const connectError = ConnectError.from(error);
         const [detail] = connectError.findDetails(RefusalDetailSchema);
@@ -166,7 +189,8 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
     async signBatch(inputs) {
       const response = await client.signBatch({ requests: inputs.map(toRequest) });
       return response.results.map((result, i): SignOutcome => {
-        if (result.result.case === "signed") return { ok: true, signed: toSigned(result.result.value) };
+        if (result.result.case === "signed")
+          return { ok: true, signed: toSigned(result.result.value, response.auditHead) };
         const refused = result.result.value;
         return {
           ok: false,
@@ -177,6 +201,10 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
           },
         };
       });
+    },
+
+    async getAuditHead() {
+      return headOf((await client.getAuditHead({})).head);
     },
 
     close() {

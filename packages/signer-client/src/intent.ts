@@ -23,6 +23,8 @@ interface IntentBase {
 
 export type IntentInput =
   | (IntentBase & { kind: "sweep"; depositIndex: number })
+  /** Solana: create the gas wallet's durable nonce account `index` (asset "SOL", amount its rent). */
+  | (IntentBase & { kind: "nonce_account"; index: number })
   | (IntentBase & {
       kind: "refund" | "payout";
       destination: string;
@@ -47,6 +49,9 @@ export function toProtoIntent(input: IntentInput): Intent {
       ...base,
       kind: { case: "sweep", value: { depositIndex: input.depositIndex } },
     });
+  }
+  if (input.kind === "nonce_account") {
+    return create(IntentSchema, { ...base, kind: { case: "nonceAccount", value: { index: input.index } } });
   }
   return create(IntentSchema, {
     ...base,

@@ -32,7 +32,7 @@ export function createApprovalVerifier(approvers: TrustedApprover[]): ApprovalVe
   return {
     verify(intent) {
       const kind = intent.action.kind;
-      if (kind === "sweep") return;
+      if (kind === "sweep" || kind === "nonce_account") return;
       if (!intent.approval || intent.approval.signature.length === 0) {
         refuse(RefusalCode.APPROVAL_MISSING, `a ${kind} needs an approval`);
       }

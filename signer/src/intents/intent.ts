@@ -10,7 +10,9 @@ export const SOL_ASSET = "SOL";
 
 export type IntentAction =
   | { kind: "sweep"; depositIndex: number }
-  | { kind: "refund" | "payout"; destination: string; reference: string };
+  | { kind: "refund" | "payout"; destination: string; reference: string }
+  /** Solana only: create durable nonce account `index` of the mode's gas wallet. */
+  | { kind: "nonce_account"; index: number };
 
 export interface SignerIntent {
   intentId: string;
@@ -93,8 +95,14 @@ export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
       };
       break;
     }
+    case "nonceAccount":
+      if (chain !== "solana") invalid("nonce accounts exist on Solana only");
+      if (asset !== SOL_ASSET) invalid("a nonce account is funded in SOL");
+      if (proto.kind.value.index > MAX_INDEX) invalid("index must be below 2^31");
+      action = { kind: "nonce_account", index: proto.kind.value.index };
+      break;
     case undefined:
-      invalid("intent has no kind (sweep, refund or payout)");
+      invalid("intent has no kind (sweep, refund, payout or nonce_account)");
   }
   const approval = proto.approval
     ? { keyId: proto.approval.keyId, signature: proto.approval.signature }
@@ -111,7 +119,9 @@ function effectOf(intent: SignerIntent) {
     const target =
       action.kind === "sweep"
         ? { depositIndex: action.depositIndex }
-        : { destination: action.destination, reference: action.reference };
+        : action.kind === "nonce_account"
+          ? { index: action.index }
+          : { destination: action.destination, reference: action.reference };
     const fields = { kind: action.kind, chain, mode, asset, amount: amount.toString(), ...target };
     effect = { fields, json: JSON.stringify(fields) };
     effects.set(intent, effect);

@@ -16,6 +16,8 @@ export interface ParsedMessage {
   /** Hex of every static account key; the first `numRequiredSignatures` are the signers. */
   keys: string[];
   numRequiredSignatures: number;
+  /** Hex of the recent blockhash, or of the nonce value for a durable-nonce transaction. */
+  recentBlockhash: string;
   instructions: ParsedInstruction[];
   addressTableLookups: number;
 }
@@ -68,7 +70,7 @@ export function parseSolanaMessage(bytes: Uint8Array): ParsedMessage {
   if (numRequiredSignatures === 0 || numRequiredSignatures > keys.length) {
     throw new MessageFormatError("signer count does not fit the account keys");
   }
-  take(32); // recent blockhash
+  const recentBlockhash = Buffer.from(take(32)).toString("hex");
   const instructionCount = shortVec();
   const raw: { programIndex: number; accountIndexes: Uint8Array; data: Uint8Array }[] = [];
   for (let i = 0; i < instructionCount; i++) {
@@ -89,7 +91,7 @@ export function parseSolanaMessage(bytes: Uint8Array): ParsedMessage {
   if (offset !== bytes.length) throw new MessageFormatError("trailing bytes after the message");
   // Accounts from lookup tables are not in the message; the caller refuses such messages.
   if (addressTableLookups > 0)
-    return { version, keys, numRequiredSignatures, instructions: [], addressTableLookups };
+    return { version, keys, numRequiredSignatures, recentBlockhash, instructions: [], addressTableLookups };
   const instructions = raw.map(({ programIndex, accountIndexes, data }): ParsedInstruction => {
     const program = keys[programIndex];
     const accounts = Array.from(accountIndexes, (index) => keys[index]);
@@ -98,5 +100,5 @@ export function parseSolanaMessage(bytes: Uint8Array): ParsedMessage {
     }
     return { program, accounts: accounts as string[], data };
   });
-  return { version, keys, numRequiredSignatures, instructions, addressTableLookups };
+  return { version, keys, numRequiredSignatures, recentBlockhash, instructions, addressTableLookups };
 }

@@ -3,7 +3,13 @@
 import { createHash } from "node:crypto";
 import { RefusalCode } from "@gateway/signer-proto";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
-import { ComputeBudgetProgram, PublicKey, SystemProgram } from "@solana/web3.js";
+import {
+  ComputeBudgetProgram,
+  PublicKey,
+  SYSVAR_RECENT_BLOCKHASHES_PUBKEY,
+  SYSVAR_RENT_PUBKEY,
+  SystemProgram,
+} from "@solana/web3.js";
 import { refuse } from "../refusal.js";
 import { type SignerIntent, SOL_ASSET } from "./intent.js";
 import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "./solana-message.js";
@@ -15,6 +21,8 @@ const SYSTEM = hexKey(SystemProgram.programId);
 const TOKEN = hexKey(TOKEN_PROGRAM_ID);
 const ATA = hexKey(ASSOCIATED_TOKEN_PROGRAM_ID);
 const COMPUTE_BUDGET = hexKey(ComputeBudgetProgram.programId);
+const RECENT_BLOCKHASHES = hexKey(SYSVAR_RECENT_BLOCKHASHES_PUBKEY);
+const RENT = hexKey(SYSVAR_RENT_PUBKEY);
 
 const hexCache = new Map<string, string>();
 function hexOf(base58: string): string {
@@ -41,11 +49,45 @@ export interface SolanaParties {
 
 export interface SolanaCheckOptions {
   maxPriorityFeeLamports: bigint;
+  /** Lamports a nonce account may be funded with (its rent-exempt minimum). */
+  nonceAccountLamports: bigint;
+  /** Nonce account indexes run from 0 to this, exclusive. */
+  maxNonceAccounts: number;
+}
+
+/** What a checked transaction needs and binds. */
+export interface CheckedTransaction {
+  /** Signer addresses, fee payer first. */
+  signers: string[];
+  /**
+   * Inputs that only one intent may ever spend: for Solana the durable nonce value it
+   * consumes. Two intents bound to the same value could never both land.
+   */
+  locks: string[];
+  /** The most the gas wallet can lose to this transaction, in lamports. */
+  worstCaseFee: bigint;
+}
+
+// What a fee payer can lose, besides the priority fee: 5,000 lamports per signature, and rent
+// for each account it creates (a token account is 165 bytes: 2,039,280 lamports).
+const LAMPORTS_PER_SIGNATURE = 5_000n;
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
+const NONCE_ACCOUNT_SPACE = 80n;
+
+/** The gas wallet's durable nonce account `index`: createWithSeed(gas, "nonce:<index>", System). */
+export function nonceAccountAddress(gas: string, index: number): string {
+  return new PublicKey(
+    createHash("sha256")
+      .update(new PublicKey(gas).toBuffer())
+      .update(`nonce:${index}`)
+      .update(SystemProgram.programId.toBuffer())
+      .digest(),
+  ).toBase58();
 }
 
 type Ix = ParsedMessage["instructions"][number];
 
-function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[] } {
+function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; recentBlockhash: string } {
   let message: ParsedMessage;
   try {
     message = parseSolanaMessage(bytes);
@@ -64,6 +106,7 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[] } {
   return {
     signers: message.keys.slice(0, message.numRequiredSignatures),
     instructions: message.instructions,
+    recentBlockhash: message.recentBlockhash,
   };
 }
 
@@ -115,14 +158,90 @@ function expectAccounts(ix: Ix, count: number, what: string): void {
   }
 }
 
-/** Returns the signer addresses the transaction needs (fee payer first). */
+const isAdvanceNonce = (ix: Ix | undefined) =>
+  ix !== undefined && ix.program === SYSTEM && ix.data.length === 4 && u32(ix.data, 0) === 4;
+
+function u64le(value: bigint): Buffer {
+  const out = Buffer.alloc(8);
+  out.writeBigUInt64LE(value);
+  return out;
+}
+
+function u32(data: Uint8Array, offset: number): number {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true);
+}
+
+/**
+ * Creating nonce account `index`: exactly CreateAccountWithSeed (gas wallet as payer and
+ * base, System as owner, 80 bytes, the rent-exempt minimum) then InitializeNonceAccount with the
+ * gas wallet as authority. The account's address is fixed by its index, so it can be created
+ * only once, and the indexes are bounded.
+ */
+function checkNonceAccountCreation(
+  bytes: Uint8Array,
+  intent: SignerIntent & { action: { kind: "nonce_account" } },
+  gasAddress: string,
+  options: SolanaCheckOptions,
+): CheckedTransaction {
+  const { signers, instructions } = decode(bytes);
+  const gas = hexOf(gasAddress);
+  const index = intent.action.index;
+  if (index >= options.maxNonceAccounts)
+    refuse(RefusalCode.INVALID_INTENT, `nonce account index ${index} is past the configured bound`);
+  if (signers.length !== 1 || signers[0] !== gas)
+    refuse(RefusalCode.UNEXPECTED_SIGNER, "only the gas wallet signs a nonce account's creation");
+  if (intent.amount > options.nonceAccountLamports)
+    refuse(RefusalCode.WRONG_AMOUNT, "more than a nonce account's rent");
+  const nonce = hexOf(nonceAccountAddress(gasAddress, index));
+  const [create, init, ...rest] = instructions;
+  if (!create || !init || rest.length > 0 || create.program !== SYSTEM || init.program !== SYSTEM)
+    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only create-with-seed then initialize-nonce are allowed");
+  const seed = Buffer.from(`nonce:${index}`);
+  const data = Buffer.from(create.data);
+  // CreateAccountWithSeed: tag 3, base, seed (u64 length + bytes), lamports, space, owner.
+  const expected = Buffer.concat([
+    Buffer.from([3, 0, 0, 0]),
+    Buffer.from(gas, "hex"),
+    u64le(BigInt(seed.length)),
+    seed,
+    u64le(intent.amount),
+    u64le(NONCE_ACCOUNT_SPACE),
+    SystemProgram.programId.toBuffer(),
+  ]);
+  if (!data.equals(expected) || create.accounts.join() !== [gas, nonce].join())
+    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "not the creation of this index's nonce account");
+  const initExpected = Buffer.concat([Buffer.from([6, 0, 0, 0]), Buffer.from(gas, "hex")]);
+  if (
+    !Buffer.from(init.data).equals(initExpected) ||
+    init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join()
+  )
+    refuse(
+      RefusalCode.UNEXPECTED_INSTRUCTION,
+      "the nonce must be initialised with the gas wallet as authority",
+    );
+  return {
+    signers: [gasAddress],
+    locks: [`solana-nonce-account:${intent.mode}:${index}`],
+    worstCaseFee: LAMPORTS_PER_SIGNATURE + intent.amount,
+  };
+}
+
 export function checkSolanaTransaction(
   bytes: Uint8Array,
   intent: SignerIntent,
   parties: SolanaParties,
   options: SolanaCheckOptions,
-): string[] {
-  const { signers, instructions } = decode(bytes);
+): CheckedTransaction {
+  if (intent.action.kind === "nonce_account")
+    return checkNonceAccountCreation(
+      bytes,
+      intent as SignerIntent & { action: { kind: "nonce_account" } },
+      parties.gas,
+      options,
+    );
+  const decoded = decode(bytes);
+  const { signers } = decoded;
+  let instructions = decoded.instructions;
   const party = {
     gas: hexOf(parties.gas),
     source: hexOf(parties.source),
@@ -134,7 +253,22 @@ export function checkSolanaTransaction(
     refuse(RefusalCode.UNEXPECTED_SIGNER, `signers must be exactly the gas wallet and ${parties.source}`);
   }
 
+  // A durable nonce comes first (the runtime looks for it there). Refunds and payouts must use
+  // one: their signed transaction never expires, so a lost answer or a crash never forces a
+  // second intent for the same money. Sweeps may use a recent blockhash.
+  const locks: string[] = [];
   const isSweep = intent.action.kind === "sweep";
+  const advance = instructions[0];
+  if (isAdvanceNonce(advance)) {
+    expectAccounts(advance!, 3, "nonce advance");
+    const [nonce, sysvar, authority] = advance!.accounts;
+    if (sysvar !== RECENT_BLOCKHASHES || authority !== party.gas)
+      refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the nonce must be advanced by the gas wallet");
+    locks.push(`solana-nonce:${nonce}:${decoded.recentBlockhash}`);
+    instructions = instructions.slice(1);
+  } else if (!isSweep) {
+    refuse(RefusalCode.NONCE_REQUIRED, "refunds and payouts must advance a durable nonce first");
+  }
   const native = intent.asset === SOL_ASSET;
   let unitLimit: bigint | undefined;
   let unitPrice: bigint | undefined;
@@ -244,15 +378,18 @@ export function checkSolanaTransaction(
   }
   if (!transferred) refuse(RefusalCode.WRONG_AMOUNT, "the transaction moves no funds");
 
+  let priorityFee = 0n;
   if (unitPrice !== undefined && unitPrice > 0n) {
-    const nonBudget = BigInt(instructions.filter((ix) => ix.program !== COMPUTE_BUDGET).length);
+    const nonBudget = BigInt(decoded.instructions.filter((ix) => ix.program !== COMPUTE_BUDGET).length);
     const units = unitLimit ?? minBig(nonBudget * DEFAULT_UNITS_PER_INSTRUCTION, MAX_COMPUTE_UNITS);
-    const fee = (unitPrice * units + 999_999n) / 1_000_000n;
-    if (fee > options.maxPriorityFeeLamports) {
-      refuse(RefusalCode.FEE_OVER_CAP, `priority fee ${fee} lamports is over the cap`);
+    priorityFee = (unitPrice * units + 999_999n) / 1_000_000n;
+    if (priorityFee > options.maxPriorityFeeLamports) {
+      refuse(RefusalCode.FEE_OVER_CAP, `priority fee ${priorityFee} lamports is over the cap`);
     }
   }
-  return expectedSigners;
+  const worstCaseFee =
+    LAMPORTS_PER_SIGNATURE * BigInt(signers.length) + priorityFee + (createdAta ? TOKEN_ACCOUNT_RENT : 0n);
+  return { signers: expectedSigners, locks, worstCaseFee };
 }
 
 function minBig(a: bigint, b: bigint): bigint {

@@ -8,6 +8,7 @@ import { normalizeStructTag, normalizeSuiAddress, SUI_TYPE_ARG, toBase58 } from 
 import { blake2b } from "@noble/hashes/blake2.js";
 import { refuse } from "../refusal.js";
 import type { SignerIntent } from "./intent.js";
+import type { CheckedTransaction } from "./solana.js";
 
 const SUI_COIN_TYPE = normalizeStructTag(SUI_TYPE_ARG);
 const OBJECT_PREFIX = new TextEncoder().encode("Object::");
@@ -22,6 +23,8 @@ export interface SuiParties {
 
 export interface SuiCheckOptions {
   maxGasBudget: bigint;
+  /** MIST per gas unit; a higher price would spend the budget faster than the market needs. */
+  maxGasPrice: bigint;
 }
 
 /** Sui's object digest: BLAKE2b-256 over "Object::" || BCS(Object). */
@@ -66,14 +69,18 @@ type Value =
   | { type: "pure"; bytes: Uint8Array }
   | { type: "split"; coins: { balance: bigint; moved: boolean }[] };
 
-/** Returns the signer addresses: the sender, then the gas owner. */
+/**
+ * Signers are the sender, then the gas owner. Every owned object the transaction spends (coins
+ * and the sponsor's gas coins, at their versions) is a lock: a version spent by one intent's
+ * transaction is never signed into another's, so the signer never equivocates.
+ */
 export function checkSuiTransaction(
   bytes: Uint8Array,
   objects: Uint8Array[],
   intent: SignerIntent,
   parties: SuiParties,
   options: SuiCheckOptions,
-): string[] {
+): CheckedTransaction {
   let data: ReturnType<typeof bcs.TransactionData.parse>;
   try {
     data = bcs.TransactionData.parse(bytes);
@@ -96,6 +103,12 @@ export function checkSuiTransaction(
   if (BigInt(tx.gasData.budget) > options.maxGasBudget) {
     refuse(RefusalCode.FEE_OVER_CAP, `gas budget ${tx.gasData.budget} is over the cap`);
   }
+  if (BigInt(tx.gasData.price) > options.maxGasPrice) {
+    refuse(RefusalCode.GAS_PRICE_OVER_CAP, `gas price ${tx.gasData.price} is over the cap`);
+  }
+  const objectLock = (ref: { objectId: string; version: string | number }) =>
+    `sui-object:${normalizeSuiAddress(ref.objectId)}@${ref.version}`;
+  const locks = tx.gasData.payment.map(objectLock);
 
   const provided = new Map<string, Uint8Array>();
   for (const object of objects) provided.set(suiObjectDigest(object), object);
@@ -121,6 +134,7 @@ export function checkSuiTransaction(
       refuse(RefusalCode.WRONG_SOURCE, `coin ${ref.objectId} is not the sender's`);
     if (coin.coinType !== intent.asset)
       refuse(RefusalCode.WRONG_ASSET, `coin ${ref.objectId} is ${coin.coinType}`);
+    locks.push(objectLock(ref));
     return { type: "coin", coin: { balance: coin.balance, moved: false } };
   });
 
@@ -200,7 +214,7 @@ export function checkSuiTransaction(
   if (transfers === 0 || transferred !== intent.amount) {
     refuse(RefusalCode.WRONG_AMOUNT, `transfers ${transferred}, the intent says ${intent.amount}`);
   }
-  return [parties.source, parties.gas];
+  return { signers: [parties.source, parties.gas], locks, worstCaseFee: BigInt(tx.gasData.budget) };
 }
 
 type ArgumentShape = {

@@ -1,68 +1,128 @@
-// The audit log: one JSON line per decision, each carrying the hash of the line before,
-// so removing, reordering or editing a line breaks the chain that `verify-audit` checks.
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+// The audit log: one JSON line per decision, each carrying the hash of the line before, so
+// removing, reordering or editing a line breaks the chain. It is also the ledger: signed
+// decisions carry the record the signer's state is rebuilt from, so the whole chain is verified
+// and replayed at every start, and a broken chain stops the signer.
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { type AppendFile, openAppendFile } from "./append-file.js";
+import type { LedgerRecord } from "./ledger.js";
 
 export const GENESIS_HASH = "0".repeat(64);
 
 export interface AuditDecision {
-  decision: "signed" | "refused";
+  decision: "signed" | "refused" | "genesis";
   intent: Record<string, unknown>;
-  /** SHA-256 of the unsigned transaction bytes. */
+  /** SHA-256 of the transaction bytes signed (or, refused, of the bytes received). */
   transaction?: string;
   signers?: string[];
   code?: string;
   reason?: string;
+  /** Signed decisions: what the ledger keeps of them. */
+  ledger?: LedgerRecord;
+  /** Anything else a decision wants on record (the RPC, the caller's role). */
+  [field: string]: unknown;
+}
+
+export interface AuditHead {
+  seq: number;
+  hash: string;
 }
 
 export interface AuditLog {
-  append(decision: AuditDecision): void;
+  append(decision: AuditDecision): AuditHead;
+  head(): AuditHead;
   sync(): Promise<void>;
   close(): void;
+}
+
+export class AuditChainError extends Error {
+  override readonly name = "AuditChainError";
+}
+
+export interface OpenAuditLogOptions {
+  now?: () => Date;
+  /** Called for every verified entry, oldest first, before the log opens for writing. */
+  replay?: (entry: { at: string; decision: string; ledger?: LedgerRecord }) => void;
 }
 
 function hashLine(prev: string, body: string): string {
   return createHash("sha256").update(prev).update("\n").update(body).digest("hex");
 }
 
-function lastLine(path: string): string | undefined {
-  if (!existsSync(path)) return undefined;
-  const lines = readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.length > 0);
-  return lines.at(-1);
+/**
+ * Beside the log, a marker written when the log is created. A log that is gone while its
+ * marker is there was deleted or lost, and starting afresh would forget every intent signed
+ * and reset today's totals: the signer refuses that.
+ */
+export const genesisMarkerPath = (path: string) => `${path}.genesis`;
+
+export function openAuditLog(path: string, options: OpenAuditLogOptions = {}): AuditLog {
+  const now = options.now ?? (() => new Date());
+  const marker = genesisMarkerPath(path);
+  // The lock first: a second signer on the same files must fail on it, whatever they hold.
+  const file: AppendFile = openAppendFile(path);
+  try {
+    return openLocked(path, marker, file, now, options.replay);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
 }
 
-export function openAuditLog(path: string, now: () => Date = () => new Date()): AuditLog {
-  const last = lastLine(path);
-  let seq = 0;
-  let prev = GENESIS_HASH;
-  if (last) {
-    const entry = JSON.parse(last) as { seq: number; hash: string };
-    seq = entry.seq;
-    prev = entry.hash;
+function openLocked(
+  path: string,
+  marker: string,
+  file: AppendFile,
+  now: () => Date,
+  replay: OpenAuditLogOptions["replay"],
+): AuditLog {
+  const logExists = existsSync(path) && readFileSync(path).length > 0;
+  if (!logExists && existsSync(marker))
+    throw new AuditChainError(
+      `${path} is missing or empty beside ${marker}: restore it; the signer will not start afresh`,
+    );
+  if (logExists && !existsSync(marker))
+    throw new AuditChainError(`${marker} is missing beside ${path}: the log's origin cannot be checked`);
+  let head: AuditHead = { seq: 0, hash: GENESIS_HASH };
+  if (logExists) {
+    const verified = verifyAuditLog(readFileSync(path, "utf8"), replay);
+    if (!verified.ok)
+      throw new AuditChainError(
+        `${path} line ${verified.line}: ${verified.problem}; the signer will not start`,
+      );
+    head = { seq: verified.entries, hash: verified.lastHash };
   }
-  const file: AppendFile = openAppendFile(path);
-  return {
+  const log: AuditLog = {
     append(decision) {
-      seq += 1;
-      const body = JSON.stringify({ seq, at: now().toISOString(), prev, ...decision });
-      const hash = hashLine(prev, body);
+      const seq = head.seq + 1;
+      const body = JSON.stringify({ seq, at: now().toISOString(), prev: head.hash, ...decision });
+      const hash = hashLine(head.hash, body);
       file.appendLine(`${body.slice(0, -1)},"hash":"${hash}"}`);
-      prev = hash;
+      head = { seq, hash };
+      return head;
     },
+    head: () => head,
     sync: () => file.sync(),
     close: () => file.close(),
   };
+  if (!logExists) {
+    // A new chain starts with a genesis entry, so a log that ever existed is never empty.
+    const id = randomUUID();
+    log.append({ decision: "genesis", intent: {}, chain: id });
+    writeFileSync(marker, `${JSON.stringify({ id, created: now().toISOString() })}\n`, { mode: 0o600 });
+  }
+  return log;
 }
 
 export type AuditVerification =
   | { ok: true; entries: number; lastHash: string }
   | { ok: false; entries: number; line: number; problem: string };
 
-/** Checks the whole chain: sequence numbers, links and hashes. */
-export function verifyAuditLog(contents: string): AuditVerification {
+/** Checks the whole chain: sequence numbers, links and hashes; hands each entry to `visit`. */
+export function verifyAuditLog(
+  contents: string,
+  visit?: (entry: { seq: number; at: string; decision: string; ledger?: LedgerRecord }, hash: string) => void,
+): AuditVerification {
   const lines = contents.split("\n");
   if (lines.at(-1) === "") lines.pop();
   let prev = GENESIS_HASH;
@@ -71,7 +131,7 @@ export function verifyAuditLog(contents: string): AuditVerification {
     const match = /^(\{.*),"hash":"([0-9a-f]{64})"\}$/.exec(line);
     if (!match) return fail("line is not an audit entry");
     const body = `${match[1]}}`;
-    let entry: { seq?: unknown; prev?: unknown };
+    let entry: { seq: number; prev?: unknown; at: string; decision: string; ledger?: LedgerRecord };
     try {
       entry = JSON.parse(body);
     } catch {
@@ -81,6 +141,7 @@ export function verifyAuditLog(contents: string): AuditVerification {
     if (entry.prev !== prev) return fail("link to the previous line is broken");
     const hash = hashLine(prev, body);
     if (hash !== match[2]) return fail("hash does not match the line");
+    visit?.(entry, hash);
     prev = hash;
   }
   return { ok: true, entries: lines.length, lastHash: prev };

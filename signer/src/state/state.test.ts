@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,7 +19,36 @@ describe("audit log file", () => {
     await second.sync();
     second.close();
     const result = verifyAuditLog(readFileSync(path, "utf8"));
-    expect(result).toMatchObject({ ok: true, entries: 2 });
+    // The genesis entry, then the two decisions.
+    expect(result).toMatchObject({ ok: true, entries: 3 });
+  });
+
+  it("refuses to open a chain with an edited line, naming the line", () => {
+    const path = join(dir(), "audit.jsonl");
+    const log = openAuditLog(path);
+    log.append({ decision: "refused", intent: { intentId: "a" }, code: "WRONG_AMOUNT", reason: "x" });
+    log.close();
+    writeFileSync(path, readFileSync(path, "utf8").replace('"intentId":"a"', '"intentId":"b"'));
+    expect(() => openAuditLog(path)).toThrow(/line 2: hash does not match/);
+  });
+
+  it("refuses to start afresh when the log is gone but its genesis marker is there", () => {
+    const path = join(dir(), "audit.jsonl");
+    openAuditLog(path).close();
+    rmSync(path);
+    expect(() => openAuditLog(path)).toThrow(/missing or empty beside/);
+    writeFileSync(path, "");
+    expect(() => openAuditLog(path)).toThrow(/missing or empty beside/);
+  });
+
+  it("replays every verified entry at open", () => {
+    const path = join(dir(), "audit.jsonl");
+    const log = openAuditLog(path);
+    log.append({ decision: "refused", intent: { intentId: "a" }, code: "X", reason: "y" });
+    log.close();
+    const seen: string[] = [];
+    openAuditLog(path, { replay: (entry) => seen.push(entry.decision) }).close();
+    expect(seen).toEqual(["genesis", "refused"]);
   });
 
   it("refuses a second writer while the first holds the file", () => {
@@ -40,11 +69,11 @@ describe("audit log file", () => {
     }
     await Promise.all(waits);
     log.close();
-    const lines = readFileSync(path, "utf8").trim().split("\n");
+    const lines = readFileSync(path, "utf8").trim().split("\n").slice(1);
     expect(lines.map((l) => JSON.parse(l).intent.intentId)).toEqual(
       Array.from({ length: 50 }, (_, i) => `i${i}`),
     );
-    expect(verifyAuditLog(`${lines.join("\n")}\n`).ok).toBe(true);
+    expect(verifyAuditLog(readFileSync(path, "utf8")).ok).toBe(true);
   });
 
   it("reports where a chain breaks", () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSolanaSweep, buildSolanaTransfer, SOL_ASSET } from "@gateway/chain-tx";
-import { writeDevCerts } from "@gateway/signer";
+import { nonceAccountAddress, writeDevCerts } from "@gateway/signer";
 import {
   approverKeyFromSeed,
   createSignerClient,
@@ -119,7 +119,9 @@ function payout(
     destination,
     gasWallet: live.gas,
     amount,
-    recentBlockhash: BLOCKHASH,
+    // Payouts spend a durable nonce; each value is bound to one intent only.
+    nonceAccount: nonceAccountAddress(live.gas, 0),
+    recentBlockhash: Keypair.generate().publicKey.toBase58(),
     ...txOver,
   });
   return { intent, unsignedTransaction };

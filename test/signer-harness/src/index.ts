@@ -8,8 +8,8 @@ import {
   createSignerCore,
   createSignerServer,
   mnemonicToSeed,
-  openAuditLog,
-  openIntentLedger,
+  openSignerState,
+  signerLimits,
   writeDevCerts,
 } from "@gateway/signer";
 import {
@@ -46,14 +46,17 @@ export async function startTestSigner(): Promise<TestSigner> {
   const settlementKey = generateApproverKey();
   const apiKey = generateApproverKey();
   const auditPath = path.join(dir, "audit.jsonl");
-  const audit = openAuditLog(auditPath);
-  const ledger = openIntentLedger(
-    path.join(dir, "intents.jsonl"),
-    new Map([
+  const { audit, ledger } = openSignerState(auditPath, {
+    caps: new Map([
       ["solana:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
       ["sui:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
     ]),
-  );
+    gasBudgets: new Map([
+      ["solana", 10n ** 15n],
+      ["sui", 10n ** 18n],
+    ]),
+    maxSweepsPerDeposit: 8,
+  });
   const core = createSignerCore({
     keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
     approvals: createApprovalVerifier([
@@ -66,7 +69,12 @@ export async function startTestSigner(): Promise<TestSigner> {
     ]),
     ledger,
     audit,
-    limits: { maxSuiGasBudget: 50_000_000n, maxSolanaPriorityFeeLamports: 100_000n },
+    limits: signerLimits({
+      maxSuiGasBudget: 50_000_000n,
+      maxSuiGasPrice: 5_000n,
+      maxSolanaPriorityFeeLamports: 100_000n,
+      maxSolanaNonceAccounts: 64,
+    }),
     log: pino({ level: "silent" }),
   });
   const server = createSignerServer({
@@ -106,7 +114,6 @@ export async function startTestSigner(): Promise<TestSigner> {
       client.close();
       await server.stop();
       audit.close();
-      ledger.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@
 // and litesvm lacks: slots on a clock, a window of valid blockhashes, commitment levels,
 // a signature index, pre/post balances and a finalized view of accounts.
 
+import { createHash } from "node:crypto";
 import { address, getBase58Decoder, getTransactionDecoder } from "@solana/kit";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { Clock, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
@@ -152,6 +153,8 @@ interface NativeAccount {
   executable(): boolean;
 }
 const transactionDecoder = getTransactionDecoder();
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const NONCE_ACCOUNT_SIZE = 80;
 
 export function createChain(options: ChainOptions): Chain {
   const now = options.now ?? Date.now;
@@ -359,7 +362,8 @@ export function createChain(options: ChainOptions): Chain {
       throw preflightError(err, [], 0);
     };
     if (records.has(signature)) return notLanded("AlreadyProcessed");
-    if (!isBlockhashValid(message.recentBlockhash)) return notLanded("BlockhashNotFound");
+    const nonce = durableNonceOf(message);
+    if (!isBlockhashValid(message.recentBlockhash) && !nonce) return notLanded("BlockhashNotFound");
 
     if (!sendOptions.skipPreflight) {
       const simulated = execute(bytes, message.version, "simulate");
@@ -388,6 +392,13 @@ export function createChain(options: ChainOptions): Chain {
     // included in a block: the fee payer is untouched, and nothing is recorded.
     if (failed && pre[0]?.lamports === post[0]?.lamports) {
       return notLanded(transactionErrorJson(failed));
+    }
+    // A durable-nonce transaction that fails still advances its nonce, as on a validator, so it
+    // can never land again; litesvm rolls the whole transaction back, so do it here.
+    if (failed && nonce) {
+      advanceNonce(nonce);
+      const index = keys.indexOf(nonce.account);
+      if (index >= 0) post[index] = read(nonce.account, new PublicKey(nonce.account).toBytes(), true);
     }
 
     const writableAfter = new Map<string, AccountSnapshot | null>();
@@ -445,7 +456,11 @@ export function createChain(options: ChainOptions): Chain {
     simOptions: { sigVerify: boolean; replaceRecentBlockhash: boolean; accounts: readonly string[] },
   ): SimulationResult {
     const tx = decode(bytes);
-    if (!simOptions.replaceRecentBlockhash && !isBlockhashValid(tx.message.recentBlockhash)) {
+    if (
+      !simOptions.replaceRecentBlockhash &&
+      !isBlockhashValid(tx.message.recentBlockhash) &&
+      !durableNonceOf(tx.message)
+    ) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0, accounts: new Map() };
     }
     const kitTx = transactionDecoder.decode(bytes);
@@ -479,6 +494,39 @@ export function createChain(options: ChainOptions): Chain {
     } finally {
       if (!simOptions.sigVerify) svm.withSigverify(true);
     }
+  }
+
+  /**
+   * The nonce a transaction spends when its first instruction advances a durable nonce and its
+   * "recent blockhash" is that nonce's current value: the validator accepts it at any age.
+   */
+  function durableNonceOf(message: VersionedTransaction["message"]): { account: string } | undefined {
+    const first = message.compiledInstructions[0];
+    const keys = message.staticAccountKeys;
+    if (!first || keys[first.programIdIndex]?.toBase58() !== SYSTEM_PROGRAM) return undefined;
+    const data = first.data;
+    if (data.length !== 4 || data[0] !== 4 || data[1] !== 0 || data[2] !== 0 || data[3] !== 0)
+      return undefined;
+    const account = keys[first.accountKeyIndexes[0] ?? -1]?.toBase58();
+    const state = account ? readCurrent(account) : null;
+    if (!account || !state || state.owner !== SYSTEM_PROGRAM || state.data.length !== NONCE_ACCOUNT_SIZE)
+      return undefined;
+    const initialized = new DataView(state.data.buffer, state.data.byteOffset).getUint32(4, true) === 1;
+    const stored = base58.decode(state.data.subarray(40, 72));
+    return initialized && stored === message.recentBlockhash ? { account } : undefined;
+  }
+
+  /** What the System program's AdvanceNonceAccount stores: sha256("DURABLE_NONCE" ‖ blockhash). */
+  function advanceNonce(nonce: { account: string }): void {
+    const current = svm.getAccount(address(nonce.account));
+    if (!current.exists) return;
+    const data = new Uint8Array(current.data);
+    const value = createHash("sha256")
+      .update("DURABLE_NONCE")
+      .update(new PublicKey(svm.latestBlockhash()).toBytes())
+      .digest();
+    data.set(value, 40);
+    svm.setAccount({ ...current, data });
   }
 
   function isBlockhashValid(blockhash: string): boolean {

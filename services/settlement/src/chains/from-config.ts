@@ -55,8 +55,9 @@ export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Lo
       commitment: "confirmed",
       ...(config.SOLANA_WS_URL ? { wsEndpoint: config.SOLANA_WS_URL } : {}),
     });
-    chains.solana = createSolanaSettlement({ sql, connection, signer, approver, mints, log });
-    payouts.chains!.solana = createSolanaPayout({ sql, connection, signer, mints, log });
+    const solana = createSolanaSettlement({ sql, connection, signer, approver, mints, log });
+    chains.solana = solana;
+    payouts.chains!.solana = createSolanaPayout(solana);
   }
   if (config.SUI_GRPC_URL) {
     const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Bus, connectBus, createOutboxRelay, type OutboxRelay } from "@gateway/bus";
+import { createSolanaSettlement, solanaPayoutIntent } from "@gateway/chain-solana";
 import { associatedTokenAddress } from "@gateway/chain-tx";
 import { newId } from "@gateway/db";
 import {
@@ -27,7 +28,7 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PayoutActor, startPayouts } from "../payouts.js";
 import { scheduledPayoutApprover } from "./payout-approval.js";
-import { createSolanaPayout, solanaPayoutIntent } from "./solana-payout.js";
+import { createSolanaPayout } from "./solana-payout.js";
 
 const log = createLogger({ name: "solana-payout-test", level: "silent" });
 let net: SolanaLocalnet;
@@ -53,14 +54,17 @@ beforeAll(async () => {
   vault = wallets.vault;
   net.fund(wallets.gas, "SOL", "10");
   net.fund(vault, "USDC", "100");
-  const solana = createSolanaPayout({
-    sql: db.sql,
-    connection,
-    signer: signer.client,
-    mints: net.mints,
-    log,
-    pollMs: 20,
-  });
+  const solana = createSolanaPayout(
+    createSolanaSettlement({
+      sql: db.sql,
+      connection,
+      signer: signer.client,
+      approver: signer.approvers.settlement,
+      mints: net.mints,
+      log,
+      pollMs: 20,
+    }),
+  );
   actor = await startPayouts({
     sql: db.sql,
     bus,

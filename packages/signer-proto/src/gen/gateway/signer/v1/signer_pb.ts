@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/signer/v1/signer.proto.
  */
 export const file_gateway_signer_v1_signer: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIcChpHZXRTZXJ2aWNlQWRkcmVzc2VzUmVxdWVzdCJ+ChBTZXJ2aWNlQWRkcmVzc2VzEicKBWNoYWluGAEgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgCIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFdmF1bHQYAyABKAkSCwoDZ2FzGAQgASgJIlUKG0dldFNlcnZpY2VBZGRyZXNzZXNSZXNwb25zZRI2CglhZGRyZXNzZXMYASADKAsyIy5nYXRld2F5LnNpZ25lci52MS5TZXJ2aWNlQWRkcmVzc2VzIiQKC1N3ZWVwSW50ZW50EhUKDWRlcG9zaXRfaW5kZXgYASABKA0iNgoMUmVmdW5kSW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCSI2CgxQYXlvdXRJbnRlbnQSEwoLZGVzdGluYXRpb24YASABKAkSEQoJcmVmZXJlbmNlGAIgASgJItgCCgZJbnRlbnQSEQoJaW50ZW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgEEi8KBXN3ZWVwGAogASgLMh4uZ2F0ZXdheS5zaWduZXIudjEuU3dlZXBJbnRlbnRIABIxCgZyZWZ1bmQYCyABKAsyHy5nYXRld2F5LnNpZ25lci52MS5SZWZ1bmRJbnRlbnRIABIxCgZwYXlvdXQYDCABKAsyHy5nYXRld2F5LnNpZ25lci52MS5QYXlvdXRJbnRlbnRIABItCghhcHByb3ZhbBgUIAEoCzIbLmdhdGV3YXkuc2lnbmVyLnYxLkFwcHJvdmFsQgYKBGtpbmQiLQoIQXBwcm92YWwSDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDCIYCglTdWlPYmplY3QSCwoDYmNzGAEgASgMIoUBCgtTaWduUmVxdWVzdBIpCgZpbnRlbnQYASABKAsyGS5nYXRld2F5LnNpZ25lci52MS5JbnRlbnQSHAoUdW5zaWduZWRfdHJhbnNhY3Rpb24YAiABKAwSLQoHb2JqZWN0cxgDIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlN1aU9iamVjdCJDCglTaWduYXR1cmUSDwoHYWRkcmVzcxgBIAEoCRIRCglzaWduYXR1cmUYAiABKAwSEgoKc2VyaWFsaXplZBgDIAEoCSJTCgxTaWduUmVzcG9uc2USEQoJaW50ZW50X2lkGAEgASgJEjAKCnNpZ25hdHVyZXMYAiADKAsyHC5nYXRld2F5LnNpZ25lci52MS5TaWduYXR1cmUiYAoNUmVmdXNhbERldGFpbBIRCglpbnRlbnRfaWQYASABKAkSLAoEY29kZRgCIAEoDjIeLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVzYWxDb2RlEg4KBnJlYXNvbhgDIAEoCSJEChBTaWduQmF0Y2hSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlcXVlc3QifgoKU2lnblJlc3VsdBIxCgZzaWduZWQYASABKAsyHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2VIABIzCgdyZWZ1c2VkGAIgASgLMiAuZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbERldGFpbEgAQggKBnJlc3VsdCJDChFTaWduQmF0Y2hSZXNwb25zZRIuCgdyZXN1bHRzGAEgAygLMh0uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3VsdCo/CgVDaGFpbhIVChFDSEFJTl9VTlNQRUNJRklFRBAAEhAKDENIQUlOX1NPTEFOQRABEg0KCUNIQUlOX1NVSRACKjoKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEg0KCU1PREVfTElWRRABEg0KCU1PREVfVEVTVBACKoQGCgtSZWZ1c2FsQ29kZRIcChhSRUZVU0FMX0NPREVfVU5TUEVDSUZJRUQQABIfChtSRUZVU0FMX0NPREVfSU5WQUxJRF9JTlRFTlQQARImCiJSRUZVU0FMX0NPREVfTUFMRk9STUVEX1RSQU5TQUNUSU9OEAISIAocUkVGVVNBTF9DT0RFX1dST05HX0ZFRV9QQVlFUhADEiIKHlJFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX1NJR05FUhAEEiMKH1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX1BST0dSQU0QBRInCiNSRUZVU0FMX0NPREVfVU5FWFBFQ1RFRF9JTlNUUlVDVElPThAGEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19TT1VSQ0UQBxIiCh5SRUZVU0FMX0NPREVfV1JPTkdfREVTVElOQVRJT04QCBIdChlSRUZVU0FMX0NPREVfV1JPTkdfQU1PVU5UEAkSHAoYUkVGVVNBTF9DT0RFX1dST05HX0FTU0VUEAoSKAokUkVGVVNBTF9DT0RFX1dST05HX0NMT1NFX0RFU1RJTkFUSU9OEAsSHQoZUkVGVVNBTF9DT0RFX0ZFRV9PVkVSX0NBUBAMEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19TRU5ERVIQDRIgChxSRUZVU0FMX0NPREVfV1JPTkdfR0FTX09XTkVSEA4SIAocUkVGVVNBTF9DT0RFX09CSkVDVF9NSVNNQVRDSBAPEiEKHVJFRlVTQUxfQ09ERV9BUFBST1ZBTF9NSVNTSU5HEBASIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX0lOVkFMSUQQERIkCiBSRUZVU0FMX0NPREVfSU5URU5UX0NBUF9FWENFRURFRBASEiMKH1JFRlVTQUxfQ09ERV9EQUlMWV9DQVBfRVhDRUVERUQQExIXChNSRUZVU0FMX0NPREVfUkVQTEFZEBQSJAogUkVGVVNBTF9DT0RFX1VOU1VQUE9SVEVEX0ZFQVRVUkUQFTKfAwoNU2lnbmVyU2VydmljZRJ3ChREZXJpdmVEZXBvc2l0QWRkcmVzcxIuLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBovLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USdAoTR2V0U2VydmljZUFkZHJlc3NlcxItLmdhdGV3YXkuc2lnbmVyLnYxLkdldFNlcnZpY2VBZGRyZXNzZXNSZXF1ZXN0Gi4uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1Jlc3BvbnNlEkcKBFNpZ24SHi5nYXRld2F5LnNpZ25lci52MS5TaWduUmVxdWVzdBofLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXNwb25zZRJWCglTaWduQmF0Y2gSIy5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXF1ZXN0GiQuZ2F0ZXdheS5zaWduZXIudjEuU2lnbkJhdGNoUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIcChpHZXRTZXJ2aWNlQWRkcmVzc2VzUmVxdWVzdCJ+ChBTZXJ2aWNlQWRkcmVzc2VzEicKBWNoYWluGAEgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgCIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFdmF1bHQYAyABKAkSCwoDZ2FzGAQgASgJIlUKG0dldFNlcnZpY2VBZGRyZXNzZXNSZXNwb25zZRI2CglhZGRyZXNzZXMYASADKAsyIy5nYXRld2F5LnNpZ25lci52MS5TZXJ2aWNlQWRkcmVzc2VzIiQKC1N3ZWVwSW50ZW50EhUKDWRlcG9zaXRfaW5kZXgYASABKA0icwoMUmVmdW5kSW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRI7CgthdHRlc3RhdGlvbhgDIAEoCzImLmdhdGV3YXkuc2lnbmVyLnYxLlRyYW5zZmVyQXR0ZXN0YXRpb24ihgEKE1RyYW5zZmVyQXR0ZXN0YXRpb24SDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBITCgt0cmFuc2Zlcl9pZBgDIAEoCRIXCg9kZXBvc2l0X2FkZHJlc3MYBCABKAkSDgoGc2VuZGVyGAUgASgJEg4KBmFtb3VudBgGIAEoBCIjChJOb25jZUFjY291bnRJbnRlbnQSDQoFaW5kZXgYASABKA0iSwoMUGF5b3V0SW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRITCgttZXJjaGFudF9pZBgDIAEoCSKYAwoGSW50ZW50EhEKCWludGVudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoBBIvCgVzd2VlcBgKIAEoCzIeLmdhdGV3YXkuc2lnbmVyLnYxLlN3ZWVwSW50ZW50SAASMQoGcmVmdW5kGAsgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUmVmdW5kSW50ZW50SAASMQoGcGF5b3V0GAwgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0SW50ZW50SAASPgoNbm9uY2VfYWNjb3VudBgNIAEoCzIlLmdhdGV3YXkuc2lnbmVyLnYxLk5vbmNlQWNjb3VudEludGVudEgAEi0KCGFwcHJvdmFsGBQgASgLMhsuZ2F0ZXdheS5zaWduZXIudjEuQXBwcm92YWxCBgoEa2luZCJECghBcHByb3ZhbBIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhUKDWV4cGlyZXNfYXRfbXMYAyABKAQiGAoJU3VpT2JqZWN0EgsKA2JjcxgBIAEoDCKFAQoLU2lnblJlcXVlc3QSKQoGaW50ZW50GAEgASgLMhkuZ2F0ZXdheS5zaWduZXIudjEuSW50ZW50EhwKFHVuc2lnbmVkX3RyYW5zYWN0aW9uGAIgASgMEi0KB29iamVjdHMYAyADKAsyHC5nYXRld2F5LnNpZ25lci52MS5TdWlPYmplY3QiQwoJU2lnbmF0dXJlEg8KB2FkZHJlc3MYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhIKCnNlcmlhbGl6ZWQYAyABKAkimgEKDFNpZ25SZXNwb25zZRIRCglpbnRlbnRfaWQYASABKAkSMAoKc2lnbmF0dXJlcxgCIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25hdHVyZRITCgt0cmFuc2FjdGlvbhgDIAEoDBIwCgphdWRpdF9oZWFkGAQgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIhUKE0dldEF1ZGl0SGVhZFJlcXVlc3QiQgoUR2V0QXVkaXRIZWFkUmVzcG9uc2USKgoEaGVhZBgBIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCImCglBdWRpdEhlYWQSCwoDc2VxGAEgASgEEgwKBGhhc2gYAiABKAkiYAoNUmVmdXNhbERldGFpbBIRCglpbnRlbnRfaWQYASABKAkSLAoEY29kZRgCIAEoDjIeLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVzYWxDb2RlEg4KBnJlYXNvbhgDIAEoCSJEChBTaWduQmF0Y2hSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlcXVlc3QifgoKU2lnblJlc3VsdBIxCgZzaWduZWQYASABKAsyHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2VIABIzCgdyZWZ1c2VkGAIgASgLMiAuZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbERldGFpbEgAQggKBnJlc3VsdCJ1ChFTaWduQmF0Y2hSZXNwb25zZRIuCgdyZXN1bHRzGAEgAygLMh0uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3VsdBIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkKj8KBUNoYWluEhUKEUNIQUlOX1VOU1BFQ0lGSUVEEAASEAoMQ0hBSU5fU09MQU5BEAESDQoJQ0hBSU5fU1VJEAIqOgoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9MSVZFEAESDQoJTU9ERV9URVNUEAIqqwkKC1JlZnVzYWxDb2RlEhwKGFJFRlVTQUxfQ09ERV9VTlNQRUNJRklFRBAAEh8KG1JFRlVTQUxfQ09ERV9JTlZBTElEX0lOVEVOVBABEiYKIlJFRlVTQUxfQ09ERV9NQUxGT1JNRURfVFJBTlNBQ1RJT04QAhIgChxSRUZVU0FMX0NPREVfV1JPTkdfRkVFX1BBWUVSEAMSIgoeUkVGVVNBTF9DT0RFX1VORVhQRUNURURfU0lHTkVSEAQSIwofUkVGVVNBTF9DT0RFX1VORVhQRUNURURfUFJPR1JBTRAFEicKI1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX0lOU1RSVUNUSU9OEAYSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NPVVJDRRAHEiIKHlJFRlVTQUxfQ09ERV9XUk9OR19ERVNUSU5BVElPThAIEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19BTU9VTlQQCRIcChhSRUZVU0FMX0NPREVfV1JPTkdfQVNTRVQQChIoCiRSRUZVU0FMX0NPREVfV1JPTkdfQ0xPU0VfREVTVElOQVRJT04QCxIdChlSRUZVU0FMX0NPREVfRkVFX09WRVJfQ0FQEAwSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NFTkRFUhANEiAKHFJFRlVTQUxfQ09ERV9XUk9OR19HQVNfT1dORVIQDhIgChxSRUZVU0FMX0NPREVfT0JKRUNUX01JU01BVENIEA8SIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX01JU1NJTkcQEBIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfSU5WQUxJRBAREiQKIFJFRlVTQUxfQ09ERV9JTlRFTlRfQ0FQX0VYQ0VFREVEEBISIwofUkVGVVNBTF9DT0RFX0RBSUxZX0NBUF9FWENFRURFRBATEhcKE1JFRlVTQUxfQ09ERV9SRVBMQVkQFBIkCiBSRUZVU0FMX0NPREVfVU5TVVBQT1JURURfRkVBVFVSRRAVEh0KGVJFRlVTQUxfQ09ERV9JTlBVVF9JTl9VU0UQFhIfChtSRUZVU0FMX0NPREVfTk9OQ0VfUkVRVUlSRUQQFxIkCiBSRUZVU0FMX0NPREVfR0FTX0JVREdFVF9FWENFRURFRBAYEiUKIVJFRlVTQUxfQ09ERV9TV0VFUF9MSU1JVF9FWENFRURFRBAZEiMKH1JFRlVTQUxfQ09ERV9HQVNfUFJJQ0VfT1ZFUl9DQVAQGhIdChlSRUZVU0FMX0NPREVfTk9UX0FUVEVTVEVEEBsSHgoaUkVGVVNBTF9DT0RFX09WRVJfQVRURVNURUQQHBIoCiRSRUZVU0FMX0NPREVfREVTVElOQVRJT05fTk9UX0FMTE9XRUQQHRIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfRVhQSVJFRBAeEiAKHFJFRlVTQUxfQ09ERV9BUFBST1ZBTF9SRVVTRUQQHxIiCh5SRUZVU0FMX0NPREVfVkVMT0NJVFlfRVhDRUVERUQQIBIhCh1SRUZVU0FMX0NPREVfUk9MRV9OT1RfQUxMT1dFRBAhMoAECg1TaWduZXJTZXJ2aWNlEncKFERlcml2ZURlcG9zaXRBZGRyZXNzEi4uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXF1ZXN0Gi8uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXNwb25zZRJ0ChNHZXRTZXJ2aWNlQWRkcmVzc2VzEi0uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1JlcXVlc3QaLi5nYXRld2F5LnNpZ25lci52MS5HZXRTZXJ2aWNlQWRkcmVzc2VzUmVzcG9uc2USRwoEU2lnbhIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0Gh8uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3BvbnNlElYKCVNpZ25CYXRjaBIjLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25CYXRjaFJlcXVlc3QaJC5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXNwb25zZRJfCgxHZXRBdWRpdEhlYWQSJi5nYXRld2F5LnNpZ25lci52MS5HZXRBdWRpdEhlYWRSZXF1ZXN0GicuZ2F0ZXdheS5zaWduZXIudjEuR2V0QXVkaXRIZWFkUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message gateway.signer.v1.DeriveDepositAddressRequest
@@ -163,6 +163,14 @@ export type RefundIntent = Message<"gateway.signer.v1.RefundIntent"> & {
    * @generated from field: string reference = 2;
    */
   reference: string;
+
+  /**
+   * The transfer being refunded, as the watcher that saw it attests. The destination must be
+   * its sender, and refunds against one transfer never add up to more than its amount.
+   *
+   * @generated from field: gateway.signer.v1.TransferAttestation attestation = 3;
+   */
+  attestation?: TransferAttestation | undefined;
 };
 
 /**
@@ -171,6 +179,74 @@ export type RefundIntent = Message<"gateway.signer.v1.RefundIntent"> & {
  */
 export const RefundIntentSchema: GenMessage<RefundIntent> = /*@__PURE__*/
   messageDesc(file_gateway_signer_v1_signer, 6);
+
+/**
+ * Signed by a watcher's key (never settlement's): a transfer of `amount` of the intent's
+ * asset from `sender` to `deposit_address`, seen at finality. The signed encoding is
+ * attestationMessage() in packages/signer-proto/src/approval.ts.
+ *
+ * @generated from message gateway.signer.v1.TransferAttestation
+ */
+export type TransferAttestation = Message<"gateway.signer.v1.TransferAttestation"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: bytes signature = 2;
+   */
+  signature: Uint8Array;
+
+  /**
+   * Chain-unique id of the transfer (Solana: signature:instruction; Sui: digest:index).
+   *
+   * @generated from field: string transfer_id = 3;
+   */
+  transferId: string;
+
+  /**
+   * @generated from field: string deposit_address = 4;
+   */
+  depositAddress: string;
+
+  /**
+   * @generated from field: string sender = 5;
+   */
+  sender: string;
+
+  /**
+   * @generated from field: uint64 amount = 6;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message gateway.signer.v1.TransferAttestation.
+ * Use `create(TransferAttestationSchema)` to create a new message.
+ */
+export const TransferAttestationSchema: GenMessage<TransferAttestation> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 7);
+
+/**
+ * Create durable nonce account `index` of the mode's gas wallet (Solana only): the account at
+ * createWithSeed(gas wallet, "nonce:<index>", System program), its authority the gas wallet.
+ *
+ * @generated from message gateway.signer.v1.NonceAccountIntent
+ */
+export type NonceAccountIntent = Message<"gateway.signer.v1.NonceAccountIntent"> & {
+  /**
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+};
+
+/**
+ * Describes the message gateway.signer.v1.NonceAccountIntent.
+ * Use `create(NonceAccountIntentSchema)` to create a new message.
+ */
+export const NonceAccountIntentSchema: GenMessage<NonceAccountIntent> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 8);
 
 /**
  * Pay a merchant's balance out. Needs an approval from the API after the OTP check.
@@ -187,6 +263,13 @@ export type PayoutIntent = Message<"gateway.signer.v1.PayoutIntent"> & {
    * @generated from field: string reference = 2;
    */
   reference: string;
+
+  /**
+   * The merchant being paid: per-merchant limits and allow-list.
+   *
+   * @generated from field: string merchant_id = 3;
+   */
+  merchantId: string;
 };
 
 /**
@@ -194,7 +277,7 @@ export type PayoutIntent = Message<"gateway.signer.v1.PayoutIntent"> & {
  * Use `create(PayoutIntentSchema)` to create a new message.
  */
 export const PayoutIntentSchema: GenMessage<PayoutIntent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 7);
+  messageDesc(file_gateway_signer_v1_signer, 9);
 
 /**
  * @generated from message gateway.signer.v1.Intent
@@ -252,6 +335,12 @@ export type Intent = Message<"gateway.signer.v1.Intent"> & {
      */
     value: PayoutIntent;
     case: "payout";
+  } | {
+    /**
+     * @generated from field: gateway.signer.v1.NonceAccountIntent nonce_account = 13;
+     */
+    value: NonceAccountIntent;
+    case: "nonceAccount";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -267,7 +356,7 @@ export type Intent = Message<"gateway.signer.v1.Intent"> & {
  * Use `create(IntentSchema)` to create a new message.
  */
 export const IntentSchema: GenMessage<Intent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 8);
+  messageDesc(file_gateway_signer_v1_signer, 10);
 
 /**
  * An ed25519 signature over the canonical encoding of the intent (see
@@ -285,6 +374,13 @@ export type Approval = Message<"gateway.signer.v1.Approval"> & {
    * @generated from field: bytes signature = 2;
    */
   signature: Uint8Array;
+
+  /**
+   * Payouts: the approval is refused after this time (Unix ms); it is part of what is signed.
+   *
+   * @generated from field: uint64 expires_at_ms = 3;
+   */
+  expiresAtMs: bigint;
 };
 
 /**
@@ -292,7 +388,7 @@ export type Approval = Message<"gateway.signer.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 9);
+  messageDesc(file_gateway_signer_v1_signer, 11);
 
 /**
  * The contents of a Sui object referenced by the transaction: BCS of Sui's `Object`.
@@ -311,7 +407,7 @@ export type SuiObject = Message<"gateway.signer.v1.SuiObject"> & {
  * Use `create(SuiObjectSchema)` to create a new message.
  */
 export const SuiObjectSchema: GenMessage<SuiObject> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 10);
+  messageDesc(file_gateway_signer_v1_signer, 12);
 
 /**
  * @generated from message gateway.signer.v1.SignRequest
@@ -343,7 +439,7 @@ export type SignRequest = Message<"gateway.signer.v1.SignRequest"> & {
  * Use `create(SignRequestSchema)` to create a new message.
  */
 export const SignRequestSchema: GenMessage<SignRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 11);
+  messageDesc(file_gateway_signer_v1_signer, 13);
 
 /**
  * @generated from message gateway.signer.v1.Signature
@@ -377,7 +473,7 @@ export type Signature = Message<"gateway.signer.v1.Signature"> & {
  * Use `create(SignatureSchema)` to create a new message.
  */
 export const SignatureSchema: GenMessage<Signature> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 12);
+  messageDesc(file_gateway_signer_v1_signer, 14);
 
 /**
  * @generated from message gateway.signer.v1.SignResponse
@@ -392,6 +488,21 @@ export type SignResponse = Message<"gateway.signer.v1.SignResponse"> & {
    * @generated from field: repeated gateway.signer.v1.Signature signatures = 2;
    */
   signatures: Signature[];
+
+  /**
+   * The transaction the signatures are for. The signer signs one transaction per intent, ever:
+   * a repeat gets the first one back, whatever bytes it sent. Send exactly these bytes.
+   *
+   * @generated from field: bytes transaction = 3;
+   */
+  transaction: Uint8Array;
+
+  /**
+   * The audit chain's head after this decision.
+   *
+   * @generated from field: gateway.signer.v1.AuditHead audit_head = 4;
+   */
+  auditHead?: AuditHead | undefined;
 };
 
 /**
@@ -399,7 +510,61 @@ export type SignResponse = Message<"gateway.signer.v1.SignResponse"> & {
  * Use `create(SignResponseSchema)` to create a new message.
  */
 export const SignResponseSchema: GenMessage<SignResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 13);
+  messageDesc(file_gateway_signer_v1_signer, 15);
+
+/**
+ * @generated from message gateway.signer.v1.GetAuditHeadRequest
+ */
+export type GetAuditHeadRequest = Message<"gateway.signer.v1.GetAuditHeadRequest"> & {
+};
+
+/**
+ * Describes the message gateway.signer.v1.GetAuditHeadRequest.
+ * Use `create(GetAuditHeadRequestSchema)` to create a new message.
+ */
+export const GetAuditHeadRequestSchema: GenMessage<GetAuditHeadRequest> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 16);
+
+/**
+ * @generated from message gateway.signer.v1.GetAuditHeadResponse
+ */
+export type GetAuditHeadResponse = Message<"gateway.signer.v1.GetAuditHeadResponse"> & {
+  /**
+   * @generated from field: gateway.signer.v1.AuditHead head = 1;
+   */
+  head?: AuditHead | undefined;
+};
+
+/**
+ * Describes the message gateway.signer.v1.GetAuditHeadResponse.
+ * Use `create(GetAuditHeadResponseSchema)` to create a new message.
+ */
+export const GetAuditHeadResponseSchema: GenMessage<GetAuditHeadResponse> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 17);
+
+/**
+ * @generated from message gateway.signer.v1.AuditHead
+ */
+export type AuditHead = Message<"gateway.signer.v1.AuditHead"> & {
+  /**
+   * @generated from field: uint64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * Hex SHA-256 of the entry `seq`.
+   *
+   * @generated from field: string hash = 2;
+   */
+  hash: string;
+};
+
+/**
+ * Describes the message gateway.signer.v1.AuditHead.
+ * Use `create(AuditHeadSchema)` to create a new message.
+ */
+export const AuditHeadSchema: GenMessage<AuditHead> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 18);
 
 /**
  * Attached to a refused Sign call as an error detail; also the refusal of a batch item.
@@ -428,7 +593,7 @@ export type RefusalDetail = Message<"gateway.signer.v1.RefusalDetail"> & {
  * Use `create(RefusalDetailSchema)` to create a new message.
  */
 export const RefusalDetailSchema: GenMessage<RefusalDetail> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 14);
+  messageDesc(file_gateway_signer_v1_signer, 19);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchRequest
@@ -445,7 +610,7 @@ export type SignBatchRequest = Message<"gateway.signer.v1.SignBatchRequest"> & {
  * Use `create(SignBatchRequestSchema)` to create a new message.
  */
 export const SignBatchRequestSchema: GenMessage<SignBatchRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 15);
+  messageDesc(file_gateway_signer_v1_signer, 20);
 
 /**
  * @generated from message gateway.signer.v1.SignResult
@@ -474,7 +639,7 @@ export type SignResult = Message<"gateway.signer.v1.SignResult"> & {
  * Use `create(SignResultSchema)` to create a new message.
  */
 export const SignResultSchema: GenMessage<SignResult> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 16);
+  messageDesc(file_gateway_signer_v1_signer, 21);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchResponse
@@ -486,6 +651,11 @@ export type SignBatchResponse = Message<"gateway.signer.v1.SignBatchResponse"> &
    * @generated from field: repeated gateway.signer.v1.SignResult results = 1;
    */
   results: SignResult[];
+
+  /**
+   * @generated from field: gateway.signer.v1.AuditHead audit_head = 2;
+   */
+  auditHead?: AuditHead | undefined;
 };
 
 /**
@@ -493,7 +663,7 @@ export type SignBatchResponse = Message<"gateway.signer.v1.SignBatchResponse"> &
  * Use `create(SignBatchResponseSchema)` to create a new message.
  */
 export const SignBatchResponseSchema: GenMessage<SignBatchResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 17);
+  messageDesc(file_gateway_signer_v1_signer, 22);
 
 /**
  * @generated from enum gateway.signer.v1.Chain
@@ -675,11 +845,93 @@ export enum RefusalCode {
   REPLAY = 20,
 
   /**
-   * Address lookup tables, durable nonces and other features the signer cannot check offline.
+   * Address lookup tables and other features the signer cannot check offline.
    *
    * @generated from enum value: REFUSAL_CODE_UNSUPPORTED_FEATURE = 21;
    */
   UNSUPPORTED_FEATURE = 21,
+
+  /**
+   * A Solana nonce value or a Sui object version is already bound to another intent.
+   *
+   * @generated from enum value: REFUSAL_CODE_INPUT_IN_USE = 22;
+   */
+  INPUT_IN_USE = 22,
+
+  /**
+   * Refunds and payouts on Solana must spend a durable nonce of the gas wallet.
+   *
+   * @generated from enum value: REFUSAL_CODE_NONCE_REQUIRED = 23;
+   */
+  NONCE_REQUIRED = 23,
+
+  /**
+   * Today's worst-case fees on this chain would pass the gas budget.
+   *
+   * @generated from enum value: REFUSAL_CODE_GAS_BUDGET_EXCEEDED = 24;
+   */
+  GAS_BUDGET_EXCEEDED = 24,
+
+  /**
+   * The deposit was swept as often as the bound allows.
+   *
+   * @generated from enum value: REFUSAL_CODE_SWEEP_LIMIT_EXCEEDED = 25;
+   */
+  SWEEP_LIMIT_EXCEEDED = 25,
+
+  /**
+   * A Sui gas price above the cap.
+   *
+   * @generated from enum value: REFUSAL_CODE_GAS_PRICE_OVER_CAP = 26;
+   */
+  GAS_PRICE_OVER_CAP = 26,
+
+  /**
+   * No valid watcher attestation, or the destination is not the attested sender.
+   *
+   * @generated from enum value: REFUSAL_CODE_NOT_ATTESTED = 27;
+   */
+  NOT_ATTESTED = 27,
+
+  /**
+   * Refunds against the attested transfer would pass its amount.
+   *
+   * @generated from enum value: REFUSAL_CODE_OVER_ATTESTED = 28;
+   */
+  OVER_ATTESTED = 28,
+
+  /**
+   * A payout destination that is not on the merchant's allow-list, or not yet in effect.
+   *
+   * @generated from enum value: REFUSAL_CODE_DESTINATION_NOT_ALLOWED = 29;
+   */
+  DESTINATION_NOT_ALLOWED = 29,
+
+  /**
+   * @generated from enum value: REFUSAL_CODE_APPROVAL_EXPIRED = 30;
+   */
+  APPROVAL_EXPIRED = 30,
+
+  /**
+   * The approval was already used for another intent.
+   *
+   * @generated from enum value: REFUSAL_CODE_APPROVAL_REUSED = 31;
+   */
+  APPROVAL_REUSED = 31,
+
+  /**
+   * Per-merchant or total payout limits (amount or count per day).
+   *
+   * @generated from enum value: REFUSAL_CODE_VELOCITY_EXCEEDED = 32;
+   */
+  VELOCITY_EXCEEDED = 32,
+
+  /**
+   * The caller's certificate role may not make this call or intent.
+   *
+   * @generated from enum value: REFUSAL_CODE_ROLE_NOT_ALLOWED = 33;
+   */
+  ROLE_NOT_ALLOWED = 33,
 }
 
 /**
@@ -732,6 +984,17 @@ export const SignerService: GenService<{
     methodKind: "unary";
     input: typeof SignBatchRequestSchema;
     output: typeof SignBatchResponseSchema;
+  },
+  /**
+   * The newest entry of the audit log's hash chain. Callers store the highest one they saw,
+   * so a log cut back on the signer's host is noticed off it.
+   *
+   * @generated from rpc gateway.signer.v1.SignerService.GetAuditHead
+   */
+  getAuditHead: {
+    methodKind: "unary";
+    input: typeof GetAuditHeadRequestSchema;
+    output: typeof GetAuditHeadResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gateway_signer_v1_signer, 0);

@@ -1,0 +1,184 @@
+// Runs one settlement intent on Solana to finality, exactly once. The signer signs one
+// transaction per signer intent id and hands the same one back on every repeat, so the runner
+// keeps that transaction and resends exactly its bytes until it is final, or until it can never
+// land (its durable nonce moved on, its blockhash expired, or it failed on chain). Only then does
+// it start a new attempt, under a new signer intent id. docs/solana.md has the argument.
+import { createHash } from "node:crypto";
+import { solanaWireTransaction } from "@gateway/chain-tx";
+import type { Sql } from "@gateway/db";
+import type { Mode } from "@gateway/domain";
+import type { Logger } from "@gateway/logging";
+import { type IntentInput, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
+import { type Connection, Message, SystemProgram } from "@solana/web3.js";
+import bs58 from "bs58";
+import { createIntentJournal, type IntentRecord } from "./intent-journal.js";
+import type { NoncePool } from "./nonce-pool.js";
+
+export interface SolanaIntentSpec {
+  /** Settlement's id for the effect; the journal's key. */
+  intentId: string;
+  mode: Mode;
+  /** Spend a durable nonce (refunds and payouts: the signer requires one). */
+  durable: boolean;
+  /** The signer's intent, under the attempt's signer intent id. */
+  intent(signerIntentId: string): IntentInput | Promise<IntentInput>;
+  /** The unsigned message for a recent blockhash, or for a nonce's value with its account. */
+  build(recentBlockhash: string, nonceAccount: string | undefined): Promise<Uint8Array>;
+}
+
+export interface SolanaIntentRunner {
+  run(spec: SolanaIntentSpec): Promise<string>;
+}
+
+export interface SolanaIntentRunnerOptions {
+  sql: Sql;
+  connection: Connection;
+  signer: SignerClient;
+  pool: NoncePool;
+  log: Logger;
+  pollMs?: number;
+  /** Give up one call (the caller retries later) after this long; default 90 s. */
+  attemptTimeoutMs?: number;
+}
+
+export class SolanaIntentError extends Error {
+  override readonly name = "SolanaIntentError";
+}
+
+/**
+ * The signer takes intent ids of at most 128 characters of [A-Za-z0-9_:.-]; ours embed transfer
+ * ids. Long ones become their kind plus a digest: still stable per effect.
+ */
+export function signerIntentId(intentId: string): string {
+  if (intentId.length <= 128) return intentId;
+  const kind = intentId.split(":")[0] ?? "intent";
+  return `${kind}:${createHash("sha256").update(intentId).digest("hex")}`;
+}
+
+/** Attempt 1 keeps the intent's id; a later one, after the earlier could never land, gets `.<n>`. */
+export const attemptIntentId = (intentId: string, attempt: number) =>
+  signerIntentId(attempt === 1 ? intentId : `${intentId}.${attempt}`);
+
+/** The durable nonce a message spends (its first instruction advances it), if any. */
+export function nonceOf(message: Uint8Array): { account: string; value: string } | undefined {
+  const parsed = Message.from(message);
+  const first = parsed.instructions[0];
+  if (!first || !parsed.accountKeys[first.programIdIndex]?.equals(SystemProgram.programId)) return undefined;
+  const data = bs58.decode(first.data);
+  if (data.length !== 4 || data[0] !== 4) return undefined;
+  const account = parsed.accountKeys[first.accounts[0] ?? -1];
+  return account ? { account: account.toBase58(), value: parsed.recentBlockhash } : undefined;
+}
+
+type Fate = { state: "final"; txid: string } | { state: "pending" } | { state: "dead"; why: string };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): SolanaIntentRunner {
+  const { sql, connection, signer, pool, log } = options;
+  const pollMs = options.pollMs ?? 250;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 90_000;
+  const journal = createIntentJournal(sql, "solana");
+
+  /**
+   * What became of the recorded transaction. Whether it can still land is read before its
+   * status: if it could not land any more at that moment and the status read afterwards does
+   * not show it, it never will. Nonce values are read at `confirmed`, as when leased: a value
+   * never comes back, so a confirmed value other than ours means the nonce moved past it.
+   */
+  async function fateOf(record: IntentRecord): Promise<Fate> {
+    const message = Message.from(record.message!);
+    const alive = record.nonceAccount
+      ? (await pool.value(record.nonceAccount, "confirmed")) === record.nonceValue
+      : (await connection.isBlockhashValid(message.recentBlockhash, { commitment: "processed" })).value;
+    const { value } = await connection.getSignatureStatuses([record.signature!], {
+      searchTransactionHistory: true,
+    });
+    const status = value[0];
+    if (status?.confirmationStatus === "finalized") {
+      return status.err
+        ? { state: "dead", why: `failed on chain: ${JSON.stringify(status.err)}` }
+        : { state: "final", txid: record.signature! };
+    }
+    if (status) return { state: "pending" };
+    if (!alive)
+      return { state: "dead", why: record.nonceAccount ? "its nonce moved on" : "its blockhash expired" };
+    // Not seen yet and still able to land: send the same bytes again (harmless if already in flight).
+    await connection
+      .sendRawTransaction(record.wire!, { preflightCommitment: "confirmed", maxRetries: 5 })
+      .catch((error) =>
+        log.warn({ err: String(error), signature: record.signature }, "resend refused; will retry"),
+      );
+    return { state: "pending" };
+  }
+
+  async function signAndSend(spec: SolanaIntentSpec, attempt: number): Promise<void> {
+    const nonce = spec.durable ? await pool.lease(spec.intentId, spec.mode) : undefined;
+    const recent = nonce?.value ?? (await connection.getLatestBlockhash("confirmed")).blockhash;
+    const message = await spec.build(recent, nonce?.account);
+    let signed: Awaited<ReturnType<SignerClient["sign"]>>;
+    try {
+      signed = await signer.sign({
+        intent: await spec.intent(attemptIntentId(spec.intentId, attempt)),
+        unsignedTransaction: message,
+      });
+    } catch (error) {
+      if (nonce && error instanceof SignerRefusedError && error.refusal.code === "INPUT_IN_USE") {
+        // A lease lost to a database restore: the signer holds this value for another intent.
+        await pool.block(nonce.account, nonce.value);
+        return;
+      }
+      throw error;
+    }
+    // A repeat gets the transaction signed the first time, which may spend another nonce.
+    const bound = nonceOf(signed.transaction);
+    if (bound && bound.account !== nonce?.account) await pool.adopt(spec.intentId, bound.account);
+    const wire = solanaWireTransaction(signed.transaction, signed.signatures);
+    const signature = bs58.encode(signed.signatures[0]!.signature);
+    await journal.recordSigned(spec.intentId, {
+      attempt,
+      message: signed.transaction,
+      wire,
+      signature,
+      nonceAccount: bound?.account ?? null,
+      nonceValue: bound?.value ?? null,
+    });
+    await connection
+      .sendRawTransaction(wire, { preflightCommitment: "confirmed", maxRetries: 5 })
+      .then(() => log.info({ intentId: spec.intentId, signature, attempt }, "solana transaction sent"))
+      .catch((error) =>
+        log.warn({ err: String(error), intentId: spec.intentId, signature }, "send refused; will resend"),
+      );
+  }
+
+  return {
+    async run(spec) {
+      const deadline = Date.now() + attemptTimeoutMs;
+      for (;;) {
+        if (Date.now() > deadline) throw new SolanaIntentError(`intent ${spec.intentId} not final in time`);
+        const record = await journal.read(spec.intentId);
+        if (record.finalTxid) return record.finalTxid;
+        if (!record.wire) {
+          await signAndSend(spec, record.attempt);
+          continue;
+        }
+        const fate = await fateOf(record);
+        if (fate.state === "final") {
+          await journal.recordFinal(spec.intentId, fate.txid);
+          await pool.release(spec.intentId);
+          return fate.txid;
+        }
+        if (fate.state === "dead") {
+          log.warn(
+            { intentId: spec.intentId, attempt: record.attempt, why: fate.why },
+            "transaction can never land; new attempt",
+          );
+          await journal.recordDead(spec.intentId, record.attempt);
+          await pool.release(spec.intentId);
+          continue;
+        }
+        await sleep(pollMs);
+      }
+    },
+  };
+}

@@ -1,0 +1,172 @@
+// What the signer remembers without a database, rebuilt at start from the audit chain (each
+// signed decision carries its ledger record): the one transaction bound to each intent id, the
+// inputs those transactions spend, how often each deposit was swept, and today's totals for the
+// caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
+import { RefusalCode } from "@gateway/signer-proto";
+import { intentEffect, type SignerIntent } from "../intents/intent.js";
+import { refuse } from "../refusal.js";
+
+export interface AssetCap {
+  perIntent: bigint;
+  perDay: bigint;
+}
+
+/** Keys are "<chain>:<asset>" (asset as the signer spells it) or "<chain>:*" as a fallback. */
+export type CapTable = Map<string, AssetCap>;
+
+export interface LedgerLimits {
+  caps: CapTable;
+  /** Worst-case fees per UTC day, per "<chain>:<mode>" or "<chain>" for every mode. */
+  gasBudgets: Map<string, bigint>;
+  /** First signings of sweeps per deposit key, ever. */
+  maxSweepsPerDeposit: number;
+}
+
+/** The transaction an intent id is bound to: its first signing, returned again on every repeat. */
+export interface BoundIntent {
+  effect: string;
+  transaction: Uint8Array;
+  signers: string[];
+  worstCaseFee: bigint;
+}
+
+/** One signing about to happen: the first of its intent, or a repeat of the bound transaction. */
+export interface SigningPlan {
+  intent: SignerIntent;
+  first: boolean;
+  transaction: Uint8Array;
+  signers: string[];
+  locks: string[];
+  worstCaseFee: bigint;
+}
+
+/** The ledger's part of a `signed` audit entry: enough to rebuild the state by replay. */
+export interface LedgerRecord {
+  id: string;
+  effect: string;
+  kind: SignerIntent["action"]["kind"];
+  chain: string;
+  mode: string;
+  asset: string;
+  amount: string;
+  fee: string;
+  first: boolean;
+  /** First signings only: the bound transaction (base64), its signers and the inputs it locks. */
+  transaction?: string;
+  signers?: string[];
+  locks?: string[];
+  deposit?: string;
+}
+
+export interface IntentLedger {
+  bound(intentId: string): BoundIntent | undefined;
+  /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
+  check(plan: SigningPlan, at: Date): void;
+  record(plan: SigningPlan, at: Date): LedgerRecord;
+  /** Applies a record read back from the audit log. */
+  replay(record: LedgerRecord, at: Date): void;
+}
+
+const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+const depositKey = (intent: SignerIntent) =>
+  intent.action.kind === "sweep" ? `${intent.chain}:${intent.mode}:${intent.action.depositIndex}` : undefined;
+const movesValue = (kind: string) => kind === "refund" || kind === "payout";
+
+export function createIntentLedger(limits: LedgerLimits): IntentLedger {
+  const intents = new Map<string, BoundIntent>();
+  const lockOwners = new Map<string, string>();
+  const sweeps = new Map<string, number>();
+  const dayTotals = new Map<string, bigint>();
+  const add = (key: string, amount: bigint) => dayTotals.set(key, (dayTotals.get(key) ?? 0n) + amount);
+
+  const capFor = (intent: SignerIntent) =>
+    limits.caps.get(`${intent.chain}:${intent.asset}`) ?? limits.caps.get(`${intent.chain}:*`);
+  const moved = (day: string, chain: string, mode: string, asset: string) =>
+    `moved|${day}|${chain}:${mode}:${asset}`;
+  const gas = (day: string, chain: string, mode: string) => `gas|${day}|${chain}:${mode}`;
+  const gasBudget = (chain: string, mode: string) =>
+    limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
+
+  function apply(record: LedgerRecord, at: Date): void {
+    const day = utcDay(at);
+    if (record.first && record.transaction !== undefined) {
+      intents.set(record.id, {
+        effect: record.effect,
+        transaction: Buffer.from(record.transaction, "base64"),
+        signers: record.signers ?? [],
+        worstCaseFee: BigInt(record.fee),
+      });
+      for (const lock of record.locks ?? []) lockOwners.set(lock, record.id);
+      if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
+    }
+    if (movesValue(record.kind))
+      add(moved(day, record.chain, record.mode, record.asset), BigInt(record.amount));
+    add(gas(day, record.chain, record.mode), BigInt(record.fee));
+  }
+
+  return {
+    bound: (intentId) => intents.get(intentId),
+
+    check(plan, at) {
+      const { intent } = plan;
+      const day = utcDay(at);
+      if (plan.first) {
+        for (const lock of plan.locks) {
+          const owner = lockOwners.get(lock);
+          if (owner !== undefined && owner !== intent.intentId)
+            refuse(RefusalCode.INPUT_IN_USE, `${lock} is bound to intent ${owner}`);
+        }
+        const deposit = depositKey(intent);
+        if (deposit && (sweeps.get(deposit) ?? 0) >= limits.maxSweepsPerDeposit)
+          refuse(
+            RefusalCode.SWEEP_LIMIT_EXCEEDED,
+            `deposit ${deposit} was swept ${limits.maxSweepsPerDeposit} times`,
+          );
+      }
+      // Every signature counts against the caps and the gas budget, repeats included.
+      if (movesValue(intent.action.kind)) {
+        const cap = capFor(intent);
+        if (!cap)
+          refuse(RefusalCode.INTENT_CAP_EXCEEDED, `no cap is configured for ${intent.chain}:${intent.asset}`);
+        if (intent.amount > cap.perIntent)
+          refuse(RefusalCode.INTENT_CAP_EXCEEDED, "amount is over the per-intent cap");
+        const today = dayTotals.get(moved(day, intent.chain, intent.mode, intent.asset)) ?? 0n;
+        if (today + intent.amount > cap.perDay)
+          refuse(RefusalCode.DAILY_CAP_EXCEEDED, "today's total would pass the cap");
+      }
+      const budget = gasBudget(intent.chain, intent.mode);
+      const spent = dayTotals.get(gas(day, intent.chain, intent.mode)) ?? 0n;
+      if (budget === undefined || spent + plan.worstCaseFee > budget)
+        refuse(
+          RefusalCode.GAS_BUDGET_EXCEEDED,
+          `today's worst-case fees on ${intent.chain} would pass the budget`,
+        );
+    },
+
+    record(plan, at) {
+      const { intent } = plan;
+      const record: LedgerRecord = {
+        id: intent.intentId,
+        effect: intentEffect(intent),
+        kind: intent.action.kind,
+        chain: intent.chain,
+        mode: intent.mode,
+        asset: intent.asset,
+        amount: intent.amount.toString(),
+        fee: plan.worstCaseFee.toString(),
+        first: plan.first,
+      };
+      if (plan.first) {
+        record.transaction = Buffer.from(plan.transaction).toString("base64");
+        record.signers = plan.signers;
+        record.locks = plan.locks;
+        const deposit = depositKey(intent);
+        if (deposit) record.deposit = deposit;
+      }
+      apply(record, at);
+      return record;
+    },
+
+    replay: apply,
+  };
+}

@@ -1,0 +1,38 @@
+// Opens the signer's state: the audit chain, verified from its first line, replayed into a
+// fresh ledger. One function, so the process, the tests and the benches start alike.
+import { type AuditLog, openAuditLog } from "./audit-log.js";
+import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./ledger.js";
+
+export function openSignerState(
+  auditPath: string,
+  limits: LedgerLimits,
+  now?: () => Date,
+): { ledger: IntentLedger; audit: AuditLog } {
+  const ledger = createIntentLedger(limits);
+  const audit = openAuditLog(auditPath, {
+    ...(now ? { now } : {}),
+    replay(entry) {
+      if (entry.decision === "signed" && entry.ledger) ledger.replay(entry.ledger, new Date(entry.at));
+    },
+  });
+  return { ledger, audit };
+}
+
+/** Lamports a nonce account holds: the rent-exempt minimum for its 80 bytes. */
+export const SOLANA_NONCE_ACCOUNT_LAMPORTS = 1_447_680n;
+
+/** The transaction limits from the configuration (or a test's values). */
+export function signerLimits(config: {
+  maxSuiGasBudget: bigint;
+  maxSuiGasPrice: bigint;
+  maxSolanaPriorityFeeLamports: bigint;
+  maxSolanaNonceAccounts: number;
+}) {
+  return {
+    maxSuiGasBudget: config.maxSuiGasBudget,
+    maxSuiGasPrice: config.maxSuiGasPrice,
+    maxSolanaPriorityFeeLamports: config.maxSolanaPriorityFeeLamports,
+    solanaNonceAccountLamports: SOLANA_NONCE_ACCOUNT_LAMPORTS,
+    maxSolanaNonceAccounts: config.maxSolanaNonceAccounts,
+  };
+}
