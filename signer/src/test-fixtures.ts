@@ -27,7 +27,7 @@ import { createApprovalVerifier } from "./intents/approvals.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
 import { mnemonicToSeed } from "./keys/sealed-seed.js";
 import { createSignerCore, type SignerCore } from "./signer-core.js";
-import { openAuditLog } from "./state/audit-log.js";
+import { type AuditLog, openAuditLog } from "./state/audit-log.js";
 import { type CapTable, openIntentLedger } from "./state/intent-ledger.js";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
@@ -62,6 +62,8 @@ export const DEFAULT_CAPS: CapTable = new Map([
 
 export interface TestSigner {
   core: SignerCore;
+  /** The core's audit log, for the transport's own refusals. */
+  audit: AuditLog;
   keyring: Keyring;
   approvers: TestApprovers;
   dir: string;
@@ -90,6 +92,7 @@ export function createTestSigner(
   });
   return {
     core,
+    audit,
     keyring,
     approvers,
     dir,

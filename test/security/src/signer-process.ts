@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type DevCertFiles, writeDevCerts } from "@gateway/signer";
+import { type DevCertFiles, type Role, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, type SignerClient } from "@gateway/signer-client";
 
 const SIGNER_DIR = path.resolve(import.meta.dirname, "../../../signer");
@@ -19,7 +19,10 @@ export function freePort(): Promise<number> {
 
 export interface SignerProcess {
   child: ChildProcess;
+  /** The API and settlement together: each RPC through the certificate of the role that makes it. */
   client: SignerClient;
+  /** A client presenting the certificate of one role. */
+  connect(role: Role): SignerClient;
   url: string;
   certs: DevCertFiles;
   output(): string;
@@ -64,17 +67,31 @@ export async function startSignerProcess(env: Record<string, string>): Promise<S
     await new Promise((r) => setTimeout(r, 100));
   }
   const url = `https://127.0.0.1:${port}`;
-  const client = createSignerClient({
-    baseUrl: url,
-    tls: {
-      ca: readFileSync(certs.ca),
-      cert: readFileSync(certs.clientCert),
-      key: readFileSync(certs.clientKey),
+  const connect = (role: Role) =>
+    createSignerClient({
+      baseUrl: url,
+      tls: {
+        ca: readFileSync(certs.ca),
+        cert: readFileSync(certs.clients[role].cert),
+        key: readFileSync(certs.clients[role].key),
+      },
+    });
+  const api = connect("api");
+  const settlement = connect("settlement");
+  const client: SignerClient = {
+    deriveDepositAddress: (request) => api.deriveDepositAddress(request),
+    getServiceAddresses: () => settlement.getServiceAddresses(),
+    sign: (input) => settlement.sign(input),
+    signBatch: (inputs) => settlement.signBatch(inputs),
+    close() {
+      api.close();
+      settlement.close();
     },
-  });
+  };
   return {
     child,
     client,
+    connect,
     url,
     certs,
     output: () => log,
