@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type DevCertFiles, type Role, writeDevCerts } from "@gateway/signer";
+import { type DevCertFiles, type Role, writeCrl, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, type SignerClient } from "@gateway/signer-client";
 
 const SIGNER_DIR = path.resolve(import.meta.dirname, "../../../signer");
@@ -25,6 +25,9 @@ export interface SignerProcess {
   connect(role: Role): SignerClient;
   url: string;
   certs: DevCertFiles;
+  auditPath: string;
+  /** With `crl: true`: the CRL the signer reads (starts empty; rewrite it and send SIGHUP). */
+  crlFile: string;
   output(): string;
   stop(): Promise<void>;
 }
@@ -34,9 +37,15 @@ export interface SignerProcess {
  * certificates from writeDevCerts, the seed from the environment (development), and the callers
  * reach it only through the real client.
  */
-export async function startSignerProcess(env: Record<string, string>): Promise<SignerProcess> {
+export async function startSignerProcess(
+  env: Record<string, string>,
+  /** `productionCa`: certificates from a CA without the development mark (for SIGNER_ENV=production). */
+  options: { productionCa?: boolean; crl?: boolean } = {},
+): Promise<SignerProcess> {
   const dir = mkdtempSync(path.join(tmpdir(), "gw-sec-signer-"));
-  const certs = writeDevCerts({ dir: path.join(dir, "certs") });
+  const certs = writeDevCerts({ dir: path.join(dir, "certs"), development: !options.productionCa });
+  const crlFile = path.join(dir, "crl.pem");
+  if (options.crl) writeCrl({ ca: { cert: certs.ca, key: certs.caKey }, revoked: [], out: crlFile });
   const [port, healthPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: SIGNER_DIR,
@@ -48,6 +57,7 @@ export async function startSignerProcess(env: Record<string, string>): Promise<S
       SIGNER_HEALTH_PORT: String(healthPort),
       SIGNER_TLS_DIR: path.join(dir, "certs"),
       SIGNER_AUDIT_LOG: path.join(dir, "audit.jsonl"),
+      ...(options.crl ? { SIGNER_TLS_CRL: crlFile } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -94,6 +104,8 @@ export async function startSignerProcess(env: Record<string, string>): Promise<S
     connect,
     url,
     certs,
+    auditPath: path.join(dir, "audit.jsonl"),
+    crlFile,
     output: () => log,
     stop: () =>
       new Promise((resolve) => {
