@@ -135,15 +135,19 @@ for (let i = 0; ; i++) {
   if (i > 300) throw new Error("signer did not start");
   await new Promise((r) => setTimeout(r, 100));
 }
-const client = createSignerClient({
-  baseUrl: `https://localhost:${port}`,
-  tls: {
-    ca: readFileSync(certs.ca),
-    cert: readFileSync(certs.clientCert),
-    key: readFileSync(certs.clientKey),
-  },
-  timeoutMs: 120_000,
-});
+// Each RPC through the certificate of the role that makes it: settlement signs, the API derives.
+const clientAs = (role: "api" | "settlement") =>
+  createSignerClient({
+    baseUrl: `https://localhost:${port}`,
+    tls: {
+      ca: readFileSync(certs.ca),
+      cert: readFileSync(certs.clients[role].cert),
+      key: readFileSync(certs.clients[role].key),
+    },
+    timeoutMs: 120_000,
+  });
+const client = clientAs("settlement");
+const apiClient = clientAs("api");
 
 let nextIndex = 1000;
 function sweeps(count: number, asset: string): SignInput[] {
@@ -231,7 +235,7 @@ async function measure(asset: string) {
     await Promise.all(
       Array.from({ length: 64 }, async () => {
         while (next < indices.length) {
-          await client.deriveDepositAddress({ chain: "solana", mode: "live", index: indices[next++]! });
+          await apiClient.deriveDepositAddress({ chain: "solana", mode: "live", index: indices[next++]! });
         }
       }),
     );

@@ -64,6 +64,54 @@ describe("Kubernetes manifests", () => {
     const policy = docs.find((d) => d.kind === "NetworkPolicy" && d.metadata.name === "signer");
     expect(policy.spec.egress).toEqual([]);
   });
+
+  it("keeps the seed's passphrase out of the environment and apart from the sealed seed", () => {
+    const docs = parseAllDocuments(readFileSync(here("./kubernetes/gateway.yaml"), "utf8")).map((d) =>
+      d.toJS(),
+    );
+    const signer = docs.find((d) => d.kind === "Deployment" && d.metadata.name === "signer").spec.template
+      .spec;
+    const env = new Map(signer.containers[0].env.map((e: { name: string; value?: string }) => [e.name, e]));
+    expect(env.has("SIGNER_SEED_PASSPHRASE")).toBe(false);
+    expect(env.has("SIGNER_SEED_PASSPHRASE_FILE")).toBe(true);
+    expect(env.has("SIGNER_TLS_CRL")).toBe(true);
+    const secretOf = (mountedFile: string) => {
+      const mount = signer.containers[0].volumeMounts.find((m: { mountPath: string }) =>
+        mountedFile.startsWith(`${m.mountPath}/`),
+      );
+      return signer.volumes.find((v: { name: string }) => v.name === mount.name).secret.secretName;
+    };
+    const seedSecret = secretOf((env.get("SIGNER_SEALED_SEED_FILE") as { value: string }).value);
+    const passphraseSecret = secretOf((env.get("SIGNER_SEED_PASSPHRASE_FILE") as { value: string }).value);
+    expect(seedSecret).toBeTruthy();
+    expect(passphraseSecret).toBeTruthy();
+    expect(seedSecret).not.toBe(passphraseSecret);
+  });
+
+  it("gives each signer client its own role's certificate, and no workload a CA key", () => {
+    const docs = parseAllDocuments(readFileSync(here("./kubernetes/gateway.yaml"), "utf8")).map((d) =>
+      d.toJS(),
+    );
+    const workloads = docs.filter((d) => ["Deployment", "StatefulSet", "Job"].includes(d.kind));
+    const clientSecrets = new Map<string, string>();
+    for (const w of workloads) {
+      for (const volume of w.spec.template.spec.volumes ?? []) {
+        if (!volume.secret) continue;
+        // Explicit items only: whatever else a Secret holds is never mounted.
+        expect(volume.secret.items, `${w.metadata.name}/${volume.name}`).toBeDefined();
+        for (const item of volume.secret.items) expect(item.key).not.toMatch(/ca[-_.]?key/i);
+        if (volume.name === "signer-client-cert")
+          clientSecrets.set(w.metadata.name, volume.secret.secretName);
+      }
+      for (const container of w.spec.template.spec.containers) {
+        for (const e of container.env ?? []) expect(e.name).not.toMatch(/CA_KEY/);
+      }
+    }
+    expect(Object.fromEntries(clientSecrets)).toEqual({
+      api: "api-signer-client-tls",
+      settlement: "settlement-signer-client-tls",
+    });
+  });
 });
 
 describe("compose file", () => {
@@ -87,6 +135,30 @@ describe("compose file", () => {
     }
     expect(services.api?.build?.args?.SERVICE).toBe("@gateway/api");
     expect(["nats-0", "nats-1", "nats-2", "postgres"].every((n) => services[n]?.image)).toBe(true);
+  });
+
+  it("mounts each service's own certificate folder, no CA key, and the passphrase as a secret file", () => {
+    const compose = parse(readFileSync(here("./compose.yaml"), "utf8"), { merge: true });
+    const services = compose.services as Record<
+      string,
+      { volumes?: string[]; environment?: Record<string, string>; secrets?: string[] }
+    >;
+    const certsOf = (name: string) =>
+      (services[name]?.volumes ?? [])
+        .filter((v) => v.endsWith(":/certs:ro"))
+        .map((v) => v.slice(0, -":/certs:ro".length));
+    expect(certsOf("api")).toEqual([expect.stringMatching(/\/api$/)]);
+    expect(certsOf("settlement")).toEqual([expect.stringMatching(/\/settlement$/)]);
+    expect(certsOf("signer")).toEqual([expect.stringMatching(/\/signer$/)]);
+    for (const name of ["notifier", "watcher-solana", "watcher-sui", "migrate"]) {
+      expect(certsOf(name), name).toEqual([]);
+      expect(services[name]?.environment?.SIGNER_CERT_FILE, name).toBeUndefined();
+    }
+    expect(readFileSync(here("./compose.yaml"), "utf8")).not.toMatch(/ca-key|ca\.key/);
+    const signer = services.signer;
+    expect(signer?.environment?.SIGNER_SEED_PASSPHRASE).toBeUndefined();
+    expect(signer?.environment?.SIGNER_SEED_PASSPHRASE_FILE).toBe("/run/secrets/signer_seed_passphrase");
+    expect(signer?.secrets).toEqual(["signer_seed_passphrase"]);
   });
 
   it("has a Grafana dashboard over the metrics the services export", () => {

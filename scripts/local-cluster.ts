@@ -67,7 +67,8 @@ try {
   say(applied.length ? `migrations applied: ${applied.join(", ")}` : "schema up to date");
 
   const certsDir = path.join(dataDir, "signer-certs");
-  if (!existsSync(path.join(certsDir, "ca.pem"))) {
+  // Certificates from before roles (a single client.pem) are replaced by one per role.
+  if (!existsSync(path.join(certsDir, "settlement.pem"))) {
     writeDevCerts({ dir: certsDir });
     say(`development mTLS certificates written to ${certsDir}`);
   }

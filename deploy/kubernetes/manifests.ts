@@ -32,12 +32,19 @@ const common = {
   BUS_STREAM_REPLICAS: "3",
   LOG_LEVEL: "info",
 };
+/**
+ * A signer client mounts the Secret `<service>-signer-client-tls` issued for its role
+ * (`signer cli issue-cert <role> OUT --ca-dir …` on the issuing host: tls.crt names the role
+ * in a SAN URI, tls.key, ca.crt). No workload ever mounts the CA key.
+ */
 const signerEnv = {
   SIGNER_URL: "https://signer:7443",
-  SIGNER_CA_FILE: "/certs/ca.pem",
+  SIGNER_CA_FILE: "/certs/ca.crt",
   SIGNER_CERT_FILE: "/certs/tls.crt",
   SIGNER_KEY_FILE: "/certs/tls.key",
 };
+/** Only these keys of a TLS Secret are mounted, so a CA key put there by mistake stays out. */
+const TLS_ITEMS = ["ca.crt", "tls.crt", "tls.key"].map((key) => ({ key, path: key }));
 
 const SERVICES: ServiceSpec[] = [
   {
@@ -115,7 +122,10 @@ function deployment(s: ServiceSpec) {
   const volumes: object[] = [{ name: "tmp", emptyDir: {} }];
   const mounts: object[] = [{ name: "tmp", mountPath: "/tmp" }];
   if (s.talksToSigner) {
-    volumes.push({ name: "signer-client-cert", secret: { secretName: `${s.name}-signer-client-tls` } });
+    volumes.push({
+      name: "signer-client-cert",
+      secret: { secretName: `${s.name}-signer-client-tls`, items: TLS_ITEMS, defaultMode: 0o440 },
+    });
     mounts.push({ name: "signer-client-cert", mountPath: "/certs", readOnly: true });
   }
   return {
@@ -230,7 +240,12 @@ const apiAutoscaler = {
   },
 };
 
-/** The signer: one replica, its own namespace-local policy, a sealed seed from a Secret. */
+/**
+ * The signer: one replica, its own namespace-local policy, the sealed seed and its passphrase
+ * from two different Secrets (mounted as files, never in the environment), and the CA's
+ * revocation list from a ConfigMap (publish one with `gen-crl` at install; the signer re-reads
+ * it every minute).
+ */
 const signer = [
   {
     apiVersion: "apps/v1",
@@ -269,12 +284,10 @@ const signer = [
                 { name: "SIGNER_TLS_CA", value: "/tls/ca.crt" },
                 { name: "SIGNER_TLS_CERT", value: "/tls/tls.crt" },
                 { name: "SIGNER_TLS_KEY", value: "/tls/tls.key" },
+                { name: "SIGNER_TLS_CRL", value: "/tls-crl/crl.pem" },
                 { name: "SIGNER_SEALED_SEED_FILE", value: "/seed/seed.sealed" },
+                { name: "SIGNER_SEED_PASSPHRASE_FILE", value: "/seed-passphrase/passphrase" },
                 { name: "SIGNER_AUDIT_LOG", value: "/audit/audit.jsonl" },
-                {
-                  name: "SIGNER_SEED_PASSPHRASE",
-                  valueFrom: { secretKeyRef: { name: "signer-seed", key: "passphrase" } },
-                },
                 {
                   name: "SIGNER_TRUSTED_APPROVERS",
                   valueFrom: { configMapKeyRef: { name: "signer-approvers", key: "approvers.json" } },
@@ -294,7 +307,9 @@ const signer = [
               volumeMounts: [
                 { name: "tmp", mountPath: "/tmp" },
                 { name: "seed", mountPath: "/seed", readOnly: true },
+                { name: "seed-passphrase", mountPath: "/seed-passphrase", readOnly: true },
                 { name: "tls", mountPath: "/tls", readOnly: true },
+                { name: "tls-crl", mountPath: "/tls-crl", readOnly: true },
                 { name: "audit", mountPath: "/audit" },
               ],
             },
@@ -303,9 +318,26 @@ const signer = [
             { name: "tmp", emptyDir: {} },
             {
               name: "seed",
-              secret: { secretName: "signer-seed", items: [{ key: "seed.sealed", path: "seed.sealed" }] },
+              secret: {
+                secretName: "signer-seed",
+                items: [{ key: "seed.sealed", path: "seed.sealed" }],
+                defaultMode: 0o440,
+              },
             },
-            { name: "tls", secret: { secretName: "signer-tls" } },
+            {
+              // Another Secret than the sealed seed: one leaked Secret is not enough.
+              name: "seed-passphrase",
+              secret: {
+                secretName: "signer-seed-passphrase",
+                items: [{ key: "passphrase", path: "passphrase" }],
+                defaultMode: 0o440,
+              },
+            },
+            { name: "tls", secret: { secretName: "signer-tls", items: TLS_ITEMS, defaultMode: 0o440 } },
+            {
+              name: "tls-crl",
+              configMap: { name: "signer-tls-crl", items: [{ key: "crl.pem", path: "crl.pem" }] },
+            },
             { name: "audit", persistentVolumeClaim: { claimName: "signer-audit" } },
           ],
         },

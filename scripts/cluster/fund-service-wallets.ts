@@ -18,7 +18,7 @@ export async function fundLocalServiceWallets(options: {
   const tls = (file: string) => readFileSync(path.join(options.certsDir, file));
   const signer = createSignerClient({
     baseUrl: options.signerUrl,
-    tls: { ca: tls("ca.pem"), cert: tls("client.pem"), key: tls("client-key.pem") },
+    tls: { ca: tls("ca.pem"), cert: tls("settlement.pem"), key: tls("settlement-key.pem") },
   });
   try {
     const book = await signer.getServiceAddresses();

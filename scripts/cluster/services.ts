@@ -37,11 +37,12 @@ const infra = (ctx: ClusterContext) => ({
   LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
 });
 
-const signerClient = (ctx: ClusterContext) => ({
+/** Each service presents the certificate of its own role (`<role>.pem` from dev-certs). */
+const signerClient = (ctx: ClusterContext, role: "api" | "settlement") => ({
   SIGNER_URL: `https://127.0.0.1:${p(ctx, 7443)}`,
   SIGNER_CA_FILE: path.join(ctx.certsDir, "ca.pem"),
-  SIGNER_CERT_FILE: path.join(ctx.certsDir, "client.pem"),
-  SIGNER_KEY_FILE: path.join(ctx.certsDir, "client-key.pem"),
+  SIGNER_CERT_FILE: path.join(ctx.certsDir, `${role}.pem`),
+  SIGNER_KEY_FILE: path.join(ctx.certsDir, `${role}-key.pem`),
 });
 
 const solanaRpc = (ctx: ClusterContext) => ({
@@ -131,7 +132,7 @@ export const SERVICES: ServiceSpec[] = [
     dir: "services/settlement",
     env: (ctx) => ({
       ...infra(ctx),
-      ...signerClient(ctx),
+      ...signerClient(ctx, "settlement"),
       ...solanaRpc(ctx),
       ...suiChain(ctx),
       HEALTH_PORT: p(ctx, 3101),
@@ -180,7 +181,7 @@ export const SERVICES: ServiceSpec[] = [
     dir: "services/api",
     env: (ctx) => ({
       ...infra(ctx),
-      ...signerClient(ctx),
+      ...signerClient(ctx, "api"),
       PORT: String(ctx.apiPort),
       PUBLIC_BASE_URL: ctx.publicBaseUrl,
       JWT_SECRET: ctx.secrets.JWT_SECRET,

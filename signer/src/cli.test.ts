@@ -1,6 +1,7 @@
 // The operator commands as an operator runs them.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { X509Certificate } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -29,7 +30,11 @@ describe("signer cli", () => {
     expect(sealed.status).toBe(0);
     expect(readFileSync(file, "utf8")).not.toContain("junk");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const seed = loadSeed({ kind: "sealed", file, passphrase: env.SIGNER_SEED_PASSPHRASE });
+    const seed = loadSeed({
+      kind: "sealed",
+      file,
+      passphrase: { kind: "value", value: env.SIGNER_SEED_PASSPHRASE },
+    });
     expect(seed).toHaveLength(64);
     expect(cli(["seal", "--out", file], { input: MNEMONIC, env }).status).not.toBe(0);
   }, 90_000);
@@ -58,12 +63,47 @@ describe("signer cli", () => {
     expect(cli(["verify-audit", file])).toMatchObject({ status: 1, out: expect.stringContaining("line 3") });
   }, 60_000);
 
-  it("writes development certificates", () => {
+  it("writes development certificates, one client certificate per role, under a marked CA", () => {
     const certs = join(dir, "certs");
     expect(cli(["dev-certs", certs, "signer.internal"]).status).toBe(0);
-    for (const name of ["ca.pem", "server.pem", "server-key.pem", "client.pem", "client-key.pem"]) {
+    for (const name of [
+      "ca.pem",
+      "server.pem",
+      "server-key.pem",
+      "api.pem",
+      "api-key.pem",
+      "settlement.pem",
+    ]) {
       expect(existsSync(join(certs, name))).toBe(true);
     }
+    expect(new X509Certificate(readFileSync(join(certs, "ca.pem"))).subject).toContain(
+      "O=Gateway Development CA",
+    );
+    expect(new X509Certificate(readFileSync(join(certs, "api.pem"))).subjectAltName).toBe(
+      "URI:urn:gateway:signer-role:api",
+    );
+  }, 60_000);
+
+  it("creates a production CA, issues role certificates without the CA key, and revokes them", () => {
+    const ca = join(dir, "ca");
+    expect(cli(["create-ca", ca]).status).toBe(0);
+    expect(cli(["create-ca", ca]).status).not.toBe(0);
+    const out = join(dir, "issued-settlement");
+    const issued = cli(["issue-cert", "settlement", out, "--ca-dir", ca, "--days", "7"]);
+    expect(issued).toMatchObject({ status: 0 });
+    expect(readdirSync(out).sort()).toEqual(["ca.crt", "tls.crt", "tls.key"]);
+    const cert = new X509Certificate(readFileSync(join(out, "tls.crt")));
+    expect(cert.subjectAltName).toBe("URI:urn:gateway:signer-role:settlement");
+    expect(cert.checkIssued(new X509Certificate(readFileSync(join(ca, "ca.pem"))))).toBe(true);
+    expect(Date.parse(cert.validTo) - Date.now()).toBeLessThan(8 * 86_400_000);
+    expect(statSync(join(out, "tls.key")).mode & 0o777).toBe(0o600);
+    expect(cli(["issue-cert", "admin", join(dir, "x"), "--ca-dir", ca]).status).toBe(2);
+    const server = join(dir, "issued-signer");
+    expect(cli(["issue-cert", "signer", server, "--ca-dir", ca, "--host", "signer"]).status).toBe(0);
+    expect(new X509Certificate(readFileSync(join(server, "tls.crt"))).subjectAltName).toContain("DNS:signer");
+    const crl = join(dir, "crl.pem");
+    expect(cli(["gen-crl", "--ca-dir", ca, "--out", crl, join(out, "tls.crt")]).status).toBe(0);
+    expect(readFileSync(crl, "utf8")).toContain("BEGIN X509 CRL");
   }, 60_000);
 
   it("prints usage for an unknown command", () => {

@@ -1,9 +1,9 @@
-// Operator commands:
-//   seal --out FILE           reads a mnemonic from stdin, passphrase from SIGNER_SEED_PASSPHRASE
-//   verify-audit FILE         checks the hash chain of an audit log
-//   dev-certs DIR [HOST...]   writes a development CA, server and client certificates
-//   addresses                 prints the vault and gas addresses (needs the seed, like the server)
-import { readFileSync, writeFileSync } from "node:fs";
+// Operator commands (USAGE below). `create-ca`, `issue-cert` and `gen-crl` are the only code
+// that reads the CA key: run them on the issuing host, never in a service's container.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isRole, ROLES } from "./access.js";
+import { createCa, issueCertificate, writeCrl } from "./certificates.js";
 import { parseSignerConfig } from "./config.js";
 import { writeDevCerts } from "./dev-certs.js";
 import { createKeyring } from "./keys/keyring.js";
@@ -12,11 +12,34 @@ import { loadSeed } from "./seed.js";
 import { verifyAuditLog } from "./state/audit-log.js";
 
 const USAGE = `usage: signer <command>
-  seal --out FILE          seal the mnemonic read from stdin; passphrase from SIGNER_SEED_PASSPHRASE
+  seal --out FILE [--passphrase-file F]
+                           seal the mnemonic read from stdin; passphrase from the file or SIGNER_SEED_PASSPHRASE
   verify FILE [--head SEQ:HASH]  verify an audit log's hash chain (and that it still holds a head
                            a caller recorded); verify-audit is the old name
-  dev-certs DIR [HOST...]  write a development CA, server and client certificates into DIR
+  dev-certs DIR [HOST...]  write a development CA, a server and one client certificate per role into DIR
+  create-ca DIR            write a production CA (ca.pem, ca-key.pem) into DIR
+  issue-cert ROLE OUT --ca-dir DIR [--days N] [--host HOST]...
+                           issue OUT/tls.crt, OUT/tls.key and OUT/ca.crt; ROLE is signer (server) or ${ROLES.join(", ")}
+  gen-crl --ca-dir DIR --out FILE [CERT...]
+                           write a CRL revoking CERT... and every certificate in DIR/revoked/
   addresses                print the vault and gas addresses for every chain and mode`;
+
+/** Values of a repeatable `--name value` option, and the arguments left. */
+function options(args: string[]): { get(name: string): string[]; rest: string[] } {
+  const found = new Map<string, string[]>();
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (arg.startsWith("--")) {
+      const value = args[++i];
+      if (value === undefined) fail(`${arg} needs a value`);
+      found.set(arg, [...(found.get(arg) ?? []), value]);
+    } else {
+      rest.push(arg);
+    }
+  }
+  return { get: (name) => found.get(name) ?? [], rest };
+}
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -24,11 +47,14 @@ function fail(message: string): never {
 }
 
 function seal(args: string[]): void {
-  const outIndex = args.indexOf("--out");
-  const out = outIndex >= 0 ? args[outIndex + 1] : undefined;
+  const opts = options(args);
+  const out = opts.get("--out")[0];
   if (!out) fail("seal: --out FILE is required");
-  const passphrase = process.env.SIGNER_SEED_PASSPHRASE;
-  if (!passphrase) fail("seal: set SIGNER_SEED_PASSPHRASE");
+  const file = opts.get("--passphrase-file")[0];
+  const passphrase = file
+    ? readFileSync(file, "utf8").replace(/\r?\n$/, "")
+    : process.env.SIGNER_SEED_PASSPHRASE;
+  if (!passphrase) fail("seal: pass --passphrase-file FILE or set SIGNER_SEED_PASSPHRASE");
   const mnemonic = readFileSync(0, "utf8");
   writeFileSync(out, sealMnemonic(mnemonic, passphrase), { mode: 0o600, flag: "wx" });
   process.stdout.write(`sealed seed written to ${out}\n`);
@@ -77,6 +103,57 @@ function devCerts(args: string[]): void {
   process.stdout.write(`${JSON.stringify(files, null, 2)}\n`);
 }
 
+function caFromDir(dir: string | undefined, command: string) {
+  if (!dir) fail(`${command}: --ca-dir DIR (holding ca.pem and ca-key.pem) is required`);
+  return { cert: join(dir, "ca.pem"), key: join(dir, "ca-key.pem") };
+}
+
+function createCaCommand(args: string[]): void {
+  const [dir] = args;
+  if (!dir) fail("create-ca: DIR is required");
+  if (existsSync(join(dir, "ca-key.pem"))) fail(`create-ca: ${dir} already holds a CA key`);
+  const ca = createCa({ dir, development: false });
+  process.stdout.write(`${JSON.stringify(ca, null, 2)}\n`);
+}
+
+function issueCert(args: string[]): void {
+  const opts = options(args);
+  const [role, out] = opts.rest;
+  if (!role || !out) fail("issue-cert: ROLE and OUT are required");
+  if (role !== "signer" && !isRole(role))
+    fail(`issue-cert: ROLE must be signer or one of ${ROLES.join(", ")}`);
+  const ca = caFromDir(opts.get("--ca-dir")[0], "issue-cert");
+  const days = Number(opts.get("--days")[0] ?? 30);
+  if (!Number.isInteger(days) || days < 1 || days > 825) fail("issue-cert: --days must be 1 to 825");
+  issueCertificate({
+    ca,
+    dir: out,
+    name: { cert: "tls.crt", key: "tls.key" },
+    usage: role === "signer" ? { kind: "server", hostnames: opts.get("--host") } : { kind: "client", role },
+    days,
+  });
+  // The names of a Kubernetes TLS Secret: tls.crt, tls.key and ca.crt (the CA certificate only).
+  writeFileSync(join(out, "ca.crt"), readFileSync(ca.cert));
+  process.stdout.write(`${role} certificate for ${days} days in ${out} (tls.crt, tls.key, ca.crt)\n`);
+}
+
+function genCrl(args: string[]): void {
+  const opts = options(args);
+  const dirArg = opts.get("--ca-dir")[0];
+  const ca = caFromDir(dirArg, "gen-crl");
+  const out = opts.get("--out")[0];
+  if (!out) fail("gen-crl: --out FILE is required");
+  const revokedDir = join(dirArg ?? "", "revoked");
+  const kept = existsSync(revokedDir)
+    ? readdirSync(revokedDir)
+        .filter((f) => f.endsWith(".pem") || f.endsWith(".crt"))
+        .map((f) => join(revokedDir, f))
+    : [];
+  const revoked = [...kept, ...opts.rest];
+  writeCrl({ ca, revoked, out, days: Number(opts.get("--days")[0] ?? 30) });
+  process.stdout.write(`CRL revoking ${revoked.length} certificate(s) written to ${out}\n`);
+}
+
 function addresses(): void {
   const config = parseSignerConfig(process.env);
   const keyring = createKeyring({ seed: loadSeed(config.seed) });
@@ -100,6 +177,15 @@ switch (command) {
     break;
   case "dev-certs":
     devCerts(args);
+    break;
+  case "create-ca":
+    createCaCommand(args);
+    break;
+  case "issue-cert":
+    issueCert(args);
+    break;
+  case "gen-crl":
+    genCrl(args);
     break;
   case "addresses":
     addresses();

@@ -29,7 +29,51 @@ describe("signer config", () => {
     ).toContain("SIGNER_SEED_MNEMONIC");
     expect(
       problems({ SIGNER_SEALED_SEED_FILE: "/seed", SIGNER_TLS_DIR: "/tls", SIGNER_AUDIT_LOG: "/a" }),
-    ).toEqual(["SIGNER_SEED_PASSPHRASE"]);
+    ).toEqual(["SIGNER_SEED_PASSPHRASE_FILE"]);
+  });
+
+  it("takes the passphrase from a file or an unseal command outside development, never the environment", () => {
+    const prod = { SIGNER_SEALED_SEED_FILE: "/seed", SIGNER_TLS_DIR: "/tls", SIGNER_AUDIT_LOG: "/a" };
+    expect(problems({ ...prod, SIGNER_SEED_PASSPHRASE: "a long enough passphrase" })).toEqual([
+      "SIGNER_SEED_PASSPHRASE",
+    ]);
+    expect(parseSignerConfig({ ...prod, SIGNER_SEED_PASSPHRASE_FILE: "/run/pass" }).seed).toEqual({
+      kind: "sealed",
+      file: "/seed",
+      passphrase: { kind: "file", path: "/run/pass" },
+    });
+    expect(parseSignerConfig({ ...prod, SIGNER_SEED_UNSEAL_COMMAND: "/bin/unseal --seed gw" }).seed).toEqual({
+      kind: "sealed",
+      file: "/seed",
+      passphrase: { kind: "command", argv: ["/bin/unseal", "--seed", "gw"], timeoutMs: 30_000 },
+    });
+    const json = parseSignerConfig({ ...prod, SIGNER_SEED_UNSEAL_COMMAND: '["/bin/un seal","a b"]' });
+    expect(json.seed).toMatchObject({ passphrase: { argv: ["/bin/un seal", "a b"] } });
+    expect(problems({ ...prod, SIGNER_SEED_UNSEAL_COMMAND: "[1]" })).toEqual(["SIGNER_SEED_UNSEAL_COMMAND"]);
+    expect(
+      problems({ ...prod, SIGNER_SEED_PASSPHRASE_FILE: "/p", SIGNER_SEED_UNSEAL_COMMAND: "/bin/unseal" }),
+    ).toEqual(["SIGNER_SEED_PASSPHRASE_FILE"]);
+    // Development keeps the convenience of the environment.
+    const dev = parseSignerConfig({
+      SIGNER_ENV: "development",
+      SIGNER_SEALED_SEED_FILE: "/seed",
+      SIGNER_SEED_PASSPHRASE: "a long enough passphrase",
+    });
+    expect(dev.seed).toMatchObject({ passphrase: { kind: "value" } });
+  });
+
+  it("takes a CRL only with mTLS, and reloads TLS files every minute by default", () => {
+    const dev = { SIGNER_ENV: "development", SIGNER_SEED_MNEMONIC: MNEMONIC };
+    expect(problems({ ...dev, SIGNER_TLS_CRL: "/crl.pem" })).toEqual(["SIGNER_TLS_CRL"]);
+    const config = parseSignerConfig({ ...dev, SIGNER_TLS_DIR: "/tls", SIGNER_TLS_CRL: "/crl.pem" });
+    expect(config.tls).toEqual({
+      ca: "/tls/ca.pem",
+      cert: "/tls/server.pem",
+      key: "/tls/server-key.pem",
+      crl: "/crl.pem",
+    });
+    expect(config.tlsReloadSeconds).toBe(60);
+    expect(config.tlsCaVariable).toBe("SIGNER_TLS_DIR");
   });
 
   it("names the variable of a bad value", () => {

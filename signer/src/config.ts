@@ -1,5 +1,6 @@
 // The signer's whole configuration: one zod schema over the environment, parsed once.
-// Outside development the signer insists on mTLS and a sealed seed file.
+// Outside development the signer insists on mTLS and a sealed seed file whose passphrase
+// comes from a mounted file or an unseal command, never from the environment.
 import { join } from "node:path";
 import { normalizeStructTag } from "@mysten/sui/utils";
 import { z } from "zod";
@@ -67,8 +68,33 @@ export const signerConfigSchema = z
     SIGNER_TLS_CA: z.string().optional(),
     SIGNER_TLS_CERT: z.string().optional(),
     SIGNER_TLS_KEY: z.string().optional(),
+    /** PEM CRL of the CA; re-read on SIGHUP and every SIGNER_TLS_RELOAD_SECONDS. */
+    SIGNER_TLS_CRL: z.string().optional(),
+    SIGNER_TLS_RELOAD_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
     SIGNER_SEALED_SEED_FILE: z.string().optional(),
+    /** Development only: the environment of a process is readable in /proc/<pid>/environ. */
     SIGNER_SEED_PASSPHRASE: z.string().optional(),
+    SIGNER_SEED_PASSPHRASE_FILE: z.string().optional(),
+    /** A command (JSON array, or words split on spaces) whose stdout is the passphrase. */
+    SIGNER_SEED_UNSEAL_COMMAND: z
+      .string()
+      .transform((text, ctx) => {
+        let argv: unknown = text.trim().split(/\s+/);
+        if (text.trim().startsWith("[")) {
+          try {
+            argv = JSON.parse(text);
+          } catch {
+            argv = undefined;
+          }
+        }
+        if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === "string" && a)) {
+          ctx.addIssue({ code: "custom", message: "must be a command: a JSON array of strings or words" });
+          return z.NEVER;
+        }
+        return argv as string[];
+      })
+      .optional(),
+    SIGNER_SEED_UNSEAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     SIGNER_SEED_MNEMONIC: z.string().optional(),
     SIGNER_TRUSTED_APPROVERS: json(approvers).default([]),
     SIGNER_CAPS: json(caps).default({}),
@@ -95,6 +121,8 @@ export const signerConfigSchema = z
     if (!dev && explicit === 0 && !env.SIGNER_TLS_DIR) {
       issue("SIGNER_TLS_DIR", "mTLS is required outside development (or set SIGNER_TLS_CA/CERT/KEY)");
     }
+    if (env.SIGNER_TLS_CRL && explicit === 0 && !env.SIGNER_TLS_DIR)
+      issue("SIGNER_TLS_CRL", "a CRL needs mTLS (SIGNER_TLS_DIR or SIGNER_TLS_CA/CERT/KEY)");
     if (env.SIGNER_SEED_MNEMONIC && !dev)
       issue("SIGNER_SEED_MNEMONIC", "allowed only with SIGNER_ENV=development");
     if (env.SIGNER_SEED_MNEMONIC && env.SIGNER_SEALED_SEED_FILE) {
@@ -106,14 +134,37 @@ export const signerConfigSchema = z
         "the signer needs its seed: a sealed seed file (or SIGNER_SEED_MNEMONIC in development)",
       );
     }
-    if (env.SIGNER_SEALED_SEED_FILE && !env.SIGNER_SEED_PASSPHRASE) {
-      issue("SIGNER_SEED_PASSPHRASE", "required with SIGNER_SEALED_SEED_FILE");
+    const passphrases = [
+      env.SIGNER_SEED_PASSPHRASE,
+      env.SIGNER_SEED_PASSPHRASE_FILE,
+      env.SIGNER_SEED_UNSEAL_COMMAND,
+    ].filter(Boolean).length;
+    if (env.SIGNER_SEED_PASSPHRASE && !dev) {
+      issue(
+        "SIGNER_SEED_PASSPHRASE",
+        "not allowed outside development (the environment is readable in /proc); use SIGNER_SEED_PASSPHRASE_FILE or SIGNER_SEED_UNSEAL_COMMAND",
+      );
+    } else if (env.SIGNER_SEALED_SEED_FILE && passphrases === 0) {
+      issue(
+        "SIGNER_SEED_PASSPHRASE_FILE",
+        "required with SIGNER_SEALED_SEED_FILE (or SIGNER_SEED_UNSEAL_COMMAND)",
+      );
+    } else if (passphrases > 1) {
+      issue(
+        "SIGNER_SEED_PASSPHRASE_FILE",
+        "set one of SIGNER_SEED_PASSPHRASE_FILE, SIGNER_SEED_UNSEAL_COMMAND and SIGNER_SEED_PASSPHRASE",
+      );
     }
     if (!dev && !env.SIGNER_AUDIT_LOG) issue("SIGNER_AUDIT_LOG", "required outside development");
   });
 
+export type PassphraseSource =
+  | { kind: "value"; value: string }
+  | { kind: "file"; path: string }
+  | { kind: "command"; argv: string[]; timeoutMs: number };
+
 export type SeedSource =
-  | { kind: "sealed"; file: string; passphrase: string }
+  | { kind: "sealed"; file: string; passphrase: PassphraseSource }
   | { kind: "mnemonic"; mnemonic: string };
 
 export interface SignerConfig {
@@ -122,7 +173,11 @@ export interface SignerConfig {
   port: number;
   healthPort: number;
   healthHost: string;
-  tls: { ca: string; cert: string; key: string } | undefined;
+  tls: { ca: string; cert: string; key: string; crl?: string } | undefined;
+  /** The variable that named the CA, for start-up refusals. */
+  tlsCaVariable: "SIGNER_TLS_DIR" | "SIGNER_TLS_CA";
+  /** 0: TLS files are re-read on SIGHUP only. */
+  tlsReloadSeconds: number;
   seed: SeedSource;
   trustedApprovers: z.infer<typeof approvers>;
   caps: Map<string, { perIntent: bigint; perDay: bigint }>;
@@ -161,7 +216,7 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
     );
   }
   const c = result.data;
-  const tls = c.SIGNER_TLS_DIR
+  const tls: SignerConfig["tls"] = c.SIGNER_TLS_DIR
     ? {
         ca: join(c.SIGNER_TLS_DIR, "ca.pem"),
         cert: join(c.SIGNER_TLS_DIR, "server.pem"),
@@ -170,7 +225,13 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
     : c.SIGNER_TLS_CA && c.SIGNER_TLS_CERT && c.SIGNER_TLS_KEY
       ? { ca: c.SIGNER_TLS_CA, cert: c.SIGNER_TLS_CERT, key: c.SIGNER_TLS_KEY }
       : undefined;
+  if (tls && c.SIGNER_TLS_CRL) tls.crl = c.SIGNER_TLS_CRL;
   const auditLog = c.SIGNER_AUDIT_LOG ?? join("signer-data", "audit.jsonl");
+  const passphrase: PassphraseSource = c.SIGNER_SEED_PASSPHRASE_FILE
+    ? { kind: "file", path: c.SIGNER_SEED_PASSPHRASE_FILE }
+    : c.SIGNER_SEED_UNSEAL_COMMAND
+      ? { kind: "command", argv: c.SIGNER_SEED_UNSEAL_COMMAND, timeoutMs: c.SIGNER_SEED_UNSEAL_TIMEOUT_MS }
+      : { kind: "value", value: c.SIGNER_SEED_PASSPHRASE ?? "" };
   return {
     env: c.SIGNER_ENV,
     host: c.SIGNER_HOST,
@@ -178,8 +239,10 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
     healthPort: c.SIGNER_HEALTH_PORT,
     healthHost: c.SIGNER_HEALTH_HOST,
     tls,
+    tlsCaVariable: c.SIGNER_TLS_DIR ? "SIGNER_TLS_DIR" : "SIGNER_TLS_CA",
+    tlsReloadSeconds: c.SIGNER_TLS_RELOAD_SECONDS,
     seed: c.SIGNER_SEALED_SEED_FILE
-      ? { kind: "sealed", file: c.SIGNER_SEALED_SEED_FILE, passphrase: c.SIGNER_SEED_PASSPHRASE ?? "" }
+      ? { kind: "sealed", file: c.SIGNER_SEALED_SEED_FILE, passphrase }
       : { kind: "mnemonic", mnemonic: c.SIGNER_SEED_MNEMONIC ?? "" },
     trustedApprovers: c.SIGNER_TRUSTED_APPROVERS,
     caps: new Map(Object.entries(c.SIGNER_CAPS).map(([key, cap]) => [canonicalCapKey(key), cap])),

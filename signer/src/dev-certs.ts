@@ -1,15 +1,17 @@
-// Development certificates for mTLS, made with the openssl binary: a CA, a server
-// certificate for localhost, and a client certificate. Never for production use.
-import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+// Development certificates for mTLS: a development CA (marked as such, so a production
+// signer refuses it), a server certificate for localhost, and one client certificate per
+// role. Never for production use.
 import { join } from "node:path";
+import { ROLES, type Role } from "./access.js";
+import { type CertFiles, createCa, issueCertificate } from "./certificates.js";
 
 export interface DevCertsOptions {
   dir: string;
   /** Extra DNS names for the server certificate (localhost and 127.0.0.1 are always in). */
   hostnames?: string[];
   days?: number;
+  /** false: a CA without the development mark, for tests of production mode. */
+  development?: boolean;
 }
 
 export interface DevCertFiles {
@@ -17,90 +19,40 @@ export interface DevCertFiles {
   caKey: string;
   serverCert: string;
   serverKey: string;
-  clientCert: string;
-  clientKey: string;
+  /** `<role>.pem` and `<role>-key.pem`: each service gets the certificate of its role. */
+  clients: Record<Role, CertFiles>;
 }
 
-function openssl(args: string[], cwd: string): void {
-  execFileSync("openssl", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
-}
-
-function serial(): string {
-  return `0x${randomBytes(16).toString("hex")}`;
-}
-
-export function writeDevCerts({ dir, hostnames = [], days = 825 }: DevCertsOptions): DevCertFiles {
-  mkdirSync(dir, { recursive: true });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl(
-    [
-      "req",
-      "-x509",
-      ...ec,
-      "-keyout",
-      "ca-key.pem",
-      "-out",
-      "ca.pem",
-      "-days",
-      String(days),
-      "-subj",
-      "/CN=gateway-signer-dev-ca",
-      "-addext",
-      "basicConstraints=critical,CA:TRUE",
-      "-addext",
-      "keyUsage=critical,keyCertSign,cRLSign",
-    ],
+export function writeDevCerts({
+  dir,
+  hostnames = [],
+  days = 825,
+  development = true,
+}: DevCertsOptions): DevCertFiles {
+  const ca = createCa({ dir, development, days });
+  const server = issueCertificate({
+    ca,
     dir,
-  );
-  const names = ["DNS:localhost", "IP:127.0.0.1", "IP:::1", ...hostnames.map((h) => `DNS:${h}`)];
-  const issue = (name: string, cn: string, extensions: string) => {
-    const extFile = join(dir, `${name}.ext`);
-    writeFileSync(extFile, extensions);
-    openssl(
-      ["req", "-new", ...ec, "-keyout", `${name}-key.pem`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`],
-      dir,
-    );
-    openssl(
-      [
-        "x509",
-        "-req",
-        "-in",
-        `${name}.csr`,
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca-key.pem",
-        "-set_serial",
-        serial(),
-        "-out",
-        `${name}.pem`,
-        "-days",
-        String(days),
-        "-extfile",
-        extFile,
-      ],
-      dir,
-    );
-    rmSync(join(dir, `${name}.csr`));
-    rmSync(extFile);
-  };
-  issue(
-    "server",
-    "gateway-signer",
-    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=${names.join(",")}\n`,
-  );
-  issue(
-    "client",
-    "gateway-signer-client",
-    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
-  );
-  for (const key of ["ca-key.pem", "server-key.pem", "client-key.pem"]) chmodSync(join(dir, key), 0o600);
+    name: "server",
+    usage: { kind: "server", hostnames },
+    days,
+  });
+  const clients = Object.fromEntries(
+    ROLES.map((role) => [
+      role,
+      issueCertificate({ ca, dir, name: role, usage: { kind: "client", role }, days }),
+    ]),
+  ) as Record<Role, CertFiles>;
   return {
-    ca: join(dir, "ca.pem"),
-    caKey: join(dir, "ca-key.pem"),
-    serverCert: join(dir, "server.pem"),
-    serverKey: join(dir, "server-key.pem"),
-    clientCert: join(dir, "client.pem"),
-    clientKey: join(dir, "client-key.pem"),
+    ca: ca.cert,
+    caKey: ca.key,
+    serverCert: server.cert,
+    serverKey: server.key,
+    clients,
   };
+}
+
+/** The SIGNER_CA_FILE / SIGNER_CERT_FILE / SIGNER_KEY_FILE of a service with this role. */
+export function devClientFiles(dir: string, role: Role): { ca: string; cert: string; key: string } {
+  return { ca: join(dir, "ca.pem"), cert: join(dir, `${role}.pem`), key: join(dir, `${role}-key.pem`) };
 }

@@ -1,7 +1,10 @@
 // The signer's modules, for tests and benchmarks; the process itself starts from main.ts.
+export * from "./access.js";
+export * from "./certificates.js";
 export * from "./config.js";
 export * from "./dev-certs.js";
 export * from "./health.js";
+export * from "./identity.js";
 export * from "./intents/approvals.js";
 export * from "./intents/intent.js";
 export { nonceAccountAddress } from "./intents/solana.js";
@@ -14,3 +17,4 @@ export * from "./signer-core.js";
 export * from "./state/audit-log.js";
 export * from "./state/ledger.js";
 export * from "./state/open-state.js";
+export * from "./tls-check.js";

@@ -9,6 +9,7 @@ import { loadSeed } from "./seed.js";
 import { createSignerServer } from "./server.js";
 import { createSignerCore } from "./signer-core.js";
 import { openSignerState, signerLimits } from "./state/open-state.js";
+import { checkTlsMaterial } from "./tls-check.js";
 
 // A start-up failure (seed, lock, TLS files) must say why, even before the logger exists.
 process.on("uncaughtException", (error) => {
@@ -16,18 +17,23 @@ process.on("uncaughtException", (error) => {
   process.exit(1);
 });
 
-let config: ReturnType<typeof parseSignerConfig>;
-try {
-  config = parseSignerConfig(process.env);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(78);
+/** A configuration problem found at start stops the process with 78, naming the variable. */
+function orExit78<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
 }
+
+const config = orExit78(() => parseSignerConfig(process.env));
 scrubSecrets(process.env);
+orExit78(() => checkTlsMaterial(config));
 
 const log = pino({ name: "signer", level: config.logLevel });
-const keyring = createKeyring({ seed: loadSeed(config.seed) });
+const keyring = createKeyring({ seed: orExit78(() => loadSeed(config.seed)) });
 // The whole audit chain is verified and replayed here; a break stops the start.
 const { ledger, audit } = openSignerState(config.auditLog, {
   caps: config.caps,
@@ -46,10 +52,28 @@ const core = createSignerCore({
 const decisions = countDecisions(core);
 const server = createSignerServer({
   core: decisions.core,
+  audit,
   host: config.host,
   port: config.port,
   tls: config.tls,
+  production: config.env !== "development",
+  log,
 });
+if (!config.tls) log.warn("plaintext gRPC (development): every caller may act as every role");
+
+// A new CRL (or renewed certificates) takes effect on SIGHUP and at the reload interval.
+function reloadTls(reason: string) {
+  try {
+    if (server.reloadTls()) log.info({ reason }, "TLS material reloaded");
+  } catch (error) {
+    log.error({ err: error, reason }, "TLS reload failed; keeping the previous material");
+  }
+}
+process.on("SIGHUP", () => reloadTls("SIGHUP"));
+const reloadTimer =
+  config.tls && config.tlsReloadSeconds > 0
+    ? setInterval(() => reloadTls("interval"), config.tlsReloadSeconds * 1000).unref()
+    : undefined;
 const health = createHealthServer({
   port: config.healthPort,
   host: config.healthHost,
@@ -69,6 +93,7 @@ async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, "signer stopping");
+  clearInterval(reloadTimer);
   await server.stop();
   await core.sync();
   audit.close();

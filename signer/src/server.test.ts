@@ -1,6 +1,7 @@
 // Integration over real gRPC: HTTP/2 with mTLS on a random port, the typed client from
-// @gateway/signer-client, and development certificates made by `dev-certs`.
-import { mkdtempSync, readFileSync } from "node:fs";
+// @gateway/signer-client, and development certificates made by `dev-certs`: each caller
+// presents the certificate of its role, and the table in access.ts decides.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -12,7 +13,9 @@ import {
 import { verifyTransactionSignature } from "@mysten/sui/verify";
 import { Message, PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeDevCerts } from "./dev-certs.js";
+import type { Role } from "./access.js";
+import { issueCertificate, writeCrl } from "./certificates.js";
+import { type DevCertFiles, writeDevCerts } from "./dev-certs.js";
 import { createHealthServer, type HealthServer } from "./health.js";
 import { createSignerServer, type SignerServer } from "./server.js";
 import {
@@ -30,29 +33,45 @@ let server: SignerServer;
 let health: HealthServer;
 let port: number;
 let healthPort: number;
+/** The API's client: derives addresses. */
 let client: SignerClient;
+/** Settlement's client: signs. */
+let settlement: SignerClient;
+const crlFile = join(certs.ca, "..", "crl.pem");
 
-const tlsFrom = (files: typeof certs) => ({
+const tlsFrom = (files: DevCertFiles, role: Role) => ({
   ca: readFileSync(certs.ca),
-  cert: readFileSync(files.clientCert),
-  key: readFileSync(files.clientKey),
+  cert: readFileSync(files.clients[role].cert),
+  key: readFileSync(files.clients[role].key),
 });
+const connect = (tls: { ca: Buffer; cert: Buffer | string; key: Buffer | string }) =>
+  createSignerClient({ baseUrl: `https://localhost:${port}`, tls, timeoutMs: 5000 });
+const auditLines = () =>
+  readFileSync(signer.auditPath, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 beforeAll(async () => {
+  writeCrl({ ca: { cert: certs.ca, key: certs.caKey }, revoked: [], out: crlFile });
   server = createSignerServer({
     core: signer.core,
+    audit: signer.audit,
     host: "127.0.0.1",
     port: 0,
-    tls: { ca: certs.ca, cert: certs.serverCert, key: certs.serverKey },
+    tls: { ca: certs.ca, cert: certs.serverCert, key: certs.serverKey, crl: crlFile },
+    production: false,
   });
   health = createHealthServer({ port: 0, ready: () => server.listening });
   healthPort = (await health.start()).port;
   port = (await server.start()).port;
-  client = createSignerClient({ baseUrl: `https://localhost:${port}`, tls: tlsFrom(certs) });
+  client = connect(tlsFrom(certs, "api"));
+  settlement = connect(tlsFrom(certs, "settlement"));
 });
 
 afterAll(async () => {
   client.close();
+  settlement.close();
   await server.stop();
   await health.stop();
   signer.close();
@@ -78,7 +97,7 @@ describe("signer over gRPC with mTLS", () => {
 
   it("signs a valid sweep; the signatures verify with web3.js", async () => {
     const { intent, tx } = solanaTokenSweep(signer.keyring, 1);
-    const signed = await client.sign({ intent, unsignedTransaction: tx });
+    const signed = await settlement.sign({ intent, unsignedTransaction: tx });
     const transaction = Transaction.populate(Message.from(Buffer.from(tx)));
     for (const s of signed.signatures)
       transaction.addSignature(new PublicKey(s.address), Buffer.from(s.signature));
@@ -87,7 +106,7 @@ describe("signer over gRPC with mTLS", () => {
 
   it("turns a refusal into SignerRefusedError with the code", async () => {
     const { intent, tx } = solanaTokenSweep(signer.keyring, 2);
-    const error = await client
+    const error = await settlement
       .sign({ intent: { ...intent, amount: intent.amount + 1n }, unsignedTransaction: tx })
       .catch((e) => e);
     expect(error).toBeInstanceOf(SignerRefusedError);
@@ -98,7 +117,7 @@ describe("signer over gRPC with mTLS", () => {
     const sweep = await suiTokenSweep(signer.keyring, 3);
     const payout = solanaSolPayout(signer.keyring, signer.approvers);
     const bad = solanaSolPayout(signer.keyring, signer.approvers);
-    const outcomes = await client.signBatch([
+    const outcomes = await settlement.signBatch([
       { intent: sweep.intent, unsignedTransaction: sweep.tx, suiObjects: sweep.objects },
       { intent: payout.intent, unsignedTransaction: payout.tx },
       { intent: { ...bad.intent, approval: undefined } as IntentInput, unsignedTransaction: bad.tx },
@@ -125,11 +144,94 @@ describe("signer over gRPC with mTLS", () => {
   it("refuses a client whose certificate another CA signed", async () => {
     const stranger = createSignerClient({
       baseUrl: `https://localhost:${port}`,
-      tls: tlsFrom(otherCerts),
+      tls: { ...tlsFrom(otherCerts, "settlement"), ca: readFileSync(certs.ca) },
       timeoutMs: 3000,
     });
     await expect(stranger.getServiceAddresses()).rejects.toThrow();
     stranger.close();
+  });
+
+  it("refuses the API's certificate on Sign and SignBatch, and audits the refusal", async () => {
+    const { intent, tx } = solanaTokenSweep(signer.keyring, 4);
+    const error = await client.sign({ intent, unsignedTransaction: tx }).catch((e) => e);
+    expect(String(error)).toMatch(/permission_denied.*UNAUTHORIZED_ROLE: role api may not call Sign/i);
+    await expect(client.signBatch([{ intent, unsignedTransaction: tx }])).rejects.toThrow(
+      /UNAUTHORIZED_ROLE: role api may not call SignBatch/,
+    );
+    const refusals = auditLines().filter((l) => l.code === "UNAUTHORIZED_ROLE");
+    expect(refusals.at(-1)).toMatchObject({
+      decision: "refused",
+      intent: { rpc: "SignBatch", role: "api", certificate: { subject: "CN=gateway-signer-client-api" } },
+    });
+    // Nothing was decided: the intent id is still free for settlement.
+    expect((await settlement.sign({ intent, unsignedTransaction: tx })).intentId).toBe(intent.intentId);
+  });
+
+  it("refuses settlement's certificate on the API-only DeriveDepositAddress", async () => {
+    await expect(
+      settlement.deriveDepositAddress({ chain: "solana", mode: "live", index: 1 }),
+    ).rejects.toThrow(/UNAUTHORIZED_ROLE: role settlement may not call DeriveDepositAddress/);
+    expect((await settlement.getServiceAddresses()).solana.live.vault).toBe(
+      wallets(signer.keyring, "solana").vault,
+    );
+  });
+
+  it("refuses a certificate of our CA that names no role, on every RPC", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "signer-norole-"));
+    const bare = issueCertificate({
+      ca: { cert: certs.ca, key: certs.caKey },
+      dir,
+      name: "bare",
+      usage: { kind: "client", role: undefined },
+      days: 1,
+    });
+    const nobody = connect({
+      ca: readFileSync(certs.ca),
+      cert: readFileSync(bare.cert),
+      key: readFileSync(bare.key),
+    });
+    await expect(nobody.getServiceAddresses()).rejects.toThrow(/UNKNOWN_ROLE: certificate names no role/);
+    await expect(nobody.deriveDepositAddress({ chain: "sui", mode: "test", index: 1 })).rejects.toThrow(
+      /UNKNOWN_ROLE/,
+    );
+    nobody.close();
+    expect(auditLines().at(-1)).toMatchObject({
+      code: "UNKNOWN_ROLE",
+      intent: { rpc: "DeriveDepositAddress" },
+    });
+  });
+
+  it("refuses a revoked certificate once the CRL is reloaded, ending its open session", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "signer-revoked-"));
+    const doomed = issueCertificate({
+      ca: { cert: certs.ca, key: certs.caKey },
+      dir,
+      name: "doomed",
+      usage: { kind: "client", role: "settlement" },
+      days: 1,
+    });
+    const victim = connect({
+      ca: readFileSync(certs.ca),
+      cert: readFileSync(doomed.cert),
+      key: readFileSync(doomed.key),
+    });
+    await victim.getServiceAddresses();
+    expect(server.reloadTls()).toBe(false);
+    const next = join(dir, "crl.pem");
+    writeCrl({ ca: { cert: certs.ca, key: certs.caKey }, revoked: [doomed.cert], out: next });
+    writeFileSync(crlFile, readFileSync(next));
+    expect(server.reloadTls()).toBe(true);
+    await expect(victim.getServiceAddresses()).rejects.toThrow();
+    victim.close();
+    const again = connect({
+      ca: readFileSync(certs.ca),
+      cert: readFileSync(doomed.cert),
+      key: readFileSync(doomed.key),
+    });
+    await expect(again.getServiceAddresses()).rejects.toThrow();
+    again.close();
+    // Everyone else reconnects.
+    expect((await settlement.getServiceAddresses()).sui.live.vault).toMatch(/^0x/);
   });
 
   it("refuses plaintext on the TLS port", async () => {

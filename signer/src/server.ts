@@ -1,11 +1,21 @@
 // gRPC over HTTP/2 for the signer. With TLS configured, every client must present a
-// certificate signed by the configured CA (mTLS); plaintext is only reachable when
-// config allowed it (development).
+// certificate signed by the configured CA (mTLS, checked against the CRL when one is set)
+// that names a role; each RPC and intent kind is open only to the roles access.ts lists.
+// Plaintext is only reachable when config allowed it (development).
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
+import type { SecureContextOptions, TLSSocket } from "node:tls";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createContextKey,
+  createContextValues,
+  type HandlerContext,
+} from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   AuditHeadSchema,
@@ -13,10 +23,15 @@ import {
   RefusalDetailSchema,
   ServiceAddressesSchema,
   SignerService,
+  type SignRequest,
   SignResponseSchema,
   SignResultSchema,
 } from "@gateway/signer-proto";
+import type { Logger } from "pino";
+import { type IntentKindName, mayCall, mayRequest } from "./access.js";
+import { type Caller, callerFromCertificate, describeCaller } from "./identity.js";
 import { BadRequestError, type SignerCore } from "./signer-core.js";
+import type { AuditLog } from "./state/audit-log.js";
 
 /** Upper bound on one batch: keeps one caller from holding the event loop for long. */
 export const MAX_BATCH = 1000;
@@ -25,20 +40,56 @@ export interface TlsFiles {
   ca: string;
   cert: string;
   key: string;
+  /** PEM certificate revocation list of the CA; a revoked client gets no TLS session. */
+  crl?: string;
 }
 
 export interface SignerServerOptions {
   core: SignerCore;
+  /** Where refusals of a caller's identity or role are recorded, like every other decision. */
+  audit: Pick<AuditLog, "append" | "sync">;
   host: string;
   port: number;
   /** Undefined means plaintext HTTP/2; config only allows that in development. */
   tls: TlsFiles | undefined;
+  /** Outside development, certificates issued by a development CA are refused. */
+  production: boolean;
+  log?: Logger;
 }
 
 export interface SignerServer {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
+  /**
+   * Re-reads the TLS files (CA, certificate, key, CRL). When they changed, new handshakes use
+   * them and open sessions are closed gracefully, so a revocation also ends live connections.
+   * Returns whether anything changed.
+   */
+  reloadTls(): boolean;
   readonly listening: boolean;
+}
+
+/** Refusal codes of the access layer; audit lines only (the proto's RefusalCode is the core's). */
+export type AccessRefusalCode = "UNKNOWN_ROLE" | "UNAUTHORIZED_ROLE";
+
+const callerKey = createContextKey<Caller>(
+  { kind: "unknown", problem: "no client certificate" },
+  { description: "the signer's caller" },
+);
+
+function readTls(files: TlsFiles): { options: SecureContextOptions; digest: string } {
+  const options: SecureContextOptions = {
+    ca: readFileSync(files.ca),
+    cert: readFileSync(files.cert),
+    key: readFileSync(files.key),
+    minVersion: "TLSv1.3",
+    ...(files.crl ? { crl: readFileSync(files.crl) } : {}),
+  };
+  const hash = createHash("sha256");
+  for (const part of [options.ca, options.cert, options.key, options.crl]) {
+    hash.update(part ? (part as Buffer) : Buffer.alloc(0)).update("\0");
+  }
+  return { options, digest: hash.digest("hex") };
 }
 
 function badRequest(error: unknown): never {
@@ -52,7 +103,68 @@ function auditHead(core: SignerCore) {
   return create(AuditHeadSchema, { seq: BigInt(seq), hash });
 }
 
-export function signerRoutes(core: SignerCore) {
+interface Access {
+  refuse(
+    rpc: string,
+    caller: Caller,
+    code: AccessRefusalCode,
+    reason: string,
+    intent?: object,
+  ): Promise<never>;
+}
+
+function createAccess(audit: SignerServerOptions["audit"], log: Logger | undefined): Access {
+  return {
+    async refuse(rpc, caller, code, reason, intent = {}) {
+      const who = describeCaller(caller);
+      audit.append({ decision: "refused", intent: { rpc, ...intent, ...who }, code, reason });
+      await audit.sync();
+      log?.warn({ rpc, code, ...who }, "caller refused");
+      throw new ConnectError(`refused: ${code}: ${reason}`, Code.PermissionDenied);
+    },
+  };
+}
+
+/** Every RPC passes here before its request body is read. */
+function gate(access: Access) {
+  return async (context: HandlerContext) => {
+    const caller = context.values.get(callerKey);
+    const rpc = context.method.name;
+    if (caller.kind === "development") return;
+    if (caller.kind === "unknown") return access.refuse(rpc, caller, "UNKNOWN_ROLE", caller.problem);
+    if (!mayCall(caller.role, rpc)) {
+      return access.refuse(rpc, caller, "UNAUTHORIZED_ROLE", `role ${caller.role} may not call ${rpc}`);
+    }
+  };
+}
+
+/** Intent kinds a role may not ask for refuse the whole call: that caller is not behaving. */
+async function checkKinds(
+  access: Access,
+  rpc: string,
+  context: HandlerContext,
+  requests: SignRequest[],
+): Promise<void> {
+  const caller = context.values.get(callerKey);
+  if (caller.kind !== "role") return;
+  for (const request of requests) {
+    const kind: IntentKindName | undefined = request.intent?.kind.case;
+    if (!mayRequest(caller.role, kind)) {
+      await access.refuse(
+        rpc,
+        caller,
+        "UNAUTHORIZED_ROLE",
+        `role ${caller.role} may not request ${kind} intents`,
+        {
+          intentId: request.intent?.intentId,
+          kind,
+        },
+      );
+    }
+  }
+}
+
+export function signerRoutes(core: SignerCore, access: Access) {
   return (router: ConnectRouter) =>
     router.service(SignerService, {
       deriveDepositAddress(request) {
@@ -68,7 +180,8 @@ export function signerRoutes(core: SignerCore) {
       getAuditHead() {
         return { head: auditHead(core) };
       },
-      async sign(request) {
+      async sign(request, context) {
+        await checkKinds(access, "Sign", context, [request]);
         const outcome = core.decide(request);
         await core.sync();
         if (outcome.ok)
@@ -84,10 +197,11 @@ export function signerRoutes(core: SignerCore) {
           { desc: RefusalDetailSchema, value: { intentId, code, reason } },
         ]);
       },
-      async signBatch(request) {
+      async signBatch(request, context) {
         if (request.requests.length > MAX_BATCH) {
           throw new ConnectError(`at most ${MAX_BATCH} requests per batch`, Code.InvalidArgument);
         }
+        await checkKinds(access, "SignBatch", context, request.requests);
         const results = request.requests.map((item) => {
           const outcome = core.decide(item);
           return create(
@@ -104,27 +218,39 @@ export function signerRoutes(core: SignerCore) {
 }
 
 export function createSignerServer(options: SignerServerOptions): SignerServer {
+  const access = createAccess(options.audit, options.log);
+  // The peer certificate is the same for every stream of a session: read it once.
+  const callers = new WeakMap<object, Caller>();
+  const callerOf = (req: http2.Http2ServerRequest): Caller => {
+    if (!options.tls) return { kind: "development" };
+    const session = req.stream?.session;
+    const known = session && callers.get(session);
+    if (known) return known;
+    const socket = (session?.socket ?? req.socket) as TLSSocket;
+    const caller = callerFromCertificate(socket.getPeerCertificate?.(), { production: options.production });
+    if (session) callers.set(session, caller);
+    return caller;
+  };
   const handler = connectNodeAdapter({
-    routes: signerRoutes(options.core),
+    routes: signerRoutes(options.core, access),
     grpc: true,
     grpcWeb: false,
     connect: false,
     readMaxBytes: 16 * 1024 * 1024,
+    contextValues: (req) => createContextValues().set(callerKey, callerOf(req as http2.Http2ServerRequest)),
+    requestGate: gate(access),
   });
-  const server = options.tls
-    ? http2.createSecureServer(
-        {
-          ca: readFileSync(options.tls.ca),
-          cert: readFileSync(options.tls.cert),
-          key: readFileSync(options.tls.key),
-          requestCert: true,
-          rejectUnauthorized: true,
-          minVersion: "TLSv1.3",
-          allowHTTP1: false,
-        },
-        handler,
-      )
-    : http2.createServer(handler);
+  let tlsDigest = "";
+  const secure = (() => {
+    if (!options.tls) return undefined;
+    const { options: context, digest } = readTls(options.tls);
+    tlsDigest = digest;
+    return http2.createSecureServer(
+      { ...context, requestCert: true, rejectUnauthorized: true, allowHTTP1: false },
+      handler,
+    );
+  })();
+  const server = secure ?? http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
@@ -135,6 +261,15 @@ export function createSignerServer(options: SignerServerOptions): SignerServer {
   return {
     get listening() {
       return listening;
+    },
+    reloadTls() {
+      if (!options.tls || !secure) return false;
+      const { options: context, digest } = readTls(options.tls);
+      if (digest === tlsDigest) return false;
+      secure.setSecureContext(context);
+      tlsDigest = digest;
+      for (const session of sessions) session.close();
+      return true;
     },
     start() {
       return new Promise((resolve, reject) => {

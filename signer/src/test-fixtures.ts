@@ -28,6 +28,7 @@ import { nonceAccountAddress } from "./intents/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
 import { mnemonicToSeed } from "./keys/sealed-seed.js";
 import { createSignerCore, type SignerCore } from "./signer-core.js";
+import type { AuditLog } from "./state/audit-log.js";
 import type { CapTable, LedgerLimits } from "./state/ledger.js";
 import { openSignerState, signerLimits } from "./state/open-state.js";
 
@@ -89,6 +90,8 @@ export const TEST_GAS_BUDGETS = new Map([
 
 export interface TestSigner {
   core: SignerCore;
+  /** The core's audit log, for the transport's own refusals. */
+  audit: AuditLog;
   keyring: Keyring;
   approvers: TestApprovers;
   dir: string;
@@ -128,7 +131,7 @@ export function createTestSigner(
     log: pino({ level: "silent" }),
     ...(options.now ? { now: options.now } : {}),
   });
-  return { core, keyring, approvers, dir, auditPath, close: () => audit.close() };
+  return { core, audit, keyring, approvers, dir, auditPath, close: () => audit.close() };
 }
 
 let counter = 0;

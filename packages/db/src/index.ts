@@ -4,3 +4,4 @@ export { MIGRATIONS_DIR, type Migration, MigrationError, migrate, readMigrations
 export { enqueueOutbox, type OutboxMessage } from "./outbox.js";
 export { handleOnce } from "./processed-messages.js";
 export { isDatabaseUnavailable, retryWhileUnavailable } from "./retry.js";
+export { createAuditHeadStore, type StoredAuditHead } from "./signer-audit-heads.js";

@@ -19,9 +19,9 @@ const clientAt = (port: number) =>
   createSignerClient({
     baseUrl: `https://127.0.0.1:${port}`,
     tls: {
-      ca: readFileSync(signer.tls.ca),
-      cert: readFileSync(signer.tls.cert),
-      key: readFileSync(signer.tls.key),
+      ca: readFileSync(signer.tls.api.ca),
+      cert: readFileSync(signer.tls.api.cert),
+      key: readFileSync(signer.tls.api.key),
     },
   });
 

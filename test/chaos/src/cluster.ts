@@ -4,7 +4,7 @@ import path from "node:path";
 import { createSql, migrate, type Sql } from "@gateway/db";
 import { freePort, type LocalNats, type LocalPostgres, startNats, startPostgres } from "@gateway/local-infra";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import { writeDevCerts } from "@gateway/signer";
+import { devClientFiles, type Role, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, generateApproverKey } from "@gateway/signer-client";
 import { fundLocalServiceWallets } from "../../../scripts/cluster/fund-service-wallets.js";
 import { type LiveChainClient, solanaClient, suiClient } from "./live-chains.js";
@@ -110,11 +110,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   await signer.start();
 
   const infra = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, LOG_LEVEL: logLevel };
-  const signerClient = {
-    SIGNER_URL: `https://127.0.0.1:${signerPort}`,
-    SIGNER_CA_FILE: path.join(certsDir, "ca.pem"),
-    SIGNER_CERT_FILE: path.join(certsDir, "client.pem"),
-    SIGNER_KEY_FILE: path.join(certsDir, "client-key.pem"),
+  // Each service presents the certificate of its own role.
+  const signerClient = (role: Role) => {
+    const files = devClientFiles(certsDir, role);
+    return {
+      SIGNER_URL: `https://127.0.0.1:${signerPort}`,
+      SIGNER_CA_FILE: files.ca,
+      SIGNER_CERT_FILE: files.cert,
+      SIGNER_KEY_FILE: files.key,
+    };
   };
   const jwtSecret = "chaos-secret-chaos-secret-chaos-secret-01";
   const webhookKey = Buffer.alloc(32, 9).toString("base64");
@@ -133,7 +137,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         "services/api",
         {
           ...infra,
-          ...signerClient,
+          ...signerClient("api"),
           PORT: String(port),
           PUBLIC_BASE_URL: url,
           JWT_SECRET: jwtSecret,
@@ -164,7 +168,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         "services/settlement",
         {
           ...infra,
-          ...signerClient,
+          ...signerClient("settlement"),
           HEALTH_PORT: String(health),
           EXPIRY_POLL_MS: "200",
           PUBLIC_BASE_URL: apiUrls[0] ?? "http://127.0.0.1:3000",
@@ -343,7 +347,7 @@ async function startLocalnets(certsDir: string, signerPort: number) {
   const tls = (file: string) => readFileSync(path.join(certsDir, file));
   const signer = createSignerClient({
     baseUrl: signerUrl,
-    tls: { ca: tls("ca.pem"), cert: tls("client.pem"), key: tls("client-key.pem") },
+    tls: { ca: tls("ca.pem"), cert: tls("settlement.pem"), key: tls("settlement-key.pem") },
   });
   const book = await signer.getServiceAddresses().finally(() => signer.close());
   const vaults = { solana: book.solana.live.vault, sui: book.sui.live.vault };

@@ -71,9 +71,9 @@ beforeAll(async () => {
     HEALTH_PORT: String(settlementHealth),
     EXPIRY_POLL_MS: "200",
     SIGNER_URL: signer.url,
-    SIGNER_CA_FILE: signer.tls.ca,
-    SIGNER_CERT_FILE: signer.tls.cert,
-    SIGNER_KEY_FILE: signer.tls.key,
+    SIGNER_CA_FILE: signer.tls.settlement.ca,
+    SIGNER_CERT_FILE: signer.tls.settlement.cert,
+    SIGNER_KEY_FILE: signer.tls.settlement.key,
     SETTLEMENT_APPROVER_KEY_ID: signer.approvers.settlement.keyId,
     SETTLEMENT_APPROVER_SEED: signer.approvers.settlement.seedHex,
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type DevCertFiles, writeDevCerts } from "@gateway/signer";
+import { type DevCertFiles, type Role, writeCrl, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, type SignerClient } from "@gateway/signer-client";
 
 const SIGNER_DIR = path.resolve(import.meta.dirname, "../../../signer");
@@ -19,9 +19,15 @@ export function freePort(): Promise<number> {
 
 export interface SignerProcess {
   child: ChildProcess;
+  /** The API and settlement together: each RPC through the certificate of the role that makes it. */
   client: SignerClient;
+  /** A client presenting the certificate of one role. */
+  connect(role: Role): SignerClient;
   url: string;
   certs: DevCertFiles;
+  auditPath: string;
+  /** With `crl: true`: the CRL the signer reads (starts empty; rewrite it and send SIGHUP). */
+  crlFile: string;
   output(): string;
   stop(): Promise<void>;
 }
@@ -31,9 +37,15 @@ export interface SignerProcess {
  * certificates from writeDevCerts, the seed from the environment (development), and the callers
  * reach it only through the real client.
  */
-export async function startSignerProcess(env: Record<string, string>): Promise<SignerProcess> {
+export async function startSignerProcess(
+  env: Record<string, string>,
+  /** `productionCa`: certificates from a CA without the development mark (for SIGNER_ENV=production). */
+  options: { productionCa?: boolean; crl?: boolean } = {},
+): Promise<SignerProcess> {
   const dir = mkdtempSync(path.join(tmpdir(), "gw-sec-signer-"));
-  const certs = writeDevCerts({ dir: path.join(dir, "certs") });
+  const certs = writeDevCerts({ dir: path.join(dir, "certs"), development: !options.productionCa });
+  const crlFile = path.join(dir, "crl.pem");
+  if (options.crl) writeCrl({ ca: { cert: certs.ca, key: certs.caKey }, revoked: [], out: crlFile });
   const [port, healthPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: SIGNER_DIR,
@@ -45,6 +57,7 @@ export async function startSignerProcess(env: Record<string, string>): Promise<S
       SIGNER_HEALTH_PORT: String(healthPort),
       SIGNER_TLS_DIR: path.join(dir, "certs"),
       SIGNER_AUDIT_LOG: path.join(dir, "audit.jsonl"),
+      ...(options.crl ? { SIGNER_TLS_CRL: crlFile } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -64,19 +77,36 @@ export async function startSignerProcess(env: Record<string, string>): Promise<S
     await new Promise((r) => setTimeout(r, 100));
   }
   const url = `https://127.0.0.1:${port}`;
-  const client = createSignerClient({
-    baseUrl: url,
-    tls: {
-      ca: readFileSync(certs.ca),
-      cert: readFileSync(certs.clientCert),
-      key: readFileSync(certs.clientKey),
+  const connect = (role: Role) =>
+    createSignerClient({
+      baseUrl: url,
+      tls: {
+        ca: readFileSync(certs.ca),
+        cert: readFileSync(certs.clients[role].cert),
+        key: readFileSync(certs.clients[role].key),
+      },
+    });
+  const api = connect("api");
+  const settlement = connect("settlement");
+  const client: SignerClient = {
+    deriveDepositAddress: (request) => api.deriveDepositAddress(request),
+    getServiceAddresses: () => settlement.getServiceAddresses(),
+    sign: (input) => settlement.sign(input),
+    signBatch: (inputs) => settlement.signBatch(inputs),
+    getAuditHead: () => settlement.getAuditHead(),
+    close() {
+      api.close();
+      settlement.close();
     },
-  });
+  };
   return {
     child,
     client,
+    connect,
     url,
     certs,
+    auditPath: path.join(dir, "audit.jsonl"),
+    crlFile,
     output: () => log,
     stop: () =>
       new Promise((resolve) => {

@@ -265,8 +265,8 @@ describe("signer tamper suite over mTLS against the signer process", () => {
       // Trusts the real CA (so the server is accepted) but presents a certificate of another CA.
       tls: {
         ca: readFileSync(signer.certs.ca),
-        cert: readFileSync(foreign.clientCert),
-        key: readFileSync(foreign.clientKey),
+        cert: readFileSync(foreign.clients.settlement.cert),
+        key: readFileSync(foreign.clients.settlement.key),
       },
     });
     try {

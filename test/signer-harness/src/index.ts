@@ -9,6 +9,7 @@ import {
   createSignerServer,
   mnemonicToSeed,
   openSignerState,
+  type Role,
   signerLimits,
   writeDevCerts,
 } from "@gateway/signer";
@@ -25,9 +26,15 @@ export const TEST_SIGNER_MNEMONIC = "test test test test test test test test tes
 
 export interface TestSigner {
   url: string;
+  /**
+   * The API and settlement together: each RPC goes through the certificate of the role that
+   * makes it in production (addresses as the API, signing as settlement).
+   */
   client: SignerClient;
-  /** Files for services that connect themselves (SIGNER_CA_FILE, SIGNER_CERT_FILE, SIGNER_KEY_FILE). */
-  tls: { ca: string; cert: string; key: string };
+  /** One client per role, each with its own certificate. */
+  clients: Record<Role, SignerClient>;
+  /** Per role, files for services that connect themselves (SIGNER_CA_FILE, SIGNER_CERT_FILE, SIGNER_KEY_FILE). */
+  tls: Record<Role, { ca: string; cert: string; key: string }>;
   approvers: {
     settlement: { keyId: string; key: KeyObject; seedHex: string };
     api: { keyId: string; key: KeyObject; seedHex: string };
@@ -79,24 +86,45 @@ export async function startTestSigner(): Promise<TestSigner> {
   });
   const server = createSignerServer({
     core,
+    audit,
     host: "127.0.0.1",
     port: 0,
     tls: { ca: certs.ca, cert: certs.serverCert, key: certs.serverKey },
+    production: false,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;
-  const client = createSignerClient({
-    baseUrl: url,
-    tls: {
-      ca: readFileSync(certs.ca),
-      cert: readFileSync(certs.clientCert),
-      key: readFileSync(certs.clientKey),
-    },
+  const tls = (role: Role) => ({
+    ca: certs.ca,
+    cert: certs.clients[role].cert,
+    key: certs.clients[role].key,
   });
+  const connect = (role: Role) =>
+    createSignerClient({
+      baseUrl: url,
+      tls: {
+        ca: readFileSync(certs.ca),
+        cert: readFileSync(certs.clients[role].cert),
+        key: readFileSync(certs.clients[role].key),
+      },
+    });
+  const clients = { api: connect("api"), settlement: connect("settlement") };
+  const client: SignerClient = {
+    deriveDepositAddress: (request) => clients.api.deriveDepositAddress(request),
+    getServiceAddresses: () => clients.settlement.getServiceAddresses(),
+    sign: (input) => clients.settlement.sign(input),
+    signBatch: (inputs) => clients.settlement.signBatch(inputs),
+    getAuditHead: () => clients.settlement.getAuditHead(),
+    close() {
+      clients.api.close();
+      clients.settlement.close();
+    },
+  };
   return {
     url,
     client,
-    tls: { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey },
+    clients,
+    tls: { api: tls("api"), settlement: tls("settlement") },
     approvers: {
       settlement: {
         keyId: "settlement-test",

@@ -2,9 +2,14 @@ import { readFileSync } from "node:fs";
 import { createSolanaSettlement } from "@gateway/chain-solana";
 import { createSuiSettlement } from "@gateway/chain-sui";
 import type { SettlementConfig } from "@gateway/config";
-import type { Sql } from "@gateway/db";
+import { createAuditHeadStore, type Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
-import { approverKeyFromSeed, createSignerClient, type SignerClient } from "@gateway/signer-client";
+import {
+  approverKeyFromSeed,
+  createSignerClient,
+  type SignerClient,
+  withAuditHeadCheck,
+} from "@gateway/signer-client";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Connection } from "@solana/web3.js";
 import type { PayoutActorOptions } from "../payouts.js";
@@ -37,10 +42,14 @@ export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Lo
     file(config.SIGNER_CERT_FILE),
     file(config.SIGNER_KEY_FILE),
   ];
-  const signer = createSignerClient({
-    baseUrl: config.SIGNER_URL,
-    ...(ca && cert && key ? { tls: { ca, cert, key } } : {}),
-  });
+  // Every signature's audit head is kept in PostgreSQL; a signer whose log is behind it signs nothing.
+  const signer = withAuditHeadCheck(
+    createSignerClient({
+      baseUrl: config.SIGNER_URL,
+      ...(ca && cert && key ? { tls: { ca, cert, key } } : {}),
+    }),
+    createAuditHeadStore(sql, "settlement"),
+  );
   const approver = {
     keyId: config.SETTLEMENT_APPROVER_KEY_ID,
     key: approverKeyFromSeed(Buffer.from(config.SETTLEMENT_APPROVER_SEED, "hex")),
