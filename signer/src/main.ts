@@ -5,6 +5,7 @@ import { countDecisions } from "./decision-metrics.js";
 import { createHealthServer } from "./health.js";
 import { createApprovalVerifier } from "./intents/approvals.js";
 import { createKeyring } from "./keys/keyring.js";
+import { createPolicyRules } from "./policy/index.js";
 import { loadSeed } from "./seed.js";
 import { createSignerServer } from "./server.js";
 import { createSignerCore } from "./signer-core.js";
@@ -35,11 +36,13 @@ orExit78(() => checkTlsMaterial(config));
 const log = pino({ name: "signer", level: config.logLevel });
 const keyring = createKeyring({ seed: orExit78(() => loadSeed(config.seed)) });
 // The whole audit chain is verified and replayed here; a break stops the start.
-const { ledger, audit } = openSignerState(config.auditLog, {
-  caps: config.caps,
-  gasBudgets: config.gasBudgets,
-  maxSweepsPerDeposit: config.maxSweepsPerDeposit,
-});
+const rules = createPolicyRules(config);
+const { ledger, audit } = openSignerState(
+  config.auditLog,
+  { caps: config.caps, gasBudgets: config.gasBudgets, maxSweepsPerDeposit: config.maxSweepsPerDeposit },
+  undefined,
+  rules,
+);
 log.info({ auditHead: audit.head() }, "audit chain verified");
 const core = createSignerCore({
   keyring,

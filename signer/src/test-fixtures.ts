@@ -27,6 +27,7 @@ import { createApprovalVerifier } from "./intents/approvals.js";
 import { nonceAccountAddress } from "./intents/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
 import { mnemonicToSeed } from "./keys/sealed-seed.js";
+import type { PolicyRule } from "./policy/rule.js";
 import { createSignerCore, type SignerCore } from "./signer-core.js";
 import type { AuditLog } from "./state/audit-log.js";
 import type { CapTable, LedgerLimits } from "./state/ledger.js";
@@ -106,6 +107,7 @@ export function createTestSigner(
     approvers?: TestApprovers;
     ledger?: Partial<LedgerLimits>;
     now?: () => Date;
+    rules?: PolicyRule[];
   } = {},
 ): TestSigner {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "signer-test-"));
@@ -121,6 +123,7 @@ export function createTestSigner(
       ...options.ledger,
     },
     options.now,
+    options.rules,
   );
   const core = createSignerCore({
     keyring,

@@ -10,7 +10,8 @@ import type { LedgerRecord } from "./ledger.js";
 export const GENESIS_HASH = "0".repeat(64);
 
 export interface AuditDecision {
-  decision: "signed" | "refused" | "genesis";
+  /** signed, refused, genesis, or a policy rule's own decision (e.g. an allow-list change). */
+  decision: string;
   intent: Record<string, unknown>;
   /** SHA-256 of the transaction bytes signed (or, refused, of the bytes received). */
   transaction?: string;
@@ -42,7 +43,7 @@ export class AuditChainError extends Error {
 export interface OpenAuditLogOptions {
   now?: () => Date;
   /** Called for every verified entry, oldest first, before the log opens for writing. */
-  replay?: (entry: { at: string; decision: string; ledger?: LedgerRecord }) => void;
+  replay?: (entry: { at: string; decision: string; ledger?: LedgerRecord; [field: string]: unknown }) => void;
 }
 
 function hashLine(prev: string, body: string): string {
@@ -121,7 +122,10 @@ export type AuditVerification =
 /** Checks the whole chain: sequence numbers, links and hashes; hands each entry to `visit`. */
 export function verifyAuditLog(
   contents: string,
-  visit?: (entry: { seq: number; at: string; decision: string; ledger?: LedgerRecord }, hash: string) => void,
+  visit?: (
+    entry: { seq: number; at: string; decision: string; ledger?: LedgerRecord; [field: string]: unknown },
+    hash: string,
+  ) => void,
 ): AuditVerification {
   const lines = contents.split("\n");
   if (lines.at(-1) === "") lines.pop();
@@ -131,7 +135,14 @@ export function verifyAuditLog(
     const match = /^(\{.*),"hash":"([0-9a-f]{64})"\}$/.exec(line);
     if (!match) return fail("line is not an audit entry");
     const body = `${match[1]}}`;
-    let entry: { seq: number; prev?: unknown; at: string; decision: string; ledger?: LedgerRecord };
+    let entry: {
+      seq: number;
+      prev?: unknown;
+      at: string;
+      decision: string;
+      ledger?: LedgerRecord;
+      [field: string]: unknown;
+    };
     try {
       entry = JSON.parse(body);
     } catch {

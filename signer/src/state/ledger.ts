@@ -4,6 +4,7 @@
 // caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
 import { RefusalCode } from "@gateway/signer-proto";
 import { intentEffect, type SignerIntent } from "../intents/intent.js";
+import type { Facts, PolicyRule } from "../policy/rule.js";
 import { refuse } from "../refusal.js";
 
 export interface AssetCap {
@@ -56,6 +57,8 @@ export interface LedgerRecord {
   signers?: string[];
   locks?: string[];
   deposit?: string;
+  /** First signings: each policy rule's facts, by rule name. */
+  policy?: Record<string, Facts>;
 }
 
 export interface IntentLedger {
@@ -72,7 +75,7 @@ const depositKey = (intent: SignerIntent) =>
   intent.action.kind === "sweep" ? `${intent.chain}:${intent.mode}:${intent.action.depositIndex}` : undefined;
 const movesValue = (kind: string) => kind === "refund" || kind === "payout";
 
-export function createIntentLedger(limits: LedgerLimits): IntentLedger {
+export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyRule[] = []): IntentLedger {
   const intents = new Map<string, BoundIntent>();
   const lockOwners = new Map<string, string>();
   const sweeps = new Map<string, number>();
@@ -98,6 +101,10 @@ export function createIntentLedger(limits: LedgerLimits): IntentLedger {
       });
       for (const lock of record.locks ?? []) lockOwners.set(lock, record.id);
       if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
+      for (const rule of rules) {
+        const facts = record.policy?.[rule.name];
+        if (facts) rule.apply?.(facts, at);
+      }
     }
     if (movesValue(record.kind))
       add(moved(day, record.chain, record.mode, record.asset), BigInt(record.amount));
@@ -162,6 +169,10 @@ export function createIntentLedger(limits: LedgerLimits): IntentLedger {
         record.locks = plan.locks;
         const deposit = depositKey(intent);
         if (deposit) record.deposit = deposit;
+        for (const rule of rules) {
+          const facts = rule.facts?.(intent);
+          if (facts) record.policy = { ...record.policy, [rule.name]: facts };
+        }
       }
       apply(record, at);
       return record;

@@ -1,5 +1,7 @@
 // Opens the signer's state: the audit chain, verified from its first line, replayed into a
 // fresh ledger. One function, so the process, the tests and the benches start alike.
+
+import type { PolicyRule } from "../policy/rule.js";
 import { type AuditLog, openAuditLog } from "./audit-log.js";
 import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./ledger.js";
 
@@ -7,12 +9,14 @@ export function openSignerState(
   auditPath: string,
   limits: LedgerLimits,
   now?: () => Date,
+  rules: readonly PolicyRule[] = [],
 ): { ledger: IntentLedger; audit: AuditLog } {
-  const ledger = createIntentLedger(limits);
+  const ledger = createIntentLedger(limits, rules);
   const audit = openAuditLog(auditPath, {
     ...(now ? { now } : {}),
     replay(entry) {
       if (entry.decision === "signed" && entry.ledger) ledger.replay(entry.ledger, new Date(entry.at));
+      else for (const rule of rules) rule.replayEntry?.(entry);
     },
   });
   return { ledger, audit };

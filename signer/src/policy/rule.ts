@@ -1,0 +1,21 @@
+// A policy rule: what the operator allows beyond the transaction's shape (who may receive a
+// refund, which destinations a payout may reach, how much per merchant). Rules keep their own
+// state, rebuilt like the ledger's from the audit chain: the facts a rule keeps of a signing ride
+// in that signing's ledger record, and a rule's own decisions (an allow-list change) are audit
+// entries it replays.
+import type { SignerIntent } from "../intents/intent.js";
+
+export type Facts = Record<string, string>;
+
+export interface PolicyRule {
+  /** Key of this rule's facts in a ledger record. */
+  readonly name: string;
+  /** Throws a Refusal when the rule forbids a first signing of this intent. */
+  check(intent: SignerIntent, at: Date): void;
+  /** What the rule keeps of a first signing; undefined when the intent is not its concern. */
+  facts?(intent: SignerIntent): Facts | undefined;
+  /** Applies a first signing's facts, when it is signed and when the chain is replayed. */
+  apply?(facts: Facts, at: Date): void;
+  /** Replays one of the rule's own audit entries (decisions that are not signings). */
+  replayEntry?(entry: { decision: string; at: string; [field: string]: unknown }): void;
+}
