@@ -12,6 +12,8 @@ export interface DevSecrets {
   /** Approval keys: settlement approves refunds, the API approves payouts after the OTP check. */
   SETTLEMENT_APPROVER: { keyId: string; seed: string; publicKey: string };
   API_APPROVER: { keyId: string; seed: string; publicKey: string };
+  /** The watchers attest final transfers with this one; the signer refunds only attested ones. */
+  WATCHER_ATTESTOR?: { keyId: string; seed: string; publicKey: string };
   /** Settlement approves the daily scheduled payouts with this one. */
   SETTLEMENT_PAYOUT_APPROVER: { keyId: string; seed: string; publicKey: string };
 }
@@ -30,6 +32,7 @@ export function loadDevSecrets(file: string): DevSecrets {
     SIGNER_SEED_MNEMONIC: kept.SIGNER_SEED_MNEMONIC ?? generateMnemonic(wordlist, 256),
     SETTLEMENT_APPROVER: kept.SETTLEMENT_APPROVER ?? { keyId: "settlement-dev", ...generateApproverKey() },
     API_APPROVER: kept.API_APPROVER ?? { keyId: "api-dev", ...generateApproverKey() },
+    WATCHER_ATTESTOR: kept.WATCHER_ATTESTOR ?? { keyId: "watcher-dev", ...generateApproverKey() },
     SETTLEMENT_PAYOUT_APPROVER: kept.SETTLEMENT_PAYOUT_APPROVER ?? {
       keyId: "settlement-payouts-dev",
       ...generateApproverKey(),
@@ -47,6 +50,15 @@ export function trustedApprovers(secrets: DevSecrets): string {
       publicKey: secrets.SETTLEMENT_APPROVER.publicKey,
     },
     { keyId: secrets.API_APPROVER.keyId, approves: "payout", publicKey: secrets.API_APPROVER.publicKey },
+    ...(secrets.WATCHER_ATTESTOR
+      ? [
+          {
+            keyId: secrets.WATCHER_ATTESTOR.keyId,
+            approves: "transfer",
+            publicKey: secrets.WATCHER_ATTESTOR.publicKey,
+          },
+        ]
+      : []),
     {
       keyId: secrets.SETTLEMENT_PAYOUT_APPROVER.keyId,
       approves: "payout",

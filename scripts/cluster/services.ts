@@ -45,6 +45,15 @@ const signerClient = (ctx: ClusterContext, role: "api" | "settlement") => ({
   SIGNER_KEY_FILE: path.join(ctx.certsDir, `${role}-key.pem`),
 });
 
+/** The watchers sign every final transfer with this key; the signer refunds only those. */
+const watcherAttestor = (ctx: ClusterContext): Record<string, string> =>
+  ctx.secrets.WATCHER_ATTESTOR
+    ? {
+        WATCHER_ATTESTATION_KEY_ID: ctx.secrets.WATCHER_ATTESTOR.keyId,
+        WATCHER_ATTESTATION_SEED: ctx.secrets.WATCHER_ATTESTOR.seed,
+      }
+    : {};
+
 const solanaRpc = (ctx: ClusterContext) => ({
   SOLANA_RPC_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
   SOLANA_WS_URL: `ws://127.0.0.1:${p(ctx, 8900)}`,
@@ -156,13 +165,14 @@ export const SERVICES: ServiceSpec[] = [
       // The local network serves Helius' webhook API on its RPC port.
       PROVIDER_API_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
       WATCHER_PUBLIC_URL: `http://127.0.0.1:${p(ctx, 3104)}/webhooks/solana`,
+      ...watcherAttestor(ctx),
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3103)}/readyz`,
   },
   {
     name: "watcher-sui",
     dir: "services/watcher-sui",
-    env: (ctx) => ({ ...infra(ctx), ...suiChain(ctx), HEALTH_PORT: p(ctx, 3105) }),
+    env: (ctx) => ({ ...infra(ctx), ...suiChain(ctx), HEALTH_PORT: p(ctx, 3105), ...watcherAttestor(ctx) }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3105)}/readyz`,
   },
   {

@@ -24,7 +24,8 @@ const base64Or32ByteHex = z.string().transform((value, ctx) => {
 const approvers = z.array(
   z.object({
     keyId: z.string().min(1).max(64),
-    approves: z.enum(["refund", "payout"]),
+    /** refund, payout: approvals of those intents; transfer: a watcher attesting transfers. */
+    approves: z.enum(["refund", "payout", "transfer"]),
     publicKey: base64Or32ByteHex,
   }),
 );
@@ -103,6 +104,8 @@ export const signerConfigSchema = z
     SIGNER_SUI_MAX_GAS_PRICE: amount.default(5_000n),
     /** Worst-case fees per UTC day: lamports for "solana", MIST for "sui" ("<chain>:<mode>" overrides). */
     SIGNER_GAS_BUDGETS: json(gasBudgets).default({ solana: 10_000_000_000n, sui: 1_000_000_000_000n }),
+    /** required: a refund needs a trusted watcher's attestation (off only for a gradual roll-out). */
+    SIGNER_REFUND_ATTESTATION: z.enum(["required", "off"]).default("required"),
     SIGNER_MAX_SWEEPS_PER_DEPOSIT: z.coerce.number().int().min(1).max(1000).default(8),
     SIGNER_SOLANA_MAX_NONCE_ACCOUNTS: z.coerce.number().int().min(1).max(100_000).default(1024),
     SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS: amount.default(100_000n),
@@ -185,6 +188,7 @@ export interface SignerConfig {
   maxSuiGasPrice: bigint;
   gasBudgets: Map<string, bigint>;
   maxSweepsPerDeposit: number;
+  refundAttestation: "required" | "off";
   maxSolanaNonceAccounts: number;
   maxSolanaPriorityFeeLamports: bigint;
   auditLog: string;
@@ -250,6 +254,7 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
     maxSuiGasPrice: c.SIGNER_SUI_MAX_GAS_PRICE,
     gasBudgets: new Map(Object.entries(c.SIGNER_GAS_BUDGETS)),
     maxSweepsPerDeposit: c.SIGNER_MAX_SWEEPS_PER_DEPOSIT,
+    refundAttestation: c.SIGNER_REFUND_ATTESTATION,
     maxSolanaNonceAccounts: c.SIGNER_SOLANA_MAX_NONCE_ACCOUNTS,
     maxSolanaPriorityFeeLamports: c.SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS,
     auditLog,

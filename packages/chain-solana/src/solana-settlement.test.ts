@@ -175,8 +175,17 @@ describe("Solana settlement", () => {
       amount: 1_500_000n,
       to: customer,
       from: "vault" as const,
-      depositAddress: "",
+      depositAddress: "11111111111111111111111111111111",
       derivationIndex: 0,
+      attestation: signer.attest({
+        chain: "solana",
+        mode: "live",
+        asset: net.mints.USDC,
+        transferId: "solana:restore:0",
+        depositAddress: "11111111111111111111111111111111",
+        sender: customer,
+        amount: 1_500_000n,
+      }),
     };
     const first = await settlement.refund(work);
     expect(await balance(customer)).toBe(1_500_000n);
@@ -203,6 +212,15 @@ describe("Solana settlement", () => {
       from: "deposit",
       depositAddress: deposit.address,
       derivationIndex: deposit.index,
+      attestation: signer.attest({
+        chain: "solana",
+        mode: "live",
+        asset: net.mints.USDC,
+        transferId: "solana:ref_1:0",
+        depositAddress: deposit.address,
+        sender: customer,
+        amount: 4_000_000n,
+      }),
     });
     expect(await balance(customer)).toBe(4_000_000n);
     expect(await balance(deposit.address)).toBe(0n);

@@ -42,6 +42,13 @@ export interface SolanaRefundWork {
   from: "deposit" | "vault";
   depositAddress: string;
   derivationIndex: number;
+  /** Mirrors RefundAttestation of the settlement service. */
+  attestation?: {
+    keyId: string;
+    signature: string;
+    transferId: string;
+    transferAmount: bigint;
+  } | null;
 }
 
 /** A merchant payout from the vault, approved by the API (or the scheduler) for exactly this intent. */
@@ -100,6 +107,22 @@ export class SolanaSettlementError extends Error {
 }
 
 const STABLECOIN_DECIMALS = 6;
+
+/** The refund intent's attestation: the transfer as the watcher signed it. */
+export function attestationOf(work: SolanaRefundWork) {
+  const a = work.attestation;
+  if (!a) return {};
+  return {
+    attestation: {
+      keyId: a.keyId,
+      signature: new Uint8Array(Buffer.from(a.signature, "base64")),
+      transferId: a.transferId,
+      depositAddress: work.depositAddress,
+      sender: work.to,
+      amount: a.transferAmount,
+    },
+  };
+}
 
 export function createSolanaSettlement(options: SolanaSettlementOptions): SolanaSettlement {
   const { sql, connection, signer, approver, mints, log } = options;
@@ -240,6 +263,7 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
           amount: work.amount,
           destination: work.to,
           reference: work.paymentId,
+          ...attestationOf(work),
         };
         return {
           ...intent,

@@ -6,6 +6,7 @@ import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import { normalizeStructTag } from "@mysten/sui/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSuiSettlement } from "./sui-settlement.js";
 
@@ -103,6 +104,15 @@ describe("sui settlement", () => {
       from: "deposit",
       depositAddress: address,
       derivationIndex: index,
+      attestation: signer.attest({
+        chain: "sui",
+        mode: "live",
+        asset: normalizeStructTag(net.coinType("USDC")),
+        transferId: `sui:${refundId}:0`,
+        depositAddress: address,
+        sender: customer,
+        amount: 3_000_000n,
+      }),
     });
     expect(txid).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     expect(await balance(customer)).toBe(3_000_000n);
@@ -127,6 +137,16 @@ describe("sui settlement", () => {
       from: "vault" as const,
       depositAddress: address,
       derivationIndex: 0,
+      // The transfer it returns part of, as the watcher attested it.
+      attestation: signer.attest({
+        chain: "sui",
+        mode: "live",
+        asset: normalizeStructTag(net.coinType("USDC")),
+        transferId: `sui:${refundId}:0`,
+        depositAddress: address,
+        sender: customer,
+        amount: 3_000_000n,
+      }),
     };
     const first = await settlement.refund(work);
     expect((await settlement.refund(work)).txid).toBe(first.txid);

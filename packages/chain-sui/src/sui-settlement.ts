@@ -41,6 +41,13 @@ export interface SuiRefundWork {
   from: "deposit" | "vault";
   depositAddress: string;
   derivationIndex: number;
+  /** Mirrors RefundAttestation of the settlement service. */
+  attestation?: {
+    keyId: string;
+    signature: string;
+    transferId: string;
+    transferAmount: bigint;
+  } | null;
 }
 
 /** A merchant payout from the vault, approved by the API (or the scheduler) for exactly this. */
@@ -440,6 +447,18 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
         amount: work.amount,
         destination: normalizeSuiAddress(work.to),
         reference: work.paymentId,
+        ...(work.attestation
+          ? {
+              attestation: {
+                keyId: work.attestation.keyId,
+                signature: new Uint8Array(Buffer.from(work.attestation.signature, "base64")),
+                transferId: work.attestation.transferId,
+                depositAddress: normalizeSuiAddress(work.depositAddress),
+                sender: normalizeSuiAddress(work.to),
+                amount: work.attestation.transferAmount,
+              },
+            }
+          : {}),
       };
       const intent = {
         ...base,

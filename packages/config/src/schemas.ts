@@ -127,7 +127,21 @@ export const migrateConfigSchema = z.object({
   LOG_LEVEL: logLevel,
 });
 
+/**
+ * A watcher's attestation key: final deposit reports carry its signature, and the signer refunds
+ * only attested transfers (SIGNER_TRUSTED_APPROVERS lists its public half with
+ * `approves: "transfer"`). Unset: reports carry none, and live refunds are refused.
+ */
+const attestationFields = {
+  WATCHER_ATTESTATION_KEY_ID: z.string().default("watcher"),
+  WATCHER_ATTESTATION_SEED: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
+    .optional(),
+};
+
 export const watcherSuiConfigSchema = z.object({
+  ...attestationFields,
   ...infrastructure,
   ...suiChainFields,
   HEALTH_PORT: port(3105),
@@ -139,6 +153,7 @@ export const watcherSuiConfigSchema = z.object({
 export type WatcherSuiConfig = z.infer<typeof watcherSuiConfigSchema>;
 
 export const watcherSolanaConfigSchema = z.object({
+  ...attestationFields,
   ...infrastructure,
   HEALTH_PORT: port(3103),
   /** Where provider webhooks arrive. */

@@ -14,6 +14,7 @@ import {
   type PaymentState,
   type Refund,
   type RefundRecord,
+  type TransferAttestation,
   type TransferRecord,
 } from "./payment.js";
 
@@ -111,6 +112,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const ABSENT_OK = Symbol("absent-ok");
+
+/** A field added after states were stored: absent means null (older rows stay readable). */
+function added<T>(decoder: Decoder<T>): Decoder<T | null> {
+  return Object.assign(nullable(decoder), { [ABSENT_OK]: true });
+}
+
 /** Exactly these fields: a missing one or an unknown one is an error, so nothing is lost silently. */
 function object<T>(fields: { [K in keyof T]-?: Decoder<T[K]> }): Decoder<T> {
   return (value, path) => {
@@ -120,7 +128,10 @@ function object<T>(fields: { [K in keyof T]-?: Decoder<T[K]> }): Decoder<T> {
     }
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(fields) as (keyof T & string)[]) {
-      if (!Object.hasOwn(value, key)) throw new PaymentCodecError(`${path}.${key}`, "missing");
+      if (!Object.hasOwn(value, key)) {
+        if (ABSENT_OK in fields[key]) continue;
+        throw new PaymentCodecError(`${path}.${key}`, "missing");
+      }
       out[key] = fields[key](value[key], `${path}.${key}`);
     }
     return out as T;
@@ -156,12 +167,15 @@ const walletFields = {
 };
 const wallet = object<DepositWallet>(walletFields);
 
+const attestation = object<TransferAttestation>({ keyId: string, signature: string });
+
 const transfer = object<TransferRecord>({
   transferId: string,
   coin,
   amount: bigint,
   sender: string,
   status: oneOf(["seen", "counted", "returned", "dropped"] as const),
+  attestation: added(attestation),
 });
 
 const refundFields = {
@@ -174,6 +188,8 @@ const refundFields = {
   to: nullable(string),
   from: oneOf(["deposit", "vault"] as const),
   simulated: boolean,
+  attestation: added(attestation),
+  transferAmount: added(bigint),
 };
 
 const refundRecord = object<RefundRecord>({ ...refundFields, txid: nullable(string) });
@@ -222,6 +238,7 @@ const paymentMessage = tagged<PaymentMessage>({
     coin,
     amount: bigint,
     sender: string,
+    attestation: added(attestation),
   }),
   transfer_dropped: object({ type: literal("transfer_dropped"), transferId: string }),
   expire: object({ type: literal("expire"), now: finiteNumber }),

@@ -51,12 +51,25 @@ export interface DepositWallet {
  */
 export type TransferStatus = "seen" | "counted" | "returned" | "dropped";
 
+/**
+ * The watcher's signature over a final transfer (who sent how much to which deposit address).
+ * The signer refunds only to the attested sender and never more than the attested amount, so
+ * settlement alone cannot invent a refund. Opaque here: carried from the report to the refund.
+ */
+export interface TransferAttestation {
+  keyId: string;
+  /** Base64 ed25519 signature over attestationMessage (packages/signer-proto). */
+  signature: string;
+}
+
 export interface TransferRecord {
   transferId: string;
   coin: Coin;
   amount: bigint;
   sender: string;
   status: TransferStatus;
+  /** Set when the final report carried one. */
+  attestation?: TransferAttestation | null;
 }
 
 /**
@@ -86,6 +99,9 @@ export interface Refund {
   from: RefundSource;
   /** Test-mode simulation: nothing moves on chain and it counts as sent at once. */
   simulated: boolean;
+  /** The refunded transfer's attestation and its whole amount (what the signer checks against). */
+  attestation?: TransferAttestation | null;
+  transferAmount?: bigint | null;
 }
 
 export interface RefundRecord extends Refund {
@@ -131,7 +147,14 @@ export interface PaymentState {
 export type PaymentMessage =
   | { type: "wallet_assigned"; chain: Chain; coin: Coin; address: string; amountDue: bigint }
   | { type: "transfer_seen"; transferId: string; coin: Coin; amount: bigint; sender: string }
-  | { type: "transfer_final"; transferId: string; coin: Coin; amount: bigint; sender: string }
+  | {
+      type: "transfer_final";
+      transferId: string;
+      coin: Coin;
+      amount: bigint;
+      sender: string;
+      attestation?: TransferAttestation | null;
+    }
   | { type: "transfer_dropped"; transferId: string }
   | { type: "expire"; now: number }
   | { type: "sweep_done"; txid: string }
@@ -407,6 +430,7 @@ function onTransferFinal(
     amount: msg.amount,
     sender: msg.sender,
     status: "counted",
+    ...(msg.attestation ? { attestation: msg.attestation } : {}),
   };
   const next: PaymentState = {
     ...state,
@@ -419,6 +443,11 @@ function onTransferFinal(
     return { state: { ...next, status: "confirming" }, effects: [event("payment.confirming")] };
   }
   return { state: next, effects: [] };
+}
+
+/** What a refund of this transfer carries for the signer: its attestation and whole amount. */
+function attested(transfer: { amount: bigint; attestation?: TransferAttestation | null }) {
+  return transfer.attestation ? { attestation: transfer.attestation, transferAmount: transfer.amount } : {};
 }
 
 function returnLateTransfer(
@@ -436,6 +465,7 @@ function returnLateTransfer(
     to: msg.sender,
     from: "deposit",
     simulated: false,
+    ...attested(msg),
   };
   const record: TransferRecord = {
     transferId: msg.transferId,
@@ -443,6 +473,7 @@ function returnLateTransfer(
     amount: msg.amount,
     sender: msg.sender,
     status: "returned",
+    ...(msg.attestation ? { attestation: msg.attestation } : {}),
   };
   return {
     state: {
@@ -482,6 +513,7 @@ function confirm(
       to: crossing.sender,
       from: "vault",
       simulated: false,
+      ...attested(crossing),
     };
     refunds.push({ ...refund, txid: null });
     effects.push(refundEffect(refund));
@@ -506,6 +538,7 @@ function resolveExpiry(state: PaymentState, wallet: DepositWallet | null): Decis
       to: t.sender,
       from: "deposit",
       simulated: false,
+      ...attested(t),
     }));
   return {
     state: {

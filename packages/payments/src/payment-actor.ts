@@ -134,6 +134,9 @@ async function effectMessages(
             to: effect.to,
             from: effect.from,
             transfer_id: effect.transferId,
+            // The watcher's attestation the signer checks the refund against.
+            attestation: effect.attestation ?? null,
+            transfer_amount: effect.transferAmount?.toString() ?? null,
           },
         });
         break;

@@ -2,7 +2,7 @@
 // check, each with its own ed25519 key whose public half the signer trusts
 // (SIGNER_TRUSTED_APPROVERS).
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { approvalMessage } from "@gateway/signer-proto";
+import { type AttestedTransfer, approvalMessage, attestationMessage } from "@gateway/signer-proto";
 import {
   type ApprovalInput,
   type ChainName,
@@ -81,4 +81,18 @@ export function signPayoutApproval(
     privateKey: approver.key,
   });
   return { key_id: keyId, signature: Buffer.from(signature).toString("base64") };
+}
+
+/**
+ * A watcher's attestation of a final transfer (keyId and base64 signature), carried with the
+ * deposit report to the refund. The signer trusts the key for `approves: "transfer"` only.
+ */
+export function signAttestation(
+  transfer: AttestedTransfer,
+  attestor: { keyId: string; key: KeyObject },
+): { key_id: string; signature: string } {
+  return {
+    key_id: attestor.keyId,
+    signature: sign(null, attestationMessage(transfer), attestor.key).toString("base64"),
+  };
 }

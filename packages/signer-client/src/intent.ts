@@ -31,7 +31,19 @@ export type IntentInput =
       /** The payment (refund) or payout record this moves money for. */
       reference: string;
       approval?: ApprovalInput;
+      /** Refunds: the watcher's attestation of the refunded transfer. */
+      attestation?: AttestationInput;
     });
+
+export interface AttestationInput {
+  keyId: string;
+  signature: Uint8Array;
+  transferId: string;
+  depositAddress: string;
+  sender: string;
+  /** The whole transfer's amount (a refund may be part of it). */
+  amount: bigint;
+}
 
 export const CHAIN_TO_PROTO: Record<ChainName, Chain> = { solana: Chain.SOLANA, sui: Chain.SUI };
 export const MODE_TO_PROTO: Record<ModeName, Mode> = { live: Mode.LIVE, test: Mode.TEST };
@@ -52,6 +64,20 @@ export function toProtoIntent(input: IntentInput): Intent {
   }
   if (input.kind === "nonce_account") {
     return create(IntentSchema, { ...base, kind: { case: "nonceAccount", value: { index: input.index } } });
+  }
+  if (input.kind === "refund") {
+    return create(IntentSchema, {
+      ...base,
+      kind: {
+        case: "refund",
+        value: {
+          destination: input.destination,
+          reference: input.reference,
+          ...(input.attestation ? { attestation: input.attestation } : {}),
+        },
+      },
+      approval: input.approval,
+    });
   }
   return create(IntentSchema, {
     ...base,

@@ -48,3 +48,36 @@ export function approvalMessage(intent: Intent): Uint8Array {
   }
   return new TextEncoder().encode(lines.join("\n"));
 }
+
+export const ATTESTATION_DOMAIN = "gateway.signer.v1.attestation";
+
+/** What a watcher attests of a final transfer: the signer's spelling of chain, mode and asset. */
+export interface AttestedTransfer {
+  chain: "solana" | "sui";
+  mode: "live" | "test";
+  /** Solana: the mint or "SOL". Sui: the normalized coin type. */
+  asset: string;
+  transferId: string;
+  depositAddress: string;
+  sender: string;
+  amount: bigint;
+}
+
+/** The canonical bytes a watcher signs, in the same one-field-per-line form as approvals. */
+export function attestationMessage(t: AttestedTransfer): Uint8Array {
+  const fields: [string, string][] = [
+    ["chain", t.chain],
+    ["mode", t.mode],
+    ["asset", t.asset],
+    ["transfer_id", t.transferId],
+    ["deposit_address", t.depositAddress],
+    ["sender", t.sender],
+    ["amount", t.amount.toString()],
+  ];
+  const lines = [ATTESTATION_DOMAIN];
+  for (const [name, value] of fields) {
+    if (/[\r\n]/.test(value)) throw new ApprovalEncodingError(`${name} contains a line break`);
+    lines.push(`${name}=${value}`);
+  }
+  return new TextEncoder().encode(lines.join("\n"));
+}

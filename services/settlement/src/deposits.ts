@@ -20,6 +20,8 @@ export interface DepositReport {
   amount: string;
   sender: string;
   stage: "seen" | "final" | "dropped";
+  /** Final reports: the watcher's signature over the transfer (signAttestation), base64. */
+  attestation?: { key_id: string; signature: string };
 }
 
 export function depositMessageId(report: Pick<DepositReport, "transfer_id" | "stage">): string {
@@ -33,7 +35,16 @@ function toPaymentMessage(report: DepositReport): PaymentMessage {
     case "seen":
       return { type: "transfer_seen", transferId: report.transfer_id, coin, amount, sender: report.sender };
     case "final":
-      return { type: "transfer_final", transferId: report.transfer_id, coin, amount, sender: report.sender };
+      return {
+        type: "transfer_final",
+        transferId: report.transfer_id,
+        coin,
+        amount,
+        sender: report.sender,
+        ...(report.attestation
+          ? { attestation: { keyId: report.attestation.key_id, signature: report.attestation.signature } }
+          : {}),
+      };
     case "dropped":
       return { type: "transfer_dropped", transferId: report.transfer_id };
   }

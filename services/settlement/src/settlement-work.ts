@@ -28,6 +28,9 @@ interface RefundMessage {
   to: string;
   from: "deposit" | "vault";
   transfer_id: string | null;
+  /** Absent in messages queued before attestations existed. */
+  attestation?: { keyId: string; signature: string } | null;
+  transfer_amount?: string | null;
 }
 
 /**
@@ -99,6 +102,14 @@ export function startSettlementWork(
             from: refund.from,
             depositAddress: address,
             derivationIndex: await depositWallet(refund.payment_id, refund.chain, address),
+            attestation:
+              refund.attestation && refund.transfer_id && refund.transfer_amount
+                ? {
+                    ...refund.attestation,
+                    transferId: refund.transfer_id,
+                    transferAmount: BigInt(refund.transfer_amount),
+                  }
+                : null,
           });
           await handleOnce(sql, CONSUMER, id, (tx) =>
             applyPaymentMessage(

@@ -5,6 +5,7 @@ import { createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
 import { createMetricsRegistry } from "@gateway/metrics";
 import { onShutdown, startHealthServer } from "@gateway/service-runtime";
+import { approverKeyFromSeed } from "@gateway/signer-client";
 import { Connection } from "@solana/web3.js";
 import { createHeliusRegistry } from "./address-registry.js";
 import { startSolanaWatcher } from "./watcher.js";
@@ -47,6 +48,14 @@ const watcher = await startSolanaWatcher({
   openRefreshMs: config.OPEN_ADDRESS_REFRESH_MS,
   lateWindowMs: config.LATE_WINDOW_MS,
   heartbeatMs: config.HEARTBEAT_MS,
+  ...(config.WATCHER_ATTESTATION_SEED
+    ? {
+        attestor: {
+          keyId: config.WATCHER_ATTESTATION_KEY_ID,
+          key: approverKeyFromSeed(Buffer.from(config.WATCHER_ATTESTATION_SEED, "hex")),
+        },
+      }
+    : {}),
 });
 const health = await startHealthServer({
   port: config.HEALTH_PORT,

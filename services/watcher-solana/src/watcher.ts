@@ -1,11 +1,13 @@
 // The Solana watcher: webhook hints and reconciliation scans feed one signature tracker,
 // which publishes deposit reports for open live addresses to `<p>.cmd.deposit.solana`.
+import type { KeyObject } from "node:crypto";
 import type { Bus } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { prom, type Registry } from "@gateway/metrics";
 import { type DepositReport, depositMessageId } from "@gateway/settlement";
+import { signAttestation } from "@gateway/signer-client";
 import type { Connection } from "@solana/web3.js";
 import type { AddressRegistry } from "./address-registry.js";
 import type { FoundDeposit } from "./deposits-in-transaction.js";
@@ -35,6 +37,11 @@ export interface SolanaWatcherOptions {
   giveUpMs?: number;
   /** Where the watcher's metrics go (deposits reported, open addresses, followed signatures). */
   metrics?: Registry;
+  /**
+   * The watcher's attestation key: final reports carry its signature over the transfer, and the
+   * signer refunds only what a watcher attested (never on settlement's word alone).
+   */
+  attestor?: { keyId: string; key: KeyObject };
 }
 
 export interface SolanaWatcher {
@@ -79,6 +86,20 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
       sender: deposit.sender,
       stage,
     };
+    if (stage === "final" && options.attestor) {
+      report.attestation = signAttestation(
+        {
+          chain: "solana",
+          mode: "live",
+          asset: deposit.coin === "SOL" ? "SOL" : mints[deposit.coin as "USDC" | "USDT"],
+          transferId: report.transfer_id,
+          depositAddress: report.address,
+          sender: report.sender,
+          amount: deposit.amount,
+        },
+        options.attestor,
+      );
+    }
     await bus.js.publish(subject, JSON.stringify(report), { msgID: depositMessageId(report) });
     reported?.inc({ chain: "solana", stage });
     log.info({ address: deposit.address, signature, stage, amount: report.amount }, "deposit reported");

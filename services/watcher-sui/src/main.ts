@@ -4,6 +4,7 @@ import { createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
 import { createMetricsRegistry } from "@gateway/metrics";
 import { onShutdown, startHealthServer } from "@gateway/service-runtime";
+import { approverKeyFromSeed } from "@gateway/signer-client";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { watcherSuiMetrics } from "./metrics.js";
 import { startSuiWatcher } from "./watcher.js";
@@ -21,6 +22,14 @@ const watcher = await startSuiWatcher({
   coinTypes: { SUI: "0x2::sui::SUI", USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE },
   replicaId: config.SUI_WATCHER_REPLICA_ID,
   lateGraceMs: config.SUI_WATCHER_LATE_GRACE_MS,
+  ...(config.WATCHER_ATTESTATION_SEED
+    ? {
+        attestor: {
+          keyId: config.WATCHER_ATTESTATION_KEY_ID,
+          key: approverKeyFromSeed(Buffer.from(config.WATCHER_ATTESTATION_SEED, "hex")),
+        },
+      }
+    : {}),
 });
 const metrics = createMetricsRegistry("watcher-sui");
 watcherSuiMetrics(metrics, watcher, client);

@@ -1,10 +1,12 @@
-import { randomUUID } from "node:crypto";
+import { type KeyObject, randomUUID } from "node:crypto";
 import { type Bus, createOutboxRelay, type OutboxRelay } from "@gateway/bus";
 import { enqueueOutbox, type Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { type DepositReport, depositMessageId } from "@gateway/settlement";
+import { signAttestation } from "@gateway/signer-client";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
+import { normalizeStructTag } from "@mysten/sui/utils";
 import {
   type CheckpointSource,
   createCheckpointSource,
@@ -33,6 +35,8 @@ export interface SuiWatcherOptions {
   outboxPollMs?: number;
   /** How far the chain's clock may run ahead of the database's when deciding the address set is fresh. */
   clockMarginMs?: number;
+  /** The watcher's attestation key (see the Solana watcher's option of the same name). */
+  attestor?: { keyId: string; key: KeyObject };
 }
 
 export interface SuiWatcherStatus {
@@ -107,6 +111,28 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
 
   let previous: WatchedCheckpoint | undefined;
 
+  /** Final reports carry the watcher's signature over the transfer; the signer refunds only those. */
+  function attested(report: DepositReport, stage: "seen" | "final"): DepositReport {
+    const attestor = options.attestor;
+    const asset = options.coinTypes[report.coin];
+    if (stage !== "final" || !attestor || !asset) return report;
+    return {
+      ...report,
+      attestation: signAttestation(
+        {
+          chain: "sui",
+          mode: "live",
+          asset: normalizeStructTag(asset),
+          transferId: report.transfer_id,
+          depositAddress: report.address,
+          sender: report.sender,
+          amount: BigInt(report.amount),
+        },
+        attestor,
+      ),
+    };
+  }
+
   function reportsOf(
     checkpoint: WatchedCheckpoint,
     behind: Set<number>,
@@ -118,7 +144,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
         const p = addresses.partition(a);
         return p !== undefined && behind.has(p);
       })) {
-        reports.push({ ...report, stage, partition: addresses.partition(report.address)! });
+        reports.push({ ...attested(report, stage), stage, partition: addresses.partition(report.address)! });
       }
     }
     return reports;

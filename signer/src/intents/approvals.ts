@@ -10,8 +10,8 @@ import type { SignerIntent } from "./intent.js";
 
 export interface TrustedApprover {
   keyId: string;
-  /** Which intents this key may approve. */
-  approves: "refund" | "payout";
+  /** Which intents this key may approve; "transfer": a watcher's key that attests transfers. */
+  approves: "refund" | "payout" | "transfer";
   /** Raw 32-byte ed25519 public key. */
   publicKey: Uint8Array;
 }

@@ -183,11 +183,11 @@ function checkNonceAccountCreation(
   gasAddress: string,
   options: SolanaCheckOptions,
 ): CheckedTransaction {
-  const { signers, instructions } = decode(bytes);
-  const gas = hexOf(gasAddress);
   const index = intent.action.index;
   if (index >= options.maxNonceAccounts)
     refuse(RefusalCode.INVALID_INTENT, `nonce account index ${index} is past the configured bound`);
+  const { signers, instructions } = decode(bytes);
+  const gas = hexOf(gasAddress);
   if (signers.length !== 1 || signers[0] !== gas)
     refuse(RefusalCode.UNEXPECTED_SIGNER, "only the gas wallet signs a nonce account's creation");
   if (intent.amount > options.nonceAccountLamports)

@@ -79,6 +79,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   writeDevCerts({ dir: certsDir });
   mkdirSync(path.join(dir, "signer"), { recursive: true });
   const settlementApprover = generateApproverKey();
+  const watcherAttestor = generateApproverKey();
   const apiApprover = generateApproverKey();
   const payoutApprover = generateApproverKey();
   const [signerPort, signerHealth] = [await freePort(), await freePort()];
@@ -96,6 +97,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       SIGNER_TRUSTED_APPROVERS: JSON.stringify([
         { keyId: "settlement-chaos", approves: "refund", publicKey: settlementApprover.publicKey },
         { keyId: "api-chaos", approves: "payout", publicKey: apiApprover.publicKey },
+        { keyId: "watcher-chaos", approves: "transfer", publicKey: watcherAttestor.publicKey },
         { keyId: "settlement-payouts-chaos", approves: "payout", publicKey: payoutApprover.publicKey },
       ]),
       SIGNER_CAPS: JSON.stringify({
@@ -220,6 +222,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           SIGNATURE_POLL_MS: "50",
           OPEN_ADDRESS_REFRESH_MS: "200",
           RECONCILE_CALLS_PER_SECOND: "50",
+          WATCHER_ATTESTATION_KEY_ID: "watcher-chaos",
+          WATCHER_ATTESTATION_SEED: watcherAttestor.seed,
         },
         `http://127.0.0.1:${health}/readyz`,
       ),
@@ -233,6 +237,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           ...chains.suiEnv,
           SUI_WATCHER_REPLICA_ID: `watcher-sui-${i + 1}`,
           HEALTH_PORT: String(suiHealth),
+          WATCHER_ATTESTATION_KEY_ID: "watcher-chaos",
+          WATCHER_ATTESTATION_SEED: watcherAttestor.seed,
         },
         `http://127.0.0.1:${suiHealth}/readyz`,
       ),

@@ -108,6 +108,7 @@ export async function startSolanaHarness(
     openRefreshMs: 100,
     heartbeatMs: 500,
     giveUpMs: 3000,
+    attestor: signer.approvers.watcher,
   });
   return {
     net,

@@ -95,6 +95,9 @@ beforeAll(async () => {
       SIGNATURE_POLL_MS: "50",
       OPEN_ADDRESS_REFRESH_MS: "100",
       RECONCILE_CALLS_PER_SECOND: "50",
+      // Final reports carry this watcher's attestation; the signer refunds only attested transfers.
+      WATCHER_ATTESTATION_KEY_ID: signer.approvers.watcher.keyId,
+      WATCHER_ATTESTATION_SEED: signer.approvers.watcher.seedHex,
     });
     watchers.push(watcher);
     await waitForReady(`http://127.0.0.1:${health}/readyz`, watcher, 60_000);

@@ -82,6 +82,7 @@ export async function startSuiHarness(options: { checkpointIntervalMs?: number }
       replicaId: "watcher-sui-1",
       outboxPollMs: 25,
       heartbeatMs: 500,
+      attestor: signer.approvers.watcher,
     });
   const h: SuiHarness = {
     net,

@@ -5,6 +5,7 @@ import path from "node:path";
 import {
   createApprovalVerifier,
   createKeyring,
+  createRefundAttestationRule,
   createSignerCore,
   createSignerServer,
   mnemonicToSeed,
@@ -18,7 +19,9 @@ import {
   createSignerClient,
   generateApproverKey,
   type SignerClient,
+  signAttestation,
 } from "@gateway/signer-client";
+import type { AttestedTransfer } from "@gateway/signer-proto";
 import { pino } from "pino";
 
 /** A fixed development mnemonic: test addresses are reproducible across runs. Never funded for real. */
@@ -38,8 +41,17 @@ export interface TestSigner {
   approvers: {
     settlement: { keyId: string; key: KeyObject; seedHex: string };
     api: { keyId: string; key: KeyObject; seedHex: string };
+    /** The watchers' attestation key (the signer refunds only attested transfers). */
+    watcher: { keyId: string; key: KeyObject; seedHex: string };
   };
   auditPath: string;
+  /** A watcher's attestation of a transfer, in the shape refund work carries it. */
+  attest(transfer: AttestedTransfer): {
+    keyId: string;
+    signature: string;
+    transferId: string;
+    transferAmount: bigint;
+  };
   close(): Promise<void>;
 }
 
@@ -52,28 +64,40 @@ export async function startTestSigner(): Promise<TestSigner> {
   const certs = writeDevCerts({ dir: path.join(dir, "certs") });
   const settlementKey = generateApproverKey();
   const apiKey = generateApproverKey();
+  const watcherKey = generateApproverKey();
+  const trusted = [
+    {
+      keyId: "settlement-test",
+      approves: "refund" as const,
+      publicKey: Buffer.from(settlementKey.publicKey, "hex"),
+    },
+    { keyId: "api-test", approves: "payout" as const, publicKey: Buffer.from(apiKey.publicKey, "hex") },
+    {
+      keyId: "watcher-test",
+      approves: "transfer" as const,
+      publicKey: Buffer.from(watcherKey.publicKey, "hex"),
+    },
+  ];
   const auditPath = path.join(dir, "audit.jsonl");
-  const { audit, ledger } = openSignerState(auditPath, {
-    caps: new Map([
-      ["solana:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
-      ["sui:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
-    ]),
-    gasBudgets: new Map([
-      ["solana", 10n ** 15n],
-      ["sui", 10n ** 18n],
-    ]),
-    maxSweepsPerDeposit: 8,
-  });
+  const { audit, ledger } = openSignerState(
+    auditPath,
+    {
+      caps: new Map([
+        ["solana:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
+        ["sui:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
+      ]),
+      gasBudgets: new Map([
+        ["solana", 10n ** 15n],
+        ["sui", 10n ** 18n],
+      ]),
+      maxSweepsPerDeposit: 8,
+    },
+    undefined,
+    [createRefundAttestationRule(trusted)],
+  );
   const core = createSignerCore({
     keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
-    approvals: createApprovalVerifier([
-      {
-        keyId: "settlement-test",
-        approves: "refund",
-        publicKey: Buffer.from(settlementKey.publicKey, "hex"),
-      },
-      { keyId: "api-test", approves: "payout", publicKey: Buffer.from(apiKey.publicKey, "hex") },
-    ]),
+    approvals: createApprovalVerifier(trusted),
     ledger,
     audit,
     limits: signerLimits({
@@ -136,8 +160,20 @@ export async function startTestSigner(): Promise<TestSigner> {
         key: approverKeyFromSeed(Buffer.from(apiKey.seed, "hex")),
         seedHex: apiKey.seed,
       },
+      watcher: {
+        keyId: "watcher-test",
+        key: approverKeyFromSeed(Buffer.from(watcherKey.seed, "hex")),
+        seedHex: watcherKey.seed,
+      },
     },
     auditPath,
+    attest(transfer) {
+      const { key_id, signature } = signAttestation(transfer, {
+        keyId: "watcher-test",
+        key: approverKeyFromSeed(Buffer.from(watcherKey.seed, "hex")),
+      });
+      return { keyId: key_id, signature, transferId: transfer.transferId, transferAmount: transfer.amount };
+    },
     async close() {
       client.close();
       await server.stop();

@@ -28,6 +28,17 @@ export interface RefundWork {
   from: "deposit" | "vault";
   depositAddress: string;
   derivationIndex: number;
+  /** The watcher's attestation of the refunded transfer; the signer refunds nothing without it. */
+  attestation?: RefundAttestation | null;
+}
+
+export interface RefundAttestation {
+  keyId: string;
+  /** Base64. */
+  signature: string;
+  transferId: string;
+  /** The whole transfer's amount. */
+  transferAmount: bigint;
 }
 
 /**

@@ -1,0 +1,71 @@
+// Refunds go back only where a watcher saw the money come from. A watcher (not settlement)
+// attests each final transfer with its own key; a refund must carry the attestation of the
+// transfer it returns, go to its sender, and refunds against one transfer never add up to more
+// than its amount. Settlement alone, or whoever holds its approval key, cannot invent a refund.
+import { type KeyObject, verify } from "node:crypto";
+import { attestationMessage, RefusalCode } from "@gateway/signer-proto";
+import { normalizeSuiAddress } from "@mysten/sui/utils";
+import type { TrustedApprover } from "../intents/approvals.js";
+import type { SignerIntent } from "../intents/intent.js";
+import { ed25519PublicKeyObject } from "../keys/ed25519.js";
+import { refuse } from "../refusal.js";
+import type { PolicyRule } from "./rule.js";
+
+export function createRefundAttestationRule(approvers: readonly TrustedApprover[]): PolicyRule {
+  const attestors = new Map<string, KeyObject>(
+    approvers
+      .filter((a) => a.approves === "transfer")
+      .map((a) => [a.keyId, ed25519PublicKeyObject(a.publicKey)]),
+  );
+  const refunded = new Map<string, bigint>();
+
+  function attested(intent: SignerIntent) {
+    const kind = intent.proto.kind;
+    if (kind.case !== "refund" || intent.action.kind !== "refund") return undefined;
+    const a = kind.value.attestation;
+    if (!a)
+      refuse(RefusalCode.NOT_ATTESTED, "a refund needs a watcher's attestation of the transfer it returns");
+    const key = attestors.get(a.keyId);
+    if (!key) refuse(RefusalCode.NOT_ATTESTED, `attestation key ${a.keyId} is not a trusted watcher's`);
+    const message = attestationMessage({
+      chain: intent.chain,
+      mode: intent.mode,
+      asset: intent.asset,
+      transferId: a.transferId,
+      depositAddress: a.depositAddress,
+      sender: a.sender,
+      amount: a.amount,
+    });
+    if (!verify(null, message, key, a.signature))
+      refuse(
+        RefusalCode.NOT_ATTESTED,
+        "the attestation does not verify for this chain, mode, asset and transfer",
+      );
+    const sender = intent.chain === "sui" ? normalizeSuiAddress(a.sender) : a.sender;
+    if (sender !== intent.action.destination)
+      refuse(RefusalCode.NOT_ATTESTED, "a refund goes only to the attested sender of the transfer");
+    return { transfer: `${intent.chain}:${intent.mode}:${a.transferId}`, amount: a.amount };
+  }
+
+  return {
+    name: "refunds",
+    check(intent) {
+      const transfer = attested(intent);
+      if (!transfer) return;
+      const before = refunded.get(transfer.transfer) ?? 0n;
+      if (before + intent.amount > transfer.amount)
+        refuse(
+          RefusalCode.OVER_ATTESTED,
+          `refunds of ${transfer.transfer} would reach ${before + intent.amount}, more than the attested ${transfer.amount}`,
+        );
+    },
+    facts(intent) {
+      const transfer = attested(intent);
+      return transfer && { transfer: transfer.transfer, amount: intent.amount.toString() };
+    },
+    apply(facts) {
+      const key = facts.transfer!;
+      refunded.set(key, (refunded.get(key) ?? 0n) + BigInt(facts.amount!));
+    },
+  };
+}
