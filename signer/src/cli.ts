@@ -7,7 +7,7 @@ import { createCa, issueCertificate, writeCrl } from "./certificates.js";
 import { parseSignerConfig } from "./config.js";
 import { writeDevCerts } from "./dev-certs.js";
 import { createKeyring } from "./keys/keyring.js";
-import { sealMnemonic } from "./keys/sealed-seed.js";
+import { sealMnemonic } from "./sealed-seed.js";
 import { loadSeed } from "./seed.js";
 import { verifyAuditLog } from "./state/audit-log.js";
 

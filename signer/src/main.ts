@@ -5,11 +5,11 @@ import { countDecisions } from "./decision-metrics.js";
 import { createHealthServer } from "./health.js";
 import { createApprovalVerifier } from "./intents/approvals.js";
 import { createKeyring } from "./keys/keyring.js";
+import { openSignerState, signerLimits } from "./open-state.js";
 import { createPolicyRules } from "./policy/index.js";
 import { loadSeed } from "./seed.js";
 import { createSignerServer } from "./server.js";
 import { createSignerCore } from "./signer-core.js";
-import { openSignerState, signerLimits } from "./state/open-state.js";
 import { checkTlsMaterial } from "./tls-check.js";
 
 // A start-up failure (seed, lock, TLS files) must say why, even before the logger exists.

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "./config.js";
-import { mnemonicToSeed, sealMnemonic } from "./keys/sealed-seed.js";
+import { mnemonicToSeed, sealMnemonic } from "./sealed-seed.js";
 import { loadSeed, readPassphrase } from "./seed.js";
 
 const MNEMONIC = "test test test test test test test test test test test junk";

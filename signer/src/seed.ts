@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { ConfigError, type PassphraseSource, type SeedSource } from "./config.js";
-import { mnemonicToSeed, unsealMnemonic } from "./keys/sealed-seed.js";
+import { mnemonicToSeed, unsealMnemonic } from "./sealed-seed.js";
 
 /** A file or command output ends with one newline that is not part of the passphrase. */
 function withoutFinalNewline(text: string): string {

@@ -5,14 +5,18 @@
 // without chain access (docs/signer.md, "Exactly once"). Checks and recording run
 // synchronously per request, so two requests never interleave between check and record.
 import { createHash } from "node:crypto";
-import { Chain, Mode, RefusalCode, type ServiceAddresses, type SignRequest } from "@gateway/signer-proto";
+import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { blake2b } from "@noble/hashes/blake2.js";
 import type { Logger } from "pino";
+import { type AddressBook, createAddressBook } from "./addresses.js";
+
+export { BadRequestError } from "./addresses.js";
+
 import type { ApprovalVerifier } from "./intents/approvals.js";
 import { auditView, intentEffect, parseIntent, type SignerIntent } from "./intents/intent.js";
 import { type CheckedTransaction, checkSolanaTransaction } from "./intents/solana.js";
 import { checkSuiTransaction } from "./intents/sui.js";
-import type { ChainName, Keyring, ModeName, SigningKey } from "./keys/keyring.js";
+import type { Keyring, SigningKey } from "./keys/keyring.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditHead, AuditLog } from "./state/audit-log.js";
 import type { IntentLedger, SigningPlan } from "./state/ledger.js";
@@ -45,40 +49,13 @@ export type SignOutcome =
   | { ok: true; response: { intentId: string; signatures: SignatureValue[]; transaction: Uint8Array } }
   | { ok: false; refusal: { intentId: string; code: RefusalCode; reason: string } };
 
-export interface SignerCore {
-  deriveDepositAddress(chain: Chain, mode: Mode, index: number): string;
-  serviceAddresses(): Omit<ServiceAddresses, "$typeName">[];
+export interface SignerCore extends AddressBook {
   /** Decides one request; the decision is audited but not yet synced to disk. */
   decide(request: SignRequest): SignOutcome;
   /** Resolves when every decision so far is on disk. Call before answering. */
   sync(): Promise<void>;
   /** The audit chain's newest entry. */
   auditHead(): AuditHead;
-}
-
-export class BadRequestError extends Error {
-  override readonly name = "BadRequestError";
-}
-
-const CHAINS: [Chain, ChainName][] = [
-  [Chain.SOLANA, "solana"],
-  [Chain.SUI, "sui"],
-];
-const MODES: [Mode, ModeName][] = [
-  [Mode.LIVE, "live"],
-  [Mode.TEST, "test"],
-];
-
-function chainName(chain: Chain): ChainName {
-  const found = CHAINS.find(([c]) => c === chain);
-  if (!found) throw new BadRequestError("chain must be CHAIN_SOLANA or CHAIN_SUI");
-  return found[1];
-}
-
-function modeName(mode: Mode): ModeName {
-  const found = MODES.find(([m]) => m === mode);
-  if (!found) throw new BadRequestError("mode must be MODE_LIVE or MODE_TEST");
-  return found[1];
 }
 
 const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
@@ -100,14 +77,17 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   const { keyring, approvals, ledger, audit, limits, log } = deps;
   const now = deps.now ?? (() => new Date());
 
+  /** Whose keys an intent may use: the mode's gas wallet, and the deposit (sweep) or the vault. */
+  function keysOf(intent: SignerIntent) {
+    const { chain, mode, action } = intent;
+    const vault = keyring.key(chain, "vault", mode);
+    const source = action.kind === "sweep" ? keyring.key(chain, "deposit", mode, action.depositIndex) : vault;
+    return { gas: keyring.key(chain, "gas", mode), vault, source };
+  }
+
   function checkTransaction(intent: SignerIntent, request: SignRequest): CheckedTransaction {
-    const gas = keyring.key(intent.chain, "gas", intent.mode);
-    const vault = keyring.key(intent.chain, "vault", intent.mode);
+    const { gas, vault, source } = keysOf(intent);
     const action = intent.action;
-    const source =
-      action.kind === "sweep"
-        ? keyring.key(intent.chain, "deposit", intent.mode, action.depositIndex)
-        : vault;
     const destination =
       action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
     const parties = { gas: gas.address, source: source.address, destination };
@@ -125,17 +105,6 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
           parties,
           { maxGasBudget: limits.maxSuiGasBudget, maxGasPrice: limits.maxSuiGasPrice },
         );
-  }
-
-  /** The keys a bound transaction names as signers: only the intent's gas wallet and source. */
-  function keysFor(intent: SignerIntent): Map<string, SigningKey> {
-    const gas = keyring.key(intent.chain, "gas", intent.mode);
-    const action = intent.action;
-    const source =
-      action.kind === "sweep"
-        ? keyring.key(intent.chain, "deposit", intent.mode, action.depositIndex)
-        : keyring.key(intent.chain, "vault", intent.mode);
-    return new Map([gas, source].map((k) => [k.address, k]));
   }
 
   function plan(intent: SignerIntent, request: SignRequest): SigningPlan {
@@ -159,22 +128,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   }
 
   return {
-    deriveDepositAddress(chain, mode, index) {
-      if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31)
-        throw new BadRequestError("index must be below 2^31");
-      return keyring.key(chainName(chain), "deposit", modeName(mode), index).address;
-    },
-
-    serviceAddresses() {
-      return CHAINS.flatMap(([chain, name]) =>
-        MODES.map(([mode, modeText]) => ({
-          chain,
-          mode,
-          vault: keyring.key(name, "vault", modeText).address,
-          gas: keyring.key(name, "gas", modeText).address,
-        })),
-      );
-    },
+    ...createAddressBook(keyring),
 
     decide(request) {
       const transaction = createHash("sha256").update(request.unsignedTransaction).digest("hex");
@@ -184,7 +138,8 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         const at = now();
         const signing = plan(intent, request);
         ledger.check(signing, at);
-        const keys = keysFor(intent);
+        const { gas, source } = keysOf(intent);
+        const keys = new Map([gas, source].map((k) => [k.address, k]));
         const signatures = signing.signers.map((address) =>
           signWith(keys.get(address)!, signing.transaction),
         );

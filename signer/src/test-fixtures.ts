@@ -26,12 +26,12 @@ import { pino } from "pino";
 import { createApprovalVerifier } from "./intents/approvals.js";
 import { nonceAccountAddress } from "./intents/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
-import { mnemonicToSeed } from "./keys/sealed-seed.js";
+import { openSignerState, signerLimits } from "./open-state.js";
 import type { PolicyRule } from "./policy/rule.js";
+import { mnemonicToSeed } from "./sealed-seed.js";
 import { createSignerCore, type SignerCore } from "./signer-core.js";
 import type { AuditLog } from "./state/audit-log.js";
 import type { CapTable, LedgerLimits } from "./state/ledger.js";
-import { openSignerState, signerLimits } from "./state/open-state.js";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";

@@ -1,9 +1,9 @@
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
+import { mnemonicToSeed, SeedError, sealMnemonic, unsealMnemonic } from "../sealed-seed.js";
 import { ed25519FromSeed, ed25519FromSeedPkcs8, ed25519Sign } from "./ed25519.js";
 import { createKeyring } from "./keyring.js";
-import { mnemonicToSeed, SeedError, sealMnemonic, unsealMnemonic } from "./sealed-seed.js";
 import { derivePath } from "./slip10.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");

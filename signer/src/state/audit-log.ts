@@ -4,7 +4,7 @@
 // and replayed at every start, and a broken chain stops the signer.
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { type AppendFile, openAppendFile } from "./append-file.js";
+import { type AppendFile, openAppendFile } from "../storage/append-file.js";
 import type { LedgerRecord } from "./ledger.js";
 
 export const GENESIS_HASH = "0".repeat(64);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openAppendFile } from "./append-file.js";
+import { openAppendFile } from "../storage/append-file.js";
 import { openAuditLog, verifyAuditLog } from "./audit-log.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "signer-state-"));

@@ -1,9 +1,9 @@
 // Opens the signer's state: the audit chain, verified from its first line, replayed into a
 // fresh ledger. One function, so the process, the tests and the benches start alike.
 
-import type { PolicyRule } from "../policy/rule.js";
-import { type AuditLog, openAuditLog } from "./audit-log.js";
-import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./ledger.js";
+import type { PolicyRule } from "./policy/rule.js";
+import { type AuditLog, openAuditLog } from "./state/audit-log.js";
+import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./state/ledger.js";
 
 export function openSignerState(
   auditPath: string,
