@@ -129,6 +129,7 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
             RefusalCode.SWEEP_LIMIT_EXCEEDED,
             `deposit ${deposit} was swept ${limits.maxSweepsPerDeposit} times`,
           );
+        for (const rule of rules) rule.check(intent, at);
       }
       // Every signature counts against the caps and the gas budget, repeats included.
       if (movesValue(intent.action.kind)) {

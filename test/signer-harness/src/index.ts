@@ -115,6 +115,9 @@ export async function startTestSigner(): Promise<TestSigner> {
     sign: (input) => clients.settlement.sign(input),
     signBatch: (inputs) => clients.settlement.signBatch(inputs),
     getAuditHead: () => clients.settlement.getAuditHead(),
+    requestPayoutDestination: (request) => clients.api.requestPayoutDestination(request),
+    cancelPayoutDestination: (request) => clients.api.cancelPayoutDestination(request),
+    listPayoutDestinations: (merchantId) => clients.api.listPayoutDestinations(merchantId),
     close() {
       clients.api.close();
       clients.settlement.close();
