@@ -12,8 +12,6 @@ export interface DevSecrets {
   /** Approval keys: settlement approves refunds, the API approves payouts after the OTP check. */
   SETTLEMENT_APPROVER: { keyId: string; seed: string; publicKey: string };
   API_APPROVER: { keyId: string; seed: string; publicKey: string };
-  /** Settlement approves the daily scheduled payouts with this one. */
-  SETTLEMENT_PAYOUT_APPROVER: { keyId: string; seed: string; publicKey: string };
 }
 
 /**
@@ -23,17 +21,14 @@ export interface DevSecrets {
  */
 export function loadDevSecrets(file: string): DevSecrets {
   const kept = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>) : {};
-  // Secrets an older runner did not make yet are added; existing ones never change.
+  // Secrets an older runner did not make yet are added; existing ones never change. Scheduled
+  // payouts need no key any more (the signer pays only the linked wallet): an old one is dropped.
   const secrets: DevSecrets = {
     JWT_SECRET: kept.JWT_SECRET ?? randomBytes(32).toString("base64url"),
     WEBHOOK_SECRET_KEY: kept.WEBHOOK_SECRET_KEY ?? randomBytes(32).toString("base64"),
     SIGNER_SEED_MNEMONIC: kept.SIGNER_SEED_MNEMONIC ?? generateMnemonic(wordlist, 256),
     SETTLEMENT_APPROVER: kept.SETTLEMENT_APPROVER ?? { keyId: "settlement-dev", ...generateApproverKey() },
     API_APPROVER: kept.API_APPROVER ?? { keyId: "api-dev", ...generateApproverKey() },
-    SETTLEMENT_PAYOUT_APPROVER: kept.SETTLEMENT_PAYOUT_APPROVER ?? {
-      keyId: "settlement-payouts-dev",
-      ...generateApproverKey(),
-    },
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
@@ -47,10 +42,5 @@ export function trustedApprovers(secrets: DevSecrets): string {
       publicKey: secrets.SETTLEMENT_APPROVER.publicKey,
     },
     { keyId: secrets.API_APPROVER.keyId, approves: "payout", publicKey: secrets.API_APPROVER.publicKey },
-    {
-      keyId: secrets.SETTLEMENT_PAYOUT_APPROVER.keyId,
-      approves: "payout",
-      publicKey: secrets.SETTLEMENT_PAYOUT_APPROVER.publicKey,
-    },
   ]);
 }

@@ -10,6 +10,7 @@ export * from "./intents/intent.js";
 export { nonceAccountAddress } from "./intents/solana.js";
 export * from "./keys/keyring.js";
 export * from "./keys/sealed-seed.js";
+export * from "./policy/index.js";
 export * from "./refusal.js";
 export * from "./seed.js";
 export * from "./server.js";

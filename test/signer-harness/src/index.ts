@@ -5,10 +5,12 @@ import path from "node:path";
 import {
   createApprovalVerifier,
   createKeyring,
+  createPayoutPolicy,
   createSignerCore,
   createSignerServer,
   mnemonicToSeed,
   openSignerState,
+  type PayoutPolicyOptions,
   type Role,
   signerLimits,
   writeDevCerts,
@@ -17,7 +19,10 @@ import {
   approverKeyFromSeed,
   createSignerClient,
   generateApproverKey,
+  type PayoutDestinationEntry,
+  type PayoutDestinationInput,
   type SignerClient,
+  signDestinationApproval,
 } from "@gateway/signer-client";
 import { pino } from "pino";
 
@@ -40,40 +45,78 @@ export interface TestSigner {
     api: { keyId: string; key: KeyObject; seedHex: string };
   };
   auditPath: string;
+  /**
+   * Puts an address on a merchant's payout allow-list as the API does after the e-mailed code
+   * (the API's certificate and approval key). With the harness's default delay of 0 it is in effect at once.
+   */
+  allowDestination(destination: PayoutDestinationInput): Promise<PayoutDestinationEntry>;
   close(): Promise<void>;
 }
+
+export interface TestSignerOptions {
+  /**
+   * The payout policy as production runs it (allow-list, bound expiring approvals, velocity):
+   * `true` for test defaults (no delay, generous limits) or options over them. Off by default,
+   * so suites that pay out without merchants keep their shape.
+   */
+  payoutPolicy?: boolean | Partial<PayoutPolicyOptions>;
+}
+
+const TEST_PAYOUT_POLICY: PayoutPolicyOptions = {
+  destinationDelaySeconds: { live: 0, test: 0 },
+  approvalMaxTtlSeconds: 900,
+  limits: {
+    perMerchant: { count: 1_000, amount: 10n ** 15n },
+    total: { count: 100_000, amount: 10n ** 16n },
+  },
+};
 
 /**
  * The real signer, served over gRPC with mutual TLS on a random port, with throwaway certificates,
  * audit log and intent ledger. Tests talk to it exactly as the services do.
  */
-export async function startTestSigner(): Promise<TestSigner> {
+export async function startTestSigner(options: TestSignerOptions = {}): Promise<TestSigner> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gw-test-signer-"));
   const certs = writeDevCerts({ dir: path.join(dir, "certs") });
   const settlementKey = generateApproverKey();
   const apiKey = generateApproverKey();
   const auditPath = path.join(dir, "audit.jsonl");
-  const { audit, ledger } = openSignerState(auditPath, {
-    caps: new Map([
-      ["solana:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
-      ["sui:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
-    ]),
-    gasBudgets: new Map([
-      ["solana", 10n ** 15n],
-      ["sui", 10n ** 18n],
-    ]),
-    maxSweepsPerDeposit: 8,
-  });
+  const payouts = options.payoutPolicy
+    ? createPayoutPolicy({
+        ...TEST_PAYOUT_POLICY,
+        ...(options.payoutPolicy === true ? {} : options.payoutPolicy),
+      })
+    : undefined;
+  const { audit, ledger } = openSignerState(
+    auditPath,
+    {
+      caps: new Map([
+        ["solana:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
+        ["sui:*", { perIntent: 10n ** 15n, perDay: 10n ** 16n }],
+      ]),
+      gasBudgets: new Map([
+        ["solana", 10n ** 15n],
+        ["sui", 10n ** 18n],
+      ]),
+      maxSweepsPerDeposit: 8,
+    },
+    undefined,
+    payouts ? [payouts] : [],
+  );
   const core = createSignerCore({
+    payouts,
     keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
-    approvals: createApprovalVerifier([
-      {
-        keyId: "settlement-test",
-        approves: "refund",
-        publicKey: Buffer.from(settlementKey.publicKey, "hex"),
-      },
-      { keyId: "api-test", approves: "payout", publicKey: Buffer.from(apiKey.publicKey, "hex") },
-    ]),
+    approvals: createApprovalVerifier(
+      [
+        {
+          keyId: "settlement-test",
+          approves: "refund",
+          publicKey: Buffer.from(settlementKey.publicKey, "hex"),
+        },
+        { keyId: "api-test", approves: "payout", publicKey: Buffer.from(apiKey.publicKey, "hex") },
+      ],
+      { unapprovedPayoutsToLinked: Boolean(payouts) },
+    ),
     ledger,
     audit,
     limits: signerLimits({
@@ -141,6 +184,16 @@ export async function startTestSigner(): Promise<TestSigner> {
       },
     },
     auditPath,
+    allowDestination: (destination) =>
+      clients.api.requestPayoutDestination({
+        ...destination,
+        approval: signDestinationApproval({
+          destination,
+          keyId: "api-test",
+          privateKey: approverKeyFromSeed(Buffer.from(apiKey.seed, "hex")),
+          expiresAtMs: BigInt(Date.now() + 300_000),
+        }),
+      }),
     async close() {
       client.close();
       await server.stop();
