@@ -9,6 +9,7 @@ import {
   SignerRefusedError,
   signDestinationApproval,
 } from "@gateway/signer-client";
+import { whileSignerRestarts } from "../../signer-addresses.js";
 import type { PayoutApprover } from "../payouts/payout-approval.js";
 
 export type { PayoutDestinationEntry };
@@ -61,15 +62,22 @@ export function createPayoutDestinations(options: {
   const { signer, approver, log } = options;
   return {
     async request(d) {
-      const approval = signDestinationApproval({
-        destination: d,
-        keyId: approver.keyId,
-        privateKey: approver.key,
-        expiresAtMs: BigInt(Date.now() + options.ttlSeconds * 1000),
-      });
+      // A fresh approval per attempt: each is used once, and asking again for a listed address
+      // changes nothing, so a request whose answer was lost in a signer restart is made again.
+      const attempt = () =>
+        signer.requestPayoutDestination({
+          ...d,
+          approval: signDestinationApproval({
+            destination: d,
+            keyId: approver.keyId,
+            privateKey: approver.key,
+            expiresAtMs: BigInt(Date.now() + options.ttlSeconds * 1000),
+          }),
+        });
       try {
-        return await signer.requestPayoutDestination({ ...d, approval });
+        return await whileSignerRestarts(attempt);
       } catch (err) {
+        if (err instanceof GatewayError) throw err;
         if (err instanceof SignerRefusedError)
           log.error({ err, merchantId: d.merchantId }, "signer refused a payout destination");
         throw unavailable(err);
@@ -77,16 +85,18 @@ export function createPayoutDestinations(options: {
     },
     async cancel(d) {
       try {
-        return await signer.cancelPayoutDestination(d);
+        return await whileSignerRestarts(() => signer.cancelPayoutDestination(d));
       } catch (err) {
+        if (err instanceof GatewayError) throw err;
         if (/not_found|not on the merchant's allow-list/i.test(String(err))) return null;
         throw unavailable(err);
       }
     },
     async list(merchantId) {
       try {
-        return await signer.listPayoutDestinations(merchantId);
+        return await whileSignerRestarts(() => signer.listPayoutDestinations(merchantId));
       } catch (err) {
+        if (err instanceof GatewayError) throw err;
         throw unavailable(err);
       }
     },
