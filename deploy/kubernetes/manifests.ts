@@ -21,12 +21,7 @@ interface ServiceSpec {
 
 const infraSecrets = ["DATABASE_URL"];
 /** Secrets a service runs without (the feature they enable is then off, and says so in its log). */
-const OPTIONAL_SECRETS = new Set([
-  "SMTP_URL",
-  "PROVIDER_API_KEY",
-  "API_APPROVER_SEED",
-  "SETTLEMENT_PAYOUT_APPROVER_SEED",
-]);
+const OPTIONAL_SECRETS = new Set(["SMTP_URL", "PROVIDER_API_KEY", "API_APPROVER_SEED"]);
 const common = {
   NATS_URL: "nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222",
   BUS_STREAM_REPLICAS: "3",
@@ -69,13 +64,7 @@ const SERVICES: ServiceSpec[] = [
     replicas: 2,
     port: 3101,
     env: { ...common, ...signerEnv, HEALTH_PORT: "3101", PUBLIC_BASE_URL: "https://pay.example.com" },
-    secretEnv: [
-      ...infraSecrets,
-      "SETTLEMENT_APPROVER_SEED",
-      "SETTLEMENT_PAYOUT_APPROVER_SEED",
-      "SOLANA_RPC_URL",
-      "SUI_GRPC_URL",
-    ],
+    secretEnv: [...infraSecrets, "SETTLEMENT_APPROVER_SEED", "SOLANA_RPC_URL", "SUI_GRPC_URL"],
     cpu: ["200m", "1"],
     memory: ["256Mi", "512Mi"],
     talksToSigner: true,

@@ -14,8 +14,6 @@ export interface DevSecrets {
   API_APPROVER: { keyId: string; seed: string; publicKey: string };
   /** The watchers attest final transfers with this one; the signer refunds only attested ones. */
   WATCHER_ATTESTOR?: { keyId: string; seed: string; publicKey: string };
-  /** Settlement approves the daily scheduled payouts with this one. */
-  SETTLEMENT_PAYOUT_APPROVER: { keyId: string; seed: string; publicKey: string };
 }
 
 /**
@@ -25,7 +23,8 @@ export interface DevSecrets {
  */
 export function loadDevSecrets(file: string): DevSecrets {
   const kept = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>) : {};
-  // Secrets an older runner did not make yet are added; existing ones never change.
+  // Secrets an older runner did not make yet are added; existing ones never change. Scheduled
+  // payouts need no key any more (the signer pays only the linked wallet): an old one is dropped.
   const secrets: DevSecrets = {
     JWT_SECRET: kept.JWT_SECRET ?? randomBytes(32).toString("base64url"),
     WEBHOOK_SECRET_KEY: kept.WEBHOOK_SECRET_KEY ?? randomBytes(32).toString("base64"),
@@ -33,10 +32,6 @@ export function loadDevSecrets(file: string): DevSecrets {
     SETTLEMENT_APPROVER: kept.SETTLEMENT_APPROVER ?? { keyId: "settlement-dev", ...generateApproverKey() },
     API_APPROVER: kept.API_APPROVER ?? { keyId: "api-dev", ...generateApproverKey() },
     WATCHER_ATTESTOR: kept.WATCHER_ATTESTOR ?? { keyId: "watcher-dev", ...generateApproverKey() },
-    SETTLEMENT_PAYOUT_APPROVER: kept.SETTLEMENT_PAYOUT_APPROVER ?? {
-      keyId: "settlement-payouts-dev",
-      ...generateApproverKey(),
-    },
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
@@ -59,10 +54,5 @@ export function trustedApprovers(secrets: DevSecrets): string {
           },
         ]
       : []),
-    {
-      keyId: secrets.SETTLEMENT_PAYOUT_APPROVER.keyId,
-      approves: "payout",
-      publicKey: secrets.SETTLEMENT_PAYOUT_APPROVER.publicKey,
-    },
   ]);
 }

@@ -100,6 +100,8 @@ export const SERVICES: ServiceSpec[] = [
         "sui:*": { perIntent: "1000000000000", perDay: "100000000000000" },
       }),
       SIGNER_AUDIT_LOG: path.join(ctx.dataDir, "signer", "audit.jsonl"),
+      // Local networks: a new payout destination is in effect after a minute, not a day.
+      SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: process.env.SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS ?? "60",
       SIGNER_LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 7444)}/readyz`,
@@ -148,8 +150,6 @@ export const SERVICES: ServiceSpec[] = [
       PUBLIC_BASE_URL: ctx.publicBaseUrl,
       SETTLEMENT_APPROVER_KEY_ID: ctx.secrets.SETTLEMENT_APPROVER.keyId,
       SETTLEMENT_APPROVER_SEED: ctx.secrets.SETTLEMENT_APPROVER.seed,
-      SETTLEMENT_PAYOUT_APPROVER_KEY_ID: ctx.secrets.SETTLEMENT_PAYOUT_APPROVER.keyId,
-      SETTLEMENT_PAYOUT_APPROVER_SEED: ctx.secrets.SETTLEMENT_PAYOUT_APPROVER.seed,
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3101)}/readyz`,
   },

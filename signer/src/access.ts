@@ -17,6 +17,11 @@ export const RPC_ROLES = {
   SignBatch: ["settlement"],
   // Both keep the highest head they saw, to catch a log cut back on the signer's host.
   GetAuditHead: ["api", "settlement"],
+  // The API asks for allow-list changes after the merchant's e-mailed code, and shows the list;
+  // settlement pays out only to what is on it and cannot change it.
+  RequestPayoutDestination: ["api"],
+  CancelPayoutDestination: ["api"],
+  ListPayoutDestinations: ["api"],
 } as const satisfies Record<string, readonly Role[]>;
 export type RpcName = keyof typeof RPC_ROLES;
 

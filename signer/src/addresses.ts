@@ -8,22 +8,22 @@ export class BadRequestError extends Error {
   override readonly name = "BadRequestError";
 }
 
-const CHAINS: [Chain, ChainName][] = [
+export const CHAINS: [Chain, ChainName][] = [
   [Chain.SOLANA, "solana"],
   [Chain.SUI, "sui"],
 ];
-const MODES: [Mode, ModeName][] = [
+export const MODES: [Mode, ModeName][] = [
   [Mode.LIVE, "live"],
   [Mode.TEST, "test"],
 ];
 
-function chainName(chain: Chain): ChainName {
+export function chainName(chain: Chain): ChainName {
   const found = CHAINS.find(([c]) => c === chain);
   if (!found) throw new BadRequestError("chain must be CHAIN_SOLANA or CHAIN_SUI");
   return found[1];
 }
 
-function modeName(mode: Mode): ModeName {
+export function modeName(mode: Mode): ModeName {
   const found = MODES.find(([m]) => m === mode);
   if (!found) throw new BadRequestError("mode must be MODE_LIVE or MODE_TEST");
   return found[1];

@@ -13,6 +13,31 @@ const problems = (env: Record<string, string>) => {
 };
 
 describe("signer config", () => {
+  it("keeps the payout policy: a day's delay live, none in test, 15-minute approvals, limits", () => {
+    const dev = { SIGNER_ENV: "development", SIGNER_SEED_MNEMONIC: MNEMONIC };
+    expect(parseSignerConfig(dev).payoutPolicy).toEqual({
+      destinationDelaySeconds: { live: 86_400, test: 0 },
+      approvalMaxTtlSeconds: 900,
+      limits: {
+        perMerchant: { count: 20, amount: 100_000_000_000n },
+        total: { count: 1_000, amount: 1_000_000_000_000n },
+      },
+    });
+    const set = parseSignerConfig({
+      ...dev,
+      SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: "3600",
+      SIGNER_PAYOUT_LIMITS: '{"perMerchant":{"count":5,"amount":"7"},"total":{"count":9,"amount":11}}',
+    }).payoutPolicy;
+    expect(set.destinationDelaySeconds.live).toBe(3600);
+    expect(set.limits).toEqual({ perMerchant: { count: 5, amount: 7n }, total: { count: 9, amount: 11n } });
+    expect(problems({ ...dev, SIGNER_PAYOUT_LIMITS: '{"perMerchant":{"count":5}}' })).toEqual([
+      "SIGNER_PAYOUT_LIMITS",
+    ]);
+    expect(problems({ ...dev, SIGNER_APPROVAL_MAX_TTL_SECONDS: "0" })).toEqual([
+      "SIGNER_APPROVAL_MAX_TTL_SECONDS",
+    ]);
+  });
+
   it("runs in development with a mnemonic and no TLS", () => {
     const config = parseSignerConfig({ SIGNER_ENV: "development", SIGNER_SEED_MNEMONIC: MNEMONIC });
     expect(config.port).toBe(7443);

@@ -33,6 +33,13 @@ const amount = z
   .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
   .transform((v) => BigInt(v));
 const gasBudgets = z.record(z.string().regex(/^(solana|sui)(:(live|test))?$/), amount);
+const velocity = z.object({ count: z.number().int().nonnegative(), amount });
+const payoutLimits = z.object({ perMerchant: velocity, total: velocity });
+/** Per UTC day; amounts in base units of the payout stablecoins (6 decimals), summed over assets. */
+const DEFAULT_PAYOUT_LIMITS = {
+  perMerchant: { count: 20, amount: 100_000_000_000n },
+  total: { count: 1_000, amount: 1_000_000_000_000n },
+};
 const caps = z.record(z.string().regex(/^(solana|sui):.+$/), z.object({ perIntent: amount, perDay: amount }));
 
 function json<T extends z.ZodType>(schema: T) {
@@ -109,6 +116,12 @@ export const signerConfigSchema = z
     SIGNER_MAX_SWEEPS_PER_DEPOSIT: z.coerce.number().int().min(1).max(1000).default(8),
     SIGNER_SOLANA_MAX_NONCE_ACCOUNTS: z.coerce.number().int().min(1).max(100_000).default(1024),
     SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS: amount.default(100_000n),
+    /** Seconds before a new payout destination takes effect (the merchant is told and can cancel). */
+    SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(86_400),
+    SIGNER_TEST_PAYOUT_DESTINATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(0),
+    /** Payout and destination approvals expiring further ahead than this are refused. */
+    SIGNER_APPROVAL_MAX_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    SIGNER_PAYOUT_LIMITS: json(payoutLimits).default(DEFAULT_PAYOUT_LIMITS),
     SIGNER_AUDIT_LOG: z.string().optional(),
     SIGNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   })
@@ -191,6 +204,11 @@ export interface SignerConfig {
   refundAttestation: "required" | "off";
   maxSolanaNonceAccounts: number;
   maxSolanaPriorityFeeLamports: bigint;
+  payoutPolicy: {
+    destinationDelaySeconds: { live: number; test: number };
+    approvalMaxTtlSeconds: number;
+    limits: z.infer<typeof payoutLimits>;
+  };
   auditLog: string;
   logLevel: string;
 }
@@ -257,6 +275,14 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
     refundAttestation: c.SIGNER_REFUND_ATTESTATION,
     maxSolanaNonceAccounts: c.SIGNER_SOLANA_MAX_NONCE_ACCOUNTS,
     maxSolanaPriorityFeeLamports: c.SIGNER_SOLANA_MAX_PRIORITY_FEE_LAMPORTS,
+    payoutPolicy: {
+      destinationDelaySeconds: {
+        live: c.SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS,
+        test: c.SIGNER_TEST_PAYOUT_DESTINATION_DELAY_SECONDS,
+      },
+      approvalMaxTtlSeconds: c.SIGNER_APPROVAL_MAX_TTL_SECONDS,
+      limits: c.SIGNER_PAYOUT_LIMITS,
+    },
     auditLog,
     logLevel: c.SIGNER_LOG_LEVEL,
   };

@@ -6,7 +6,7 @@ import { createHealthServer } from "./health.js";
 import { createApprovalVerifier } from "./intents/approvals.js";
 import { createKeyring } from "./keys/keyring.js";
 import { openSignerState, signerLimits } from "./open-state.js";
-import { createPolicyRules } from "./policy/index.js";
+import { createPolicyRules, payoutPolicyOf } from "./policy/index.js";
 import { loadSeed } from "./seed.js";
 import { createSignerServer } from "./server.js";
 import { createSignerCore } from "./signer-core.js";
@@ -44,9 +44,11 @@ const { ledger, audit } = openSignerState(
   rules,
 );
 log.info({ auditHead: audit.head() }, "audit chain verified");
+const payouts = payoutPolicyOf(rules);
 const core = createSignerCore({
   keyring,
-  approvals: createApprovalVerifier(config.trustedApprovers),
+  approvals: createApprovalVerifier(config.trustedApprovers, { unapprovedPayoutsToLinked: Boolean(payouts) }),
+  payouts,
   ledger,
   audit,
   limits: signerLimits(config),

@@ -19,6 +19,7 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   AuditHeadSchema,
+  PayoutDestinationSchema,
   RefusalCode,
   RefusalDetailSchema,
   ServiceAddressesSchema,
@@ -30,7 +31,7 @@ import {
 import type { Logger } from "pino";
 import { type IntentKindName, mayCall, mayRequest } from "./access.js";
 import { type Caller, callerFromCertificate, describeCaller } from "./identity.js";
-import { BadRequestError, type SignerCore } from "./signer-core.js";
+import { BadRequestError, type DestinationOutcome, NotFoundError, type SignerCore } from "./signer-core.js";
 import type { AuditLog } from "./state/audit-log.js";
 
 /** Upper bound on one batch: keeps one caller from holding the event loop for long. */
@@ -94,7 +95,37 @@ function readTls(files: TlsFiles): { options: SecureContextOptions; digest: stri
 
 function badRequest(error: unknown): never {
   if (error instanceof BadRequestError) throw new ConnectError(error.message, Code.InvalidArgument);
+  if (error instanceof NotFoundError) throw new ConnectError(error.message, Code.NotFound);
   throw error;
+}
+
+/** A refusal as the caller sees it: the status by class, and the RefusalDetail. */
+function refusalError(intentId: string, code: RefusalCode, reason: string): ConnectError {
+  const status =
+    code === RefusalCode.INVALID_INTENT || code === RefusalCode.MALFORMED_TRANSACTION
+      ? Code.InvalidArgument
+      : code === RefusalCode.UNSPECIFIED
+        ? Code.Internal
+        : Code.PermissionDenied;
+  return new ConnectError(`refused: ${RefusalCode[code]}: ${reason}`, status, undefined, [
+    { desc: RefusalDetailSchema, value: { intentId, code, reason } },
+  ]);
+}
+
+/** An allow-list change, answered once its audit line is on disk. */
+async function destinationAnswer(core: SignerCore, decide: () => DestinationOutcome) {
+  let outcome: DestinationOutcome;
+  try {
+    outcome = decide();
+  } catch (error) {
+    badRequest(error);
+  }
+  await core.sync();
+  if (!outcome.ok) throw refusalError("", outcome.refusal.code, outcome.refusal.reason);
+  return {
+    destination: create(PayoutDestinationSchema, outcome.destination),
+    auditHead: auditHead(core),
+  };
 }
 
 /** Each answer carries the chain's head, so callers can notice a log cut back on this host. */
@@ -187,15 +218,20 @@ export function signerRoutes(core: SignerCore, access: Access) {
         if (outcome.ok)
           return create(SignResponseSchema, { ...outcome.response, auditHead: auditHead(core) });
         const { code, reason, intentId } = outcome.refusal;
-        const status =
-          code === RefusalCode.INVALID_INTENT || code === RefusalCode.MALFORMED_TRANSACTION
-            ? Code.InvalidArgument
-            : code === RefusalCode.UNSPECIFIED
-              ? Code.Internal
-              : Code.PermissionDenied;
-        throw new ConnectError(`refused: ${RefusalCode[code]}: ${reason}`, status, undefined, [
-          { desc: RefusalDetailSchema, value: { intentId, code, reason } },
-        ]);
+        throw refusalError(intentId, code, reason);
+      },
+      requestPayoutDestination(request) {
+        return destinationAnswer(core, () => core.requestPayoutDestination(request));
+      },
+      cancelPayoutDestination(request) {
+        return destinationAnswer(core, () => core.cancelPayoutDestination(request));
+      },
+      listPayoutDestinations(request) {
+        return {
+          destinations: core
+            .listPayoutDestinations(request.merchantId)
+            .map((d) => create(PayoutDestinationSchema, d)),
+        };
       },
       async signBatch(request, context) {
         if (request.requests.length > MAX_BATCH) {

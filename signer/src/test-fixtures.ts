@@ -27,6 +27,7 @@ import { createApprovalVerifier } from "./intents/approvals.js";
 import { nonceAccountAddress } from "./intents/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
 import { openSignerState, signerLimits } from "./open-state.js";
+import { payoutPolicyOf } from "./policy/index.js";
 import type { PolicyRule } from "./policy/rule.js";
 import { mnemonicToSeed } from "./sealed-seed.js";
 import { createSignerCore, type SignerCore } from "./signer-core.js";
@@ -125,9 +126,11 @@ export function createTestSigner(
     options.now,
     options.rules,
   );
+  const payouts = payoutPolicyOf(options.rules ?? []);
   const core = createSignerCore({
     keyring,
-    approvals: createApprovalVerifier(approvers.trusted),
+    approvals: createApprovalVerifier(approvers.trusted, { unapprovedPayoutsToLinked: Boolean(payouts) }),
+    payouts,
     ledger,
     audit,
     limits: TEST_LIMITS,

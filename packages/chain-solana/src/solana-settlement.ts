@@ -55,16 +55,20 @@ export interface SolanaRefundWork {
 export interface SolanaPayoutWork {
   intentId: string;
   payoutId: string;
+  /** The merchant paid (the signer's allow-list and limits are per merchant). */
+  merchantId?: string;
   mode: Mode;
   coin: "USDC" | "USDT";
   amount: bigint;
   destination: string;
-  approval: { keyId: string; signature: Uint8Array };
+  /** None for a scheduled payout: the signer pays only the merchant's linked wallet then. */
+  approval?: { keyId: string; signature: Uint8Array; expiresAtMs?: bigint };
 }
 
 /** The intent the signer checks a payout against, and the API approved (attempt 1's id). */
 export function solanaPayoutIntent(
-  work: Pick<SolanaPayoutWork, "intentId" | "payoutId" | "mode" | "coin" | "amount" | "destination">,
+  work: Pick<SolanaPayoutWork, "intentId" | "payoutId" | "mode" | "coin" | "amount" | "destination"> &
+    Partial<Pick<SolanaPayoutWork, "merchantId">>,
   mints: { USDC: string; USDT: string },
 ): IntentInput {
   return {
@@ -76,6 +80,7 @@ export function solanaPayoutIntent(
     amount: work.amount,
     destination: work.destination,
     reference: work.payoutId,
+    ...(work.merchantId ? { merchantId: work.merchantId } : {}),
   };
 }
 
@@ -278,7 +283,7 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
       const txid = await payFromVault({ ...work, asset }, (id) => ({
         ...solanaPayoutIntent(work, mints),
         intentId: id,
-        approval: work.approval,
+        ...(work.approval ? { approval: work.approval } : {}),
       }));
       const gas = await gasSpent(txid);
       return gas === undefined ? { txid } : { txid, gasSpent: gas };

@@ -54,11 +54,14 @@ export interface SuiRefundWork {
 export interface SuiPayoutWork {
   intentId: string;
   payoutId: string;
+  /** The merchant paid (the signer's allow-list and limits are per merchant). */
+  merchantId?: string;
   mode: Mode;
   coin: Coin;
   amount: bigint;
   destination: string;
-  approval: { keyId: string; signature: Uint8Array };
+  /** None for a scheduled payout: the signer pays only the merchant's linked wallet then. */
+  approval?: { keyId: string; signature: Uint8Array; expiresAtMs?: bigint };
 }
 
 export interface SuiSettlement {
@@ -424,7 +427,8 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
         amount: work.amount,
         destination,
         reference: work.payoutId,
-        approval: work.approval,
+        ...(work.merchantId ? { merchantId: work.merchantId } : {}),
+        ...(work.approval ? { approval: work.approval } : {}),
       };
       return { txid: await fromVault(intent, work.mode, type, vault, destination, work.amount) };
     },

@@ -63,6 +63,11 @@ export const apiConfigSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/, "32 bytes in hex")
     .optional(),
+  /**
+   * Minutes are enough: settlement executes a payout right after it is accepted, and the signer
+   * refuses an approval that expired (or that is valid longer than SIGNER_APPROVAL_MAX_TTL_SECONDS).
+   */
+  API_PAYOUT_APPROVAL_TTL_SECONDS: z.coerce.number().int().min(30).max(900).default(600),
   /** Sui coin types of the payout stablecoins (payout approvals on Sui name them). */
   SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
   SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
@@ -86,15 +91,6 @@ export const settlementConfigSchema = z.object({
   /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
   SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
   SETTLEMENT_APPROVER_SEED: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
-    .optional(),
-  /**
-   * The key that approves the daily scheduled payouts (trusted by the signer for payouts; they go
-   * only to wallets linked with an e-mailed code). Unset: scheduled live payouts are refused.
-   */
-  SETTLEMENT_PAYOUT_APPROVER_KEY_ID: z.string().default("settlement-payouts"),
-  SETTLEMENT_PAYOUT_APPROVER_SEED: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
     .optional(),

@@ -153,6 +153,11 @@ export const ERROR_CODES = {
     message: "The object is not in a state that allows this.",
   },
   already_exists: { status: 409, type: "invalid_request_error", message: "The object already exists." },
+  destination_not_allowed: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "The destination is not on your payout allow-list, or not in effect yet.",
+  },
   headers_too_large: {
     status: 431,
     type: "invalid_request_error",

@@ -27,11 +27,9 @@ export {
   type VaultRefund,
 } from "./movements.js";
 export {
-  type ApprovePayout,
   getPayoutSchedule,
   nextRunAt,
   type PayoutSchedule,
-  type PayoutToApprove,
   runDueSchedules,
   setPayoutSchedule,
 } from "./payout-schedule.js";

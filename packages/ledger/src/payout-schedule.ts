@@ -29,18 +29,6 @@ export function nextRunAt(hour: number, now: Date, lastRunAt: Date | null = null
   return new Date(at);
 }
 
-/** What an approver signs for a scheduled live payout (see the signer's payout approvals). */
-export interface PayoutToApprove {
-  id: string;
-  mode: Mode;
-  chain: Chain;
-  coin: PayoutCoin;
-  /** Base units that reach the destination. */
-  netAmount: bigint;
-  destination: string;
-}
-export type ApprovePayout = (p: PayoutToApprove) => { key_id: string; signature: string } | null | undefined;
-
 export interface PayoutSchedule {
   merchant_id: string;
   mode: Mode;
@@ -91,7 +79,7 @@ export async function getPayoutSchedule(
 export async function runDueSchedules(
   sql: Sql,
   subjects: PayoutSubjects,
-  options: { now?: Date; limit?: number; approve?: ApprovePayout } = {},
+  options: { now?: Date; limit?: number } = {},
 ): Promise<PayoutRow[]> {
   const now = options.now ?? new Date();
   const created: PayoutRow[] = [];
@@ -101,7 +89,7 @@ export async function runDueSchedules(
         select * from payout_schedules where enabled and next_run_at <= ${now}
         order by next_run_at limit 1 for update skip locked`;
       if (!schedule) return null;
-      const payouts = await payOutSchedule(tx, subjects, schedule, options.approve);
+      const payouts = await payOutSchedule(tx, subjects, schedule);
       await tx`update payout_schedules set last_run_at = ${now},
           next_run_at = ${nextRunAt(schedule.hour, now, now)}
         where merchant_id = ${schedule.merchant_id} and mode = ${schedule.mode}`;
@@ -117,7 +105,6 @@ async function payOutSchedule(
   tx: TransactionSql,
   subjects: PayoutSubjects,
   schedule: PayoutSchedule,
-  approve: ApprovePayout | undefined,
 ): Promise<PayoutRow[]> {
   const wallets = await tx<{ chain: Chain; address: string }[]>`
     select chain, address from payout_wallets where merchant_id = ${schedule.merchant_id}`;
@@ -130,22 +117,12 @@ async function payOutSchedule(
     if (balance.available < minimum) continue;
     const id = newId("po");
     const coin = balance.coin as PayoutCoin;
-    // Live payouts need an approval the signer trusts; the wallet was linked with a code.
-    const approval =
-      schedule.mode === "live" && approve
-        ? approve({
-            id,
-            mode: schedule.mode,
-            chain: balance.chain,
-            coin,
-            netAmount: balance.available,
-            destination: wallet.address,
-          })
-        : null;
     payouts.push(
       await createPayout(tx, subjects, {
         id,
-        approval: approval ?? null,
+        // No approval: the signer sends a scheduled payout only to the merchant's linked wallet,
+        // which it keeps on its own allow-list (linked after an e-mailed code and a delay).
+        approval: null,
         merchantId: schedule.merchant_id,
         mode: schedule.mode,
         chain: balance.chain,

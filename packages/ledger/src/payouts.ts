@@ -35,7 +35,8 @@ export interface PayoutRow {
   simulated: boolean;
   txid: string | null;
   failure_reason: string | null;
-  approval: { key_id: string; signature: string } | null;
+  /** The API's approval (manual live payouts); expires_at_ms in Unix ms as a string. */
+  approval: { key_id: string; signature: string; expires_at_ms?: string } | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -95,7 +96,7 @@ export interface NewPayout {
   destination: string;
   kind: PayoutKind;
   /** Test payouts are simulated: no funds move. */
-  approval?: { key_id: string; signature: string } | null;
+  approval?: { key_id: string; signature: string; expires_at_ms?: string } | null;
   id?: string;
 }
 

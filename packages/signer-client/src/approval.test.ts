@@ -27,6 +27,8 @@ describe("approvals", () => {
         "amount=1500000",
         "destination=9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
         "reference=po_123",
+        "merchant_id=",
+        "expires_at_ms=0",
       ].join("\n"),
     );
   });

@@ -2,11 +2,21 @@
 // check, each with its own ed25519 key whose public half the signer trusts
 // (SIGNER_TRUSTED_APPROVERS).
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { type AttestedTransfer, approvalMessage, attestationMessage } from "@gateway/signer-proto";
+import { create } from "@bufbuild/protobuf";
+import {
+  ApprovalSchema,
+  type AttestedTransfer,
+  approvalMessage,
+  attestationMessage,
+  destinationMessage,
+  RequestPayoutDestinationRequestSchema,
+} from "@gateway/signer-proto";
 import {
   type ApprovalInput,
+  CHAIN_TO_PROTO,
   type ChainName,
   type IntentInput,
+  MODE_TO_PROTO,
   type ModeName,
   toProtoIntent,
 } from "./intent.js";
@@ -35,37 +45,91 @@ export function generateApproverKey(): { seed: string; publicKey: string } {
   };
 }
 
-/** The bytes an approver signs for this intent (the approval field itself is not covered). */
-export function approvalPayload(intent: IntentInput): Uint8Array {
-  return approvalMessage(toProtoIntent(intent));
+/**
+ * The bytes an approver signs for this intent (the approval's key and signature are not covered;
+ * a payout approval's expiry is).
+ */
+export function approvalPayload(intent: IntentInput, expiresAtMs?: bigint): Uint8Array {
+  const proto = toProtoIntent(intent);
+  if (expiresAtMs !== undefined) proto.approval = create(ApprovalSchema, { expiresAtMs });
+  return approvalMessage(proto);
 }
 
 export function signApproval(options: {
   intent: IntentInput;
   keyId: string;
   privateKey: KeyObject;
+  /** Payouts: Unix ms after which the signer refuses the approval. */
+  expiresAtMs?: bigint;
 }): ApprovalInput {
-  const signature = sign(null, approvalPayload(options.intent), options.privateKey);
-  return { keyId: options.keyId, signature: new Uint8Array(signature) };
+  const signature = sign(null, approvalPayload(options.intent, options.expiresAtMs), options.privateKey);
+  return {
+    keyId: options.keyId,
+    signature: new Uint8Array(signature),
+    ...(options.expiresAtMs !== undefined ? { expiresAtMs: options.expiresAtMs } : {}),
+  };
+}
+
+/** A request to put an address on a merchant's payout allow-list. */
+export interface PayoutDestinationInput {
+  merchantId: string;
+  chain: ChainName;
+  mode: ModeName;
+  address: string;
+  /** The merchant's linked payout wallet: the destination of scheduled payouts. */
+  linked: boolean;
+}
+
+/** The bytes the API signs, after the merchant's e-mailed code, to request a destination. */
+export function destinationPayload(input: PayoutDestinationInput, expiresAtMs: bigint): Uint8Array {
+  return destinationMessage(
+    create(RequestPayoutDestinationRequestSchema, {
+      merchantId: input.merchantId,
+      chain: CHAIN_TO_PROTO[input.chain],
+      mode: MODE_TO_PROTO[input.mode],
+      address: input.address,
+      linked: input.linked,
+      approval: { expiresAtMs },
+    }),
+  );
+}
+
+export function signDestinationApproval(options: {
+  destination: PayoutDestinationInput;
+  keyId: string;
+  privateKey: KeyObject;
+  expiresAtMs: bigint;
+}): Required<ApprovalInput> {
+  const payload = destinationPayload(options.destination, options.expiresAtMs);
+  return {
+    keyId: options.keyId,
+    signature: new Uint8Array(sign(null, payload, options.privateKey)),
+    expiresAtMs: options.expiresAtMs,
+  };
 }
 
 /**
  * The approval of payout `payoutId`: exactly the intent the chain payout will ask the signer to
- * sign (`payout:<id>`, the vault to `destination`, the net amount, the payout as reference), in
- * the JSON form payout records keep. The API signs it after the OTP check; settlement signs the
- * daily scheduled ones.
+ * sign (`payout:<id>`, the vault to `destination`, the net amount, the payout as reference, the
+ * merchant), valid until `expiresAtMs`, in the JSON form payout records keep. The API signs it
+ * after the OTP check. Scheduled payouts carry none: the signer sends those only to the
+ * merchant's linked, allow-listed wallet.
  */
 export function signPayoutApproval(
   p: {
     payoutId: string;
+    /** Required by a signer running the payout policy (every production signer). */
+    merchantId?: string;
     chain: ChainName;
     mode: ModeName;
     asset: string;
     netAmount: bigint;
     destination: string;
+    /** Unix ms; required by a signer running the payout policy. */
+    expiresAtMs?: bigint;
   },
   approver: { keyId: string; key: KeyObject },
-): { key_id: string; signature: string } {
+): { key_id: string; signature: string; expires_at_ms?: string } {
   const { keyId, signature } = signApproval({
     intent: {
       kind: "payout",
@@ -76,11 +140,17 @@ export function signPayoutApproval(
       amount: p.netAmount,
       destination: p.destination,
       reference: p.payoutId,
+      ...(p.merchantId !== undefined ? { merchantId: p.merchantId } : {}),
     },
     keyId: approver.keyId,
     privateKey: approver.key,
+    ...(p.expiresAtMs !== undefined ? { expiresAtMs: p.expiresAtMs } : {}),
   });
-  return { key_id: keyId, signature: Buffer.from(signature).toString("base64") };
+  return {
+    key_id: keyId,
+    signature: Buffer.from(signature).toString("base64"),
+    ...(p.expiresAtMs !== undefined ? { expires_at_ms: p.expiresAtMs.toString() } : {}),
+  };
 }
 
 /**

@@ -48,6 +48,9 @@ export function withAuditHeadCheck(
     deriveDepositAddress: (request) => client.deriveDepositAddress(request),
     getServiceAddresses: () => client.getServiceAddresses(),
     getAuditHead: () => client.getAuditHead(),
+    requestPayoutDestination: (request) => client.requestPayoutDestination(request),
+    cancelPayoutDestination: (request) => client.cancelPayoutDestination(request),
+    listPayoutDestinations: (merchantId) => client.listPayoutDestinations(merchantId),
     close: () => client.close(),
     async sign(input) {
       await check();

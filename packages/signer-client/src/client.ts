@@ -1,8 +1,17 @@
 // The typed client for the signer: gRPC over HTTP/2, mTLS when given certificates.
 import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { Chain, Mode, RefusalCode, RefusalDetailSchema, SignerService } from "@gateway/signer-proto";
 import {
+  Chain,
+  Mode,
+  type PayoutDestination,
+  RefusalCode,
+  RefusalDetailSchema,
+  SignerService,
+} from "@gateway/signer-proto";
+import type { PayoutDestinationInput } from "./approval.js";
+import {
+  type ApprovalInput,
   CHAIN_TO_PROTO,
   type ChainName,
   type IntentInput,
@@ -87,6 +96,20 @@ export class SignerRefusedError extends Error {
   }
 }
 
+/** An address on a merchant's payout allow-list, as the signer keeps it. */
+export interface PayoutDestinationEntry {
+  merchantId: string;
+  chain: ChainName;
+  mode: ModeName;
+  address: string;
+  linked: boolean;
+  requestedAt: Date;
+  /** Payouts may go here from this time on, unless cancelled. */
+  effectiveAt: Date;
+  cancelled: boolean;
+  cancelledAt: Date | null;
+}
+
 export interface SignerClient {
   deriveDepositAddress(request: { chain: ChainName; mode: ModeName; index: number }): Promise<string>;
   getServiceAddresses(): Promise<ServiceAddressBook>;
@@ -95,7 +118,42 @@ export interface SignerClient {
   /** One outcome per input, in order; refusals do not throw. */
   signBatch(inputs: SignInput[]): Promise<SignOutcome[]>;
   getAuditHead(): Promise<AuditHeadValue>;
+  /** API role: puts an address on the allow-list (approval from signDestinationApproval). Throws SignerRefusedError. */
+  requestPayoutDestination(
+    request: PayoutDestinationInput & { approval: ApprovalInput },
+  ): Promise<PayoutDestinationEntry>;
+  /** API role: takes an address off the allow-list. */
+  cancelPayoutDestination(request: Omit<PayoutDestinationInput, "linked">): Promise<PayoutDestinationEntry>;
+  /** API role: the merchant's allow-list, cancelled entries included. */
+  listPayoutDestinations(merchantId: string): Promise<PayoutDestinationEntry[]>;
   close(): void;
+}
+
+function fromProtoDestination(d: PayoutDestination): PayoutDestinationEntry {
+  return {
+    merchantId: d.merchantId,
+    chain: d.chain === Chain.SUI ? "sui" : "solana",
+    mode: d.mode === Mode.TEST ? "test" : "live",
+    address: d.address,
+    linked: d.linked,
+    requestedAt: new Date(Number(d.requestedAtMs)),
+    effectiveAt: new Date(Number(d.effectiveAtMs)),
+    cancelled: d.cancelled,
+    cancelledAt: d.cancelled ? new Date(Number(d.cancelledAtMs)) : null,
+  };
+}
+
+/** A refusal with a RefusalDetail becomes SignerRefusedError; anything else is rethrown. */
+function refusalFrom(error: unknown): unknown {
+  const connectError = ConnectError.from(error);
+  const [detail] = connectError.findDetails(RefusalDetailSchema);
+  if (detail && connectError.code !== Code.Unavailable) {
+    return new SignerRefusedError(
+      { intentId: detail.intentId, code: codeName(detail.code), reason: detail.reason },
+      { cause: error },
+    );
+  }
+  return error;
 }
 
 function codeName(code: RefusalCode): RefusalCodeName {
@@ -174,15 +232,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
         const response = await client.sign(toRequest(input));
         return toSigned(response, response.auditHead);
       } catch (error) {
-        const connectError = ConnectError.from(error);
-        const [detail] = connectError.findDetails(RefusalDetailSchema);
-        if (detail && connectError.code !== Code.Unavailable) {
-          throw new SignerRefusedError(
-            { intentId: detail.intentId, code: codeName(detail.code), reason: detail.reason },
-            { cause: error },
-          );
-        }
-        throw error;
+        throw refusalFrom(error);
       }
     },
 
@@ -205,6 +255,43 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
 
     async getAuditHead() {
       return headOf((await client.getAuditHead({})).head);
+    },
+
+    async requestPayoutDestination(request) {
+      try {
+        const response = await client.requestPayoutDestination({
+          merchantId: request.merchantId,
+          chain: CHAIN_TO_PROTO[request.chain],
+          mode: MODE_TO_PROTO[request.mode],
+          address: request.address,
+          linked: request.linked,
+          approval: { ...request.approval, expiresAtMs: request.approval.expiresAtMs ?? 0n },
+        });
+        if (!response.destination) throw new Error("signer returned no destination");
+        return fromProtoDestination(response.destination);
+      } catch (error) {
+        throw refusalFrom(error);
+      }
+    },
+
+    async cancelPayoutDestination(request) {
+      try {
+        const response = await client.cancelPayoutDestination({
+          merchantId: request.merchantId,
+          chain: CHAIN_TO_PROTO[request.chain],
+          mode: MODE_TO_PROTO[request.mode],
+          address: request.address,
+        });
+        if (!response.destination) throw new Error("signer returned no destination");
+        return fromProtoDestination(response.destination);
+      } catch (error) {
+        throw refusalFrom(error);
+      }
+    },
+
+    async listPayoutDestinations(merchantId) {
+      const response = await client.listPayoutDestinations({ merchantId });
+      return response.destinations.map(fromProtoDestination);
     },
 
     close() {

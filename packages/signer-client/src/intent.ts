@@ -8,6 +8,8 @@ export type ModeName = "live" | "test";
 export interface ApprovalInput {
   keyId: string;
   signature: Uint8Array;
+  /** Payouts and destinations: the approval is refused after this time (Unix ms); it is signed. */
+  expiresAtMs?: bigint;
 }
 
 interface IntentBase {
@@ -30,6 +32,8 @@ export type IntentInput =
       destination: string;
       /** The payment (refund) or payout record this moves money for. */
       reference: string;
+      /** Payouts: the merchant being paid (allow-list and limits). */
+      merchantId?: string;
       approval?: ApprovalInput;
       /** Refunds: the watcher's attestation of the refunded transfer. */
       attestation?: AttestationInput;
@@ -65,6 +69,11 @@ export function toProtoIntent(input: IntentInput): Intent {
   if (input.kind === "nonce_account") {
     return create(IntentSchema, { ...base, kind: { case: "nonceAccount", value: { index: input.index } } });
   }
+  const approval = input.approval && {
+    keyId: input.approval.keyId,
+    signature: input.approval.signature,
+    expiresAtMs: input.approval.expiresAtMs ?? 0n,
+  };
   if (input.kind === "refund") {
     return create(IntentSchema, {
       ...base,
@@ -76,12 +85,26 @@ export function toProtoIntent(input: IntentInput): Intent {
           ...(input.attestation ? { attestation: input.attestation } : {}),
         },
       },
-      approval: input.approval,
+      approval,
+    });
+  }
+  if (input.kind === "payout") {
+    return create(IntentSchema, {
+      ...base,
+      kind: {
+        case: "payout",
+        value: {
+          destination: input.destination,
+          reference: input.reference,
+          merchantId: input.merchantId ?? "",
+        },
+      },
+      approval,
     });
   }
   return create(IntentSchema, {
     ...base,
     kind: { case: input.kind, value: { destination: input.destination, reference: input.reference } },
-    approval: input.approval,
+    approval,
   });
 }

@@ -1,9 +1,15 @@
 // The canonical bytes an approver signs for a refund or payout intent. Both the signer
 // (to verify) and the approvers (to sign, through @gateway/signer-client) use this one
 // function, so the encoding cannot drift between them.
-import { Chain, type Intent, Mode } from "./gen/gateway/signer/v1/signer_pb.js";
+import {
+  Chain,
+  type Intent,
+  Mode,
+  type RequestPayoutDestinationRequest,
+} from "./gen/gateway/signer/v1/signer_pb.js";
 
 export const APPROVAL_DOMAIN = "gateway.signer.v1.approval";
+export const DESTINATION_DOMAIN = "gateway.signer.v1.destination";
 
 export class ApprovalEncodingError extends Error {
   override readonly name = "ApprovalEncodingError";
@@ -41,7 +47,33 @@ export function approvalMessage(intent: Intent): Uint8Array {
     ["destination", kind.value.destination],
     ["reference", kind.value.reference],
   ];
-  const lines = [APPROVAL_DOMAIN];
+  // A payout approval is bound to its merchant and expires (refund approvals are unchanged).
+  if (kind.case === "payout") {
+    fields.push(
+      ["merchant_id", kind.value.merchantId],
+      ["expires_at_ms", (intent.approval?.expiresAtMs ?? 0n).toString()],
+    );
+  }
+  return encodeLines(APPROVAL_DOMAIN, fields);
+}
+
+/**
+ * What the API signs (after the merchant's e-mailed code) to put `address` on the merchant's
+ * payout allow-list: a domain of its own, so no intent approval can be taken for one.
+ */
+export function destinationMessage(request: RequestPayoutDestinationRequest): Uint8Array {
+  return encodeLines(DESTINATION_DOMAIN, [
+    ["merchant_id", request.merchantId],
+    ["chain", chainName(request.chain)],
+    ["mode", modeName(request.mode)],
+    ["address", request.address],
+    ["linked", request.linked ? "true" : "false"],
+    ["expires_at_ms", (request.approval?.expiresAtMs ?? 0n).toString()],
+  ]);
+}
+
+function encodeLines(domain: string, fields: [string, string][]): Uint8Array {
+  const lines = [domain];
   for (const [name, value] of fields) {
     if (/[\r\n]/.test(value)) throw new ApprovalEncodingError(`${name} contains a line break`);
     lines.push(`${name}=${value}`);

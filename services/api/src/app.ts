@@ -15,6 +15,7 @@ import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
 import { healthRoutes } from "./routes/health.js";
 import { paymentRoutes } from "./routes/payments/index.js";
+import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
 import { payoutWalletRoutes } from "./routes/payout-wallets/index.js";
 import { payoutRoutes } from "./routes/payouts/index.js";
 import { webhookRoutes } from "./routes/webhooks/index.js";
@@ -73,6 +74,7 @@ export function createApp(deps: ApiDeps): Express {
   api.use(authRoutes(deps), apiKeyRoutes(deps), payoutWalletRoutes(deps), dashboardApiRoutes(deps));
   api.use(webhookRoutes(deps));
   api.use(payoutRoutes(deps, { approver: deps.payoutApprover }));
+  api.use(payoutDestinationRoutes(deps));
   app.use(api);
 
   app.use(notFound);

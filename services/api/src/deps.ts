@@ -7,6 +7,7 @@ import type { SessionTokens } from "./auth/session-token.js";
 import type { RateLimiter } from "./http/rate-limit.js";
 import type { Mailer } from "./mail/mailer.js";
 import type { PaymentWatch } from "./routes/checkout/payment-watch.js";
+import type { PayoutDestinations } from "./routes/payout-destinations/registry.js";
 import type { PayoutApprover } from "./routes/payouts/payout-approval.js";
 
 /** Mint addresses of the stablecoins on Solana, for Solana Pay URIs. */
@@ -29,6 +30,11 @@ export interface ApiDeps {
   depositAddresses: DepositAddressSource;
   /** Signs live payout approvals after the OTP check; without it live payouts are refused. */
   payoutApprover?: PayoutApprover | undefined;
+  /**
+   * The signer's payout allow-list (needs the approver). Without it wallets are linked without the
+   * signer knowing, and live payouts are refused by it.
+   */
+  payoutDestinations?: PayoutDestinations | undefined;
   solanaMints: SolanaMints;
   /** The payments this process's open checkout streams follow. */
   paymentWatch: PaymentWatch;

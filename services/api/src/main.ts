@@ -10,6 +10,7 @@ import { answerClientErrors } from "./http/client-error.js";
 import { createRateLimiter } from "./http/rate-limit.js";
 import { createMailer } from "./mail/mailer.js";
 import { createPaymentWatch } from "./routes/checkout/payment-watch.js";
+import { createPayoutDestinations } from "./routes/payout-destinations/registry.js";
 import { payoutApproverFromConfig } from "./routes/payouts/payout-approval.js";
 import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
 
@@ -27,6 +28,8 @@ const relay = createOutboxRelay({ sql, js: bus.js, log });
 await relay.start();
 const paymentWatch = createPaymentWatch(sql, log);
 const signer = createSignerClient({ baseUrl: config.SIGNER_URL, tls: signerTls(config) });
+const payoutApprover = payoutApproverFromConfig(config);
+if (!payoutApprover) log.warn("no API_APPROVER_SEED: live payouts and payout destinations are off");
 const app = createApp({
   config,
   sql,
@@ -41,7 +44,15 @@ const app = createApp({
   mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
   depositAddresses: signerDepositAddresses(signer),
   solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
-  payoutApprover: payoutApproverFromConfig(config),
+  payoutApprover,
+  payoutDestinations:
+    payoutApprover &&
+    createPayoutDestinations({
+      signer,
+      approver: payoutApprover,
+      ttlSeconds: config.API_PAYOUT_APPROVAL_TTL_SECONDS,
+      log,
+    }),
   paymentWatch,
 });
 const server = app.listen(config.PORT, () => log.info({ port: config.PORT }, "api listening"));

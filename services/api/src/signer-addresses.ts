@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { GatewayError } from "@gateway/errors";
-import type { SignerClient } from "@gateway/signer-client";
+import { type SignerClient, SignerRefusedError } from "@gateway/signer-client";
 import type { DepositAddressSource } from "./deps.js";
 
 /** Failures that mean "the signer is not there right now" (a restart), not "it said no". */
@@ -21,19 +21,27 @@ const TRANSIENT = new Set([
  */
 export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): DepositAddressSource {
   return {
-    async derive(chain, mode, index) {
-      const deadline = Date.now() + retryMs;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await client.deriveDepositAddress({ chain, mode, index: Number(index) });
-        } catch (err) {
-          if (!TRANSIENT.has(ConnectError.from(err).code)) throw err;
-          if (Date.now() >= deadline) throw new GatewayError("service_unavailable", { cause: err });
-          await sleep(Math.min(100 * 2 ** attempt, 1000));
-        }
-      }
-    },
+    derive: (chain, mode, index) =>
+      whileSignerRestarts(() => client.deriveDepositAddress({ chain, mode, index: Number(index) }), retryMs),
   };
+}
+
+/**
+ * Makes a call again while the signer is restarting, for up to `retryMs`; then 503. Only for
+ * calls that are safe to repeat (each attempt builds its own request).
+ */
+export async function whileSignerRestarts<T>(call: () => Promise<T>, retryMs = 10_000): Promise<T> {
+  const deadline = Date.now() + retryMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      // A refusal is the signer's answer, not its absence.
+      if (err instanceof SignerRefusedError || !TRANSIENT.has(ConnectError.from(err).code)) throw err;
+      if (Date.now() >= deadline) throw new GatewayError("service_unavailable", { cause: err });
+      await sleep(Math.min(100 * 2 ** attempt, 1000));
+    }
+  }
 }
 
 /** Reads the mTLS material named in the config; all three files or none. */

@@ -3,7 +3,6 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import {
-  type ApprovePayout,
   advancePayout,
   type PayoutRow,
   type PayoutTransition,
@@ -24,13 +23,11 @@ export interface PayoutActorOptions {
   log: Logger;
   /** Live payouts per chain. A live payout on a chain without one fails and is released. */
   chains?: ChainPayouts;
-  /** How often due schedules are looked for (default 30 s). */
-  schedulePollMs?: number;
   /**
-   * Signs the approval of each scheduled live payout (a key the signer trusts for payouts).
-   * Without it, scheduled live payouts are refused by the signer, fail and are released.
+   * How often due schedules are looked for (default 30 s). Scheduled payouts carry no approval:
+   * the signer sends them only to the merchant's linked wallet on its allow-list.
    */
-  approveScheduled?: ApprovePayout;
+  schedulePollMs?: number;
 }
 
 export interface PayoutActor {
@@ -70,6 +67,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
       const { txid, gasSpent } = await chain.payout({
         intentId: `payout:${row.id}`,
         payoutId: row.id,
+        merchantId: row.merchant_id,
         mode: row.mode,
         chain: row.chain,
         coin: row.coin,
@@ -79,6 +77,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
           ? {
               keyId: row.approval.key_id,
               signature: new Uint8Array(Buffer.from(row.approval.signature, "base64")),
+              ...(row.approval.expires_at_ms ? { expiresAtMs: BigInt(row.approval.expires_at_ms) } : {}),
             }
           : null,
       });
@@ -125,13 +124,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
     },
   });
 
-  const runSchedulesOnce = async (now = new Date()) =>
-    (
-      await runDueSchedules(sql, subjects, {
-        now,
-        ...(options.approveScheduled ? { approve: options.approveScheduled } : {}),
-      })
-    ).length;
+  const runSchedulesOnce = async (now = new Date()) => (await runDueSchedules(sql, subjects, { now })).length;
 
   // The schedule's timer is next_run_at in PostgreSQL; this loop only looks at it.
   let running = true;

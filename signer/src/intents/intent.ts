@@ -110,6 +110,12 @@ export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
   return { intentId: proto.intentId, chain, mode, asset, amount: proto.amount, action, approval, proto };
 }
 
+/** A payout's merchant is part of its effect; intents signed before merchant_id existed have none. */
+function payoutMerchantOf(intent: SignerIntent): { merchantId?: string } {
+  const kind = intent.proto.kind;
+  return kind.case === "payout" && kind.value.merchantId ? { merchantId: kind.value.merchantId } : {};
+}
+
 const effects = new WeakMap<SignerIntent, { fields: Record<string, unknown>; json: string }>();
 
 function effectOf(intent: SignerIntent) {
@@ -121,7 +127,7 @@ function effectOf(intent: SignerIntent) {
         ? { depositIndex: action.depositIndex }
         : action.kind === "nonce_account"
           ? { index: action.index }
-          : { destination: action.destination, reference: action.reference };
+          : { destination: action.destination, reference: action.reference, ...payoutMerchantOf(intent) };
     const fields = { kind: action.kind, chain, mode, asset, amount: amount.toString(), ...target };
     effect = { fields, json: JSON.stringify(fields) };
     effects.set(intent, effect);
@@ -136,5 +142,11 @@ export function intentEffect(intent: SignerIntent): string {
 
 /** The intent as it appears in the audit log (no approval signature bytes, amounts as strings). */
 export function auditView(intent: SignerIntent): Record<string, unknown> {
-  return { intentId: intent.intentId, ...effectOf(intent).fields, approvalKeyId: intent.approval?.keyId };
+  const expiresAtMs = intent.proto.approval?.expiresAtMs;
+  return {
+    intentId: intent.intentId,
+    ...effectOf(intent).fields,
+    approvalKeyId: intent.approval?.keyId,
+    ...(intent.approval && expiresAtMs ? { approvalExpiresAtMs: expiresAtMs.toString() } : {}),
+  };
 }

@@ -1,16 +1,29 @@
 // The operator's policy: every rule the signer applies beyond a transaction's shape. One list,
 // built from the configuration, so an auditor reads here what is enforced.
 import type { SignerConfig } from "../config.js";
+import { createPayoutPolicy, isPayoutPolicy, type PayoutPolicy } from "./payouts.js";
 import { createRefundAttestationRule } from "./refunds.js";
 import type { PolicyRule } from "./rule.js";
 
+export type { PayoutPolicy, PayoutPolicyOptions } from "./payouts.js";
+export { createPayoutPolicy } from "./payouts.js";
 export type { Facts, PolicyRule } from "./rule.js";
 
-export function createPolicyRules(config: SignerConfig, _now: () => Date = () => new Date()): PolicyRule[] {
+export function createPolicyRules(
+  config: Pick<SignerConfig, "payoutPolicy" | "refundAttestation" | "trustedApprovers">,
+  _now: () => Date = () => new Date(),
+): PolicyRule[] {
   return [
     // Refunds only to an attested sender, never more than the attested transfer.
     ...(config.refundAttestation === "required"
       ? [createRefundAttestationRule(config.trustedApprovers)]
       : []),
+    // Payouts: allow-listed destinations after a delay, bound and expiring approvals, velocity.
+    createPayoutPolicy(config.payoutPolicy),
   ];
+}
+
+/** The payout policy among the rules: it also serves the allow-list RPCs. */
+export function payoutPolicyOf(rules: readonly PolicyRule[]): PayoutPolicy | undefined {
+  return rules.find(isPayoutPolicy);
 }

@@ -81,7 +81,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const settlementApprover = generateApproverKey();
   const watcherAttestor = generateApproverKey();
   const apiApprover = generateApproverKey();
-  const payoutApprover = generateApproverKey();
   const [signerPort, signerHealth] = [await freePort(), await freePort()];
   const logLevel = options.logLevel ?? "warn";
   const signer = managedProcess(
@@ -98,13 +97,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         { keyId: "settlement-chaos", approves: "refund", publicKey: settlementApprover.publicKey },
         { keyId: "api-chaos", approves: "payout", publicKey: apiApprover.publicKey },
         { keyId: "watcher-chaos", approves: "transfer", publicKey: watcherAttestor.publicKey },
-        { keyId: "settlement-payouts-chaos", approves: "payout", publicKey: payoutApprover.publicKey },
       ]),
       SIGNER_CAPS: JSON.stringify({
         "solana:*": { perIntent: "1000000000000", perDay: "100000000000000" },
         "sui:*": { perIntent: "1000000000000", perDay: "100000000000000" },
       }),
       SIGNER_AUDIT_LOG: path.join(dir, "signer", "audit.jsonl"),
+      // Live payouts go to fresh addresses, allow-listed by the payout code flow: no delay here.
+      SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: "0",
       SIGNER_LOG_LEVEL: logLevel === "silent" ? "fatal" : logLevel,
     },
     `http://127.0.0.1:${signerHealth}/readyz`,
@@ -176,8 +176,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           PUBLIC_BASE_URL: apiUrls[0] ?? "http://127.0.0.1:3000",
           SETTLEMENT_APPROVER_KEY_ID: "settlement-chaos",
           SETTLEMENT_APPROVER_SEED: settlementApprover.seed,
-          SETTLEMENT_PAYOUT_APPROVER_KEY_ID: "settlement-payouts-chaos",
-          SETTLEMENT_PAYOUT_APPROVER_SEED: payoutApprover.seed,
           ...chains?.settlementEnv,
         },
         `http://127.0.0.1:${health}/readyz`,

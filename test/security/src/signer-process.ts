@@ -94,6 +94,9 @@ export async function startSignerProcess(
     sign: (input) => settlement.sign(input),
     signBatch: (inputs) => settlement.signBatch(inputs),
     getAuditHead: () => settlement.getAuditHead(),
+    requestPayoutDestination: (request) => api.requestPayoutDestination(request),
+    cancelPayoutDestination: (request) => api.cancelPayoutDestination(request),
+    listPayoutDestinations: (merchantId) => api.listPayoutDestinations(merchantId),
     close() {
       api.close();
       settlement.close();

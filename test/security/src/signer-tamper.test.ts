@@ -14,6 +14,7 @@ import {
   type IntentInput,
   type SignInput,
   signApproval,
+  signDestinationApproval,
 } from "@gateway/signer-client";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +46,8 @@ beforeAll(async () => {
       "solana:*": { perIntent: "1000000000", perDay: "5000000000" },
       "sui:*": { perIntent: "1000000000", perDay: "5000000000" },
     }),
+    // Destinations take effect at once here; signer-policy-payouts.test.ts covers the delay.
+    SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: "0",
   });
   const book = await signer.client.getServiceAddresses();
   live = book.solana.live;
@@ -90,6 +93,26 @@ async function sweep(
   return { intent, unsignedTransaction };
 }
 
+const MERCHANT = "mer_sec";
+
+/** Puts `address` on the merchant's allow-list, as the API does after the e-mailed code. */
+async function allow(address: string): Promise<void> {
+  const destination = {
+    merchantId: MERCHANT,
+    chain: "solana" as const,
+    mode: "live" as const,
+    address,
+    linked: false,
+  };
+  const approval = signDestinationApproval({
+    destination,
+    keyId: "api-1",
+    privateKey: key(payoutApprover.seed),
+    expiresAtMs: BigInt(Date.now() + 300_000),
+  });
+  await signer.client.requestPayoutDestination({ ...destination, approval });
+}
+
 function payout(
   amount: bigint,
   destination: string,
@@ -105,12 +128,19 @@ function payout(
     amount,
     kind: "payout",
     destination,
-    reference: "po_sec",
+    // A payout id is paid once: each intent here is its own payout.
+    reference: intentId,
+    merchantId: MERCHANT,
   };
   const intent = approver
     ? {
         ...bare,
-        approval: signApproval({ intent: bare, keyId: approver.keyId, privateKey: key(approver.seed) }),
+        approval: signApproval({
+          intent: bare,
+          keyId: approver.keyId,
+          privateKey: key(approver.seed),
+          expiresAtMs: BigInt(Date.now() + 300_000),
+        }),
       }
     : bare;
   const unsignedTransaction = buildSolanaTransfer({
@@ -135,6 +165,7 @@ async function outcomes(inputs: SignInput[]) {
 describe("signer tamper suite over mTLS against the signer process", () => {
   it("signs the honest sweep and payout (control)", async () => {
     const destination = Keypair.generate().publicKey.toBase58();
+    await allow(destination);
     expect(
       await outcomes([
         await sweep(21, 2_500_000n),
@@ -202,6 +233,7 @@ describe("signer tamper suite over mTLS against the signer process", () => {
 
   it("refuses payouts with missing, forged, swapped or wrong-role approvals, over the caps, and replays", async () => {
     const destination = Keypair.generate().publicKey.toBase58();
+    await allow(destination);
     const approved = payout(1_000_000n, destination, { keyId: "api-1", seed: payoutApprover.seed });
     const replayId = id("po");
     const first = payout(
@@ -213,7 +245,8 @@ describe("signer tamper suite over mTLS against the signer process", () => {
     );
     expect(await outcomes([first])).toEqual(["SIGNED"]);
     const cases: [string, SignInput, string[]][] = [
-      ["no approval", payout(1_000_000n, destination, null), ["APPROVAL_MISSING"]],
+      // Without an approval a payout may only reach the merchant's linked wallet.
+      ["no approval", payout(1_000_000n, destination, null), ["DESTINATION_NOT_ALLOWED"]],
       [
         "forged approval",
         payout(1_000_000n, destination, { keyId: "api-1", seed: strangerApprover.seed }),

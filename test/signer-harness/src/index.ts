@@ -5,11 +5,13 @@ import path from "node:path";
 import {
   createApprovalVerifier,
   createKeyring,
+  createPayoutPolicy,
   createRefundAttestationRule,
   createSignerCore,
   createSignerServer,
   mnemonicToSeed,
   openSignerState,
+  type PayoutPolicyOptions,
   type Role,
   signerLimits,
   writeDevCerts,
@@ -18,8 +20,11 @@ import {
   approverKeyFromSeed,
   createSignerClient,
   generateApproverKey,
+  type PayoutDestinationEntry,
+  type PayoutDestinationInput,
   type SignerClient,
   signAttestation,
+  signDestinationApproval,
 } from "@gateway/signer-client";
 import type { AttestedTransfer } from "@gateway/signer-proto";
 import { pino } from "pino";
@@ -52,14 +57,37 @@ export interface TestSigner {
     transferId: string;
     transferAmount: bigint;
   };
+  /**
+   * Puts an address on a merchant's payout allow-list as the API does after the e-mailed code
+   * (the API's certificate and approval key). With the harness's default delay of 0 it is in effect at once.
+   */
+  allowDestination(destination: PayoutDestinationInput): Promise<PayoutDestinationEntry>;
   close(): Promise<void>;
 }
+
+export interface TestSignerOptions {
+  /**
+   * The payout policy as production runs it (allow-list, bound expiring approvals, velocity):
+   * `true` for test defaults (no delay, generous limits) or options over them. Off by default,
+   * so suites that pay out without merchants keep their shape.
+   */
+  payoutPolicy?: boolean | Partial<PayoutPolicyOptions>;
+}
+
+const TEST_PAYOUT_POLICY: PayoutPolicyOptions = {
+  destinationDelaySeconds: { live: 0, test: 0 },
+  approvalMaxTtlSeconds: 900,
+  limits: {
+    perMerchant: { count: 1_000, amount: 10n ** 15n },
+    total: { count: 100_000, amount: 10n ** 16n },
+  },
+};
 
 /**
  * The real signer, served over gRPC with mutual TLS on a random port, with throwaway certificates,
  * audit log and intent ledger. Tests talk to it exactly as the services do.
  */
-export async function startTestSigner(): Promise<TestSigner> {
+export async function startTestSigner(options: TestSignerOptions = {}): Promise<TestSigner> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gw-test-signer-"));
   const certs = writeDevCerts({ dir: path.join(dir, "certs") });
   const settlementKey = generateApproverKey();
@@ -79,6 +107,12 @@ export async function startTestSigner(): Promise<TestSigner> {
     },
   ];
   const auditPath = path.join(dir, "audit.jsonl");
+  const payouts = options.payoutPolicy
+    ? createPayoutPolicy({
+        ...TEST_PAYOUT_POLICY,
+        ...(options.payoutPolicy === true ? {} : options.payoutPolicy),
+      })
+    : undefined;
   const { audit, ledger } = openSignerState(
     auditPath,
     {
@@ -93,11 +127,12 @@ export async function startTestSigner(): Promise<TestSigner> {
       maxSweepsPerDeposit: 8,
     },
     undefined,
-    [createRefundAttestationRule(trusted)],
+    [createRefundAttestationRule(trusted), ...(payouts ? [payouts] : [])],
   );
   const core = createSignerCore({
+    payouts,
     keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
-    approvals: createApprovalVerifier(trusted),
+    approvals: createApprovalVerifier(trusted, { unapprovedPayoutsToLinked: Boolean(payouts) }),
     ledger,
     audit,
     limits: signerLimits({
@@ -139,6 +174,9 @@ export async function startTestSigner(): Promise<TestSigner> {
     sign: (input) => clients.settlement.sign(input),
     signBatch: (inputs) => clients.settlement.signBatch(inputs),
     getAuditHead: () => clients.settlement.getAuditHead(),
+    requestPayoutDestination: (request) => clients.api.requestPayoutDestination(request),
+    cancelPayoutDestination: (request) => clients.api.cancelPayoutDestination(request),
+    listPayoutDestinations: (merchantId) => clients.api.listPayoutDestinations(merchantId),
     close() {
       clients.api.close();
       clients.settlement.close();
@@ -174,6 +212,16 @@ export async function startTestSigner(): Promise<TestSigner> {
       });
       return { keyId: key_id, signature, transferId: transfer.transferId, transferAmount: transfer.amount };
     },
+    allowDestination: (destination) =>
+      clients.api.requestPayoutDestination({
+        ...destination,
+        approval: signDestinationApproval({
+          destination,
+          keyId: "api-test",
+          privateKey: approverKeyFromSeed(Buffer.from(apiKey.seed, "hex")),
+          expiresAtMs: BigInt(Date.now() + 300_000),
+        }),
+      }),
     async close() {
       client.close();
       await server.stop();

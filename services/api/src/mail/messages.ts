@@ -45,7 +45,14 @@ export function payoutWalletCodeMail(to: string, code: string, chain: string, ad
   };
 }
 
-export function payoutWalletChangedMail(to: string, chain: string, address: string): MailMessage {
+export function payoutWalletChangedMail(
+  to: string,
+  chain: string,
+  address: string,
+  /** When live payouts may start going there (the signer's allow-list delay); undefined: now. */
+  effectiveAt?: Date,
+): MailMessage {
+  const pending = effectiveAt !== undefined && effectiveAt.getTime() > Date.now();
   return {
     to,
     subject: `Your ${chain} payout wallet was changed`,
@@ -53,8 +60,39 @@ export function payoutWalletChangedMail(to: string, chain: string, address: stri
       `Your ${chain} payout wallet is now:`,
       address,
       "",
-      "Payouts on this chain go to this address from now on.",
-      "If you did not make this change, change your password and set the wallet again at once.",
+      pending
+        ? `Live payouts on this chain go to this address from ${effectiveAt.toISOString()}.`
+        : "Payouts on this chain go to this address from now on.",
+      ...cancelHint(chain, address),
+      "If you did not make this change, cancel it, change your password and set the wallet again at once.",
+    ].join("\n"),
+  };
+}
+
+function cancelHint(chain: string, address: string): string[] {
+  return [
+    "To cancel: the Payout wallets page of the dashboard, or",
+    `DELETE /payout-destinations/${chain}/${address}?mode=live`,
+  ];
+}
+
+/** A new address on the payout allow-list (asked for with a payout code), in effect after a delay. */
+export function payoutDestinationRequestedMail(
+  to: string,
+  chain: string,
+  address: string,
+  effectiveAt: Date,
+): MailMessage {
+  return {
+    to,
+    subject: `New ${chain} payout destination`,
+    text: [
+      `This ${chain} address was added to your payout destinations:`,
+      address,
+      "",
+      `It can receive live payouts from ${effectiveAt.toISOString()}.`,
+      ...cancelHint(chain, address),
+      "If you did not ask for this, cancel it and change your password at once.",
     ].join("\n"),
   };
 }

@@ -105,6 +105,40 @@ export const morePaths: Record<string, Json> = {
       responses: { "200": json(ref("ApiKeypair")), ...e401, ...e404, ...e429 },
     },
   },
+  "/payout-destinations": {
+    get: {
+      operationId: "listPayoutDestinations",
+      summary: "The payout allow-list the signer keeps: addresses pending their delay, active, or cancelled.",
+      security: bearer,
+      parameters: [
+        {
+          name: "mode",
+          in: "query",
+          description: "live or test; both when absent.",
+          schema: { enum: ["live", "test"] },
+        },
+      ],
+      responses: { "200": json(ref("PayoutDestinationList")), ...e400, ...e401, ...e429 },
+    },
+  },
+  "/payout-destinations/{chain}/{address}": {
+    delete: {
+      operationId: "cancelPayoutDestination",
+      summary: "Takes an address off the allow-list, pending or active; no code needed.",
+      security: bearer,
+      parameters: [
+        chain,
+        { name: "address", in: "path", required: true, schema: { type: "string" } },
+        {
+          name: "mode",
+          in: "query",
+          description: "live (default) or test.",
+          schema: { enum: ["live", "test"] },
+        },
+      ],
+      responses: { "200": json(ref("PayoutDestination")), ...e400, ...e401, ...e404, ...e429 },
+    },
+  },
   "/payout-wallets": {
     get: {
       operationId: "listPayoutWallets",

@@ -11,6 +11,7 @@ import { answerClientErrors } from "../http/client-error.js";
 import { createRateLimiter } from "../http/rate-limit.js";
 import { createMailer } from "../mail/mailer.js";
 import { createPaymentWatch } from "../routes/checkout/payment-watch.js";
+import { createPayoutDestinations } from "../routes/payout-destinations/registry.js";
 import { payoutApproverFromConfig } from "../routes/payouts/payout-approval.js";
 import { signerDepositAddresses } from "../signer-addresses.js";
 
@@ -37,7 +38,8 @@ export interface SharedInfra {
 export async function startTestApi(env: Record<string, string> = {}, shared?: SharedInfra): Promise<TestApi> {
   const db = shared?.db ?? (await createTestDatabase());
   const testBus = shared?.testBus ?? (await createTestBus());
-  const signer = shared?.signer ?? (await startTestSigner());
+  // The payout policy as production runs it (no destination delay in tests).
+  const signer = shared?.signer ?? (await startTestSigner({ payoutPolicy: true }));
   const config: ApiConfig = parseConfig("api", apiConfigSchema, {
     API_APPROVER_KEY_ID: signer.approvers.api.keyId,
     API_APPROVER_SEED: signer.approvers.api.seedHex,
@@ -56,6 +58,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.BUS_PREFIX, name: "api-test", log });
   const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
   await relay.start();
+  const payoutApprover = payoutApproverFromConfig(config);
   const deps: ApiDeps = {
     config,
     sql: db.sql,
@@ -70,7 +73,15 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
     depositAddresses: signerDepositAddresses(signer.client),
     solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
-    payoutApprover: payoutApproverFromConfig(config),
+    payoutApprover,
+    payoutDestinations:
+      payoutApprover &&
+      createPayoutDestinations({
+        signer: signer.clients.api,
+        approver: payoutApprover,
+        ttlSeconds: config.API_PAYOUT_APPROVAL_TTL_SECONDS,
+        log,
+      }),
     paymentWatch: createPaymentWatch(db.sql, log, 200),
   };
   const server = createApp(deps).listen(0, "127.0.0.1");

@@ -5,6 +5,8 @@ export interface PayoutWork {
   /** Stable across retries: `payout:<payoutId>`; the signer binds it to one effect. */
   intentId: string;
   payoutId: string;
+  /** The merchant paid: the signer checks its allow-list and limits. */
+  merchantId: string;
   mode: Mode;
   chain: Chain;
   coin: "USDC" | "USDT";
@@ -12,10 +14,10 @@ export interface PayoutWork {
   amount: bigint;
   destination: string;
   /**
-   * The API's approval of this payout, signed after the OTP check (or, for the scheduled payout
-   * to a linked wallet, by the scheduler's approver); the signer refuses a payout without one.
+   * The API's approval of this payout, signed after the OTP check, expiring within minutes. A
+   * scheduled payout has none: the signer then sends it only to the merchant's linked wallet.
    */
-  approval: { keyId: string; signature: Uint8Array } | null;
+  approval: { keyId: string; signature: Uint8Array; expiresAtMs?: bigint } | null;
 }
 
 /**

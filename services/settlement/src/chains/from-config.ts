@@ -14,7 +14,6 @@ import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Connection } from "@solana/web3.js";
 import type { PayoutActorOptions } from "../payouts.js";
 import type { ChainSettlements } from "./chain-settlement.js";
-import { scheduledPayoutApprover } from "./payout-approval.js";
 import { createSolanaPayout } from "./solana-payout.js";
 import { createSuiPayout } from "./sui-payout.js";
 
@@ -73,13 +72,6 @@ export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Lo
     const sui = createSuiSettlement({ sql, client, signer, approver, coinTypes: suiCoins, log });
     chains.sui = sui;
     payouts.chains!.sui = createSuiPayout(sui);
-  }
-  if (config.SETTLEMENT_PAYOUT_APPROVER_SEED) {
-    payouts.approveScheduled = scheduledPayoutApprover({
-      keyId: config.SETTLEMENT_PAYOUT_APPROVER_KEY_ID,
-      key: approverKeyFromSeed(Buffer.from(config.SETTLEMENT_PAYOUT_APPROVER_SEED, "hex")),
-      asset: (chain, coin) => (chain === "solana" ? mints[coin] : suiCoins[coin]),
-    });
   }
   return { chains, payouts, signer };
 }

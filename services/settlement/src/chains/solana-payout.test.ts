@@ -27,7 +27,6 @@ import {
 import { Connection, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PayoutActor, startPayouts } from "../payouts.js";
-import { scheduledPayoutApprover } from "./payout-approval.js";
 import { createSolanaPayout } from "./solana-payout.js";
 
 const log = createLogger({ name: "solana-payout-test", level: "silent" });
@@ -48,7 +47,8 @@ beforeAll(async () => {
   bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
   relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
   await relay.start();
-  signer = await startTestSigner();
+  // The payout policy as production runs it: allow-listed destinations, expiring approvals.
+  signer = await startTestSigner({ payoutPolicy: true });
   connection = new Connection(net.rpcUrl, { commitment: "confirmed", wsEndpoint: net.wsUrl });
   const wallets = (await signer.client.getServiceAddresses()).solana.live;
   vault = wallets.vault;
@@ -71,11 +71,6 @@ beforeAll(async () => {
     log,
     chains: { solana },
     schedulePollMs: 3_600_000,
-    approveScheduled: scheduledPayoutApprover({
-      keyId: signer.approvers.api.keyId,
-      key: signer.approvers.api.key,
-      asset: (chain, coin) => (chain === "solana" ? net.mints[coin] : undefined),
-    }),
   });
 });
 afterAll(async () => {
@@ -114,15 +109,32 @@ async function merchantWith(net: bigint) {
   return merchantId;
 }
 
-/** A payout as the API records it, with the approval the API signs after the code check. */
-async function livePayout(merchantId: string, amount: bigint, approver: "api" | "settlement" | null) {
+/**
+ * A payout as the API records it, to an allow-listed destination (unless `allowListed: false`),
+ * with the approval the API signs after the code check, expiring in `expiresInMs`.
+ */
+async function livePayout(
+  merchantId: string,
+  amount: bigint,
+  approver: "api" | "settlement" | null,
+  options: { expiresInMs?: number; allowListed?: boolean } = {},
+) {
   const id = newId("po");
   const destination = new PublicKey(randomBytes(32)).toBase58();
+  if (options.allowListed !== false)
+    await signer.allowDestination({
+      merchantId,
+      chain: "solana",
+      mode: "live",
+      address: destination,
+      linked: false,
+    });
   const networkFee = MANUAL_PAYOUT_NETWORK_FEE.solana;
   const intent = solanaPayoutIntent(
     {
       intentId: `payout:${id}`,
       payoutId: id,
+      merchantId,
       mode: "live",
       coin: "USDC",
       amount: amount - networkFee,
@@ -131,7 +143,8 @@ async function livePayout(merchantId: string, amount: bigint, approver: "api" | 
     net.mints,
   );
   const key = approver ? signer.approvers[approver] : null;
-  const approval = key ? signApproval({ intent, keyId: key.keyId, privateKey: key.key }) : null;
+  const expiresAtMs = BigInt(Date.now() + (options.expiresInMs ?? 300_000));
+  const approval = key ? signApproval({ intent, keyId: key.keyId, privateKey: key.key, expiresAtMs }) : null;
   const row = await db.sql.begin((tx) =>
     createPayout(tx, payoutSubjects(bus.topology), {
       id,
@@ -144,7 +157,11 @@ async function livePayout(merchantId: string, amount: bigint, approver: "api" | 
       destination,
       kind: "manual",
       approval: approval
-        ? { key_id: approval.keyId, signature: Buffer.from(approval.signature).toString("base64") }
+        ? {
+            key_id: approval.keyId,
+            signature: Buffer.from(approval.signature).toString("base64"),
+            expires_at_ms: expiresAtMs.toString(),
+          }
         : null,
     }),
   );
@@ -197,6 +214,14 @@ describe("Solana payouts on the local network", () => {
     const merchantId = await merchantWith(3_000_000n);
     const wallet = new PublicKey(randomBytes(32)).toBase58();
     await db.sql`insert into payout_wallets (merchant_id, chain, address) values (${merchantId}, 'solana', ${wallet})`;
+    // Linking the wallet (after its code) puts it on the signer's allow-list as the linked one.
+    await signer.allowDestination({
+      merchantId,
+      chain: "solana",
+      mode: "live",
+      address: wallet,
+      linked: true,
+    });
     await setPayoutSchedule(
       db.sql,
       { merchantId, mode: "live", hour: 4, enabled: true, minimumAmount: 0n },
@@ -219,21 +244,29 @@ describe("Solana payouts on the local network", () => {
     await expectLedgerSound();
   });
 
-  it("fails and releases a payout the signer refuses: no approval, or another key's", async () => {
-    const merchantId = await merchantWith(10_000_000n);
-    const unapproved = await livePayout(merchantId, 4_000_000n, null);
-    const wrongKey = await livePayout(merchantId, 5_000_000n, "settlement");
+  it("fails and releases a payout the signer refuses: no approval, another key's, expired, not allow-listed", async () => {
+    const merchantId = await merchantWith(20_000_000n);
+    const refused = [
+      // Without an approval only the linked wallet may be paid.
+      [await livePayout(merchantId, 4_000_000n, null), /DESTINATION_NOT_ALLOWED/],
+      [await livePayout(merchantId, 5_000_000n, "settlement"), /APPROVAL_INVALID/],
+      // Approved, but settlement reached the signer after the approval had expired.
+      [await livePayout(merchantId, 3_000_000n, "api", { expiresInMs: -1 }), /APPROVAL_EXPIRED/],
+      [await livePayout(merchantId, 2_000_000n, "api", { allowListed: false }), /DESTINATION_NOT_ALLOWED/],
+    ] as const;
     await waitFor(
-      async () =>
-        (await payout(unapproved.id)).status === "failed" && (await payout(wrongKey.id)).status === "failed",
+      async () => {
+        const rows = await Promise.all(refused.map(([row]) => payout(row.id)));
+        return rows.every((r) => r.status === "failed");
+      },
       { timeoutMs: 30_000 },
     );
-    expect((await payout(unapproved.id)).failure_reason).toMatch(/no approval/);
-    expect((await payout(wrongKey.id)).failure_reason).toMatch(/refused/);
-    expect(await tokenBalance(unapproved.destination)).toBe(0n);
-    expect(await tokenBalance(wrongKey.destination)).toBe(0n);
+    for (const [row, reason] of refused) {
+      expect((await payout(row.id)).failure_reason).toMatch(reason);
+      expect(await tokenBalance(row.destination)).toBe(0n);
+    }
     expect(await merchantBalances(db.sql, merchantId, "live")).toEqual([
-      { chain: "solana", coin: "USDC", available: 10_000_000n, pending: 0n },
+      { chain: "solana", coin: "USDC", available: 20_000_000n, pending: 0n },
     ]);
     await expectLedgerSound();
   });

@@ -45,7 +45,7 @@ beforeAll(async () => {
   [db, net, signer, testBus] = await Promise.all([
     createTestDatabase(),
     createSuiLocalnet({ port: 0, checkpointIntervalMs: 50 }),
-    startTestSigner(),
+    startTestSigner({ payoutPolicy: true }),
     createTestBus(),
   ]);
   bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
@@ -107,9 +107,18 @@ describe("Sui payouts on the local network", () => {
     const destination = new Ed25519Keypair().toSuiAddress();
     const networkFee = MANUAL_PAYOUT_NETWORK_FEE.sui;
     const amount = 12_000_000n;
+    await signer.allowDestination({
+      merchantId,
+      chain: "sui",
+      mode: "live",
+      address: destination,
+      linked: false,
+    });
     const approval = signPayoutApproval(
       {
         payoutId: id,
+        merchantId,
+        expiresAtMs: BigInt(Date.now() + 300_000),
         chain: "sui",
         mode: "live",
         asset: net.coinType("USDC"),

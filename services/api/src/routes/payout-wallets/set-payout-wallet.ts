@@ -19,10 +19,17 @@ const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
 /**
  * `PUT /payout-wallets/:chain {address, otp}`: sets or replaces the chain's payout wallet. The
  * code must be the one mailed for this very chain and address; the wallet row changes in the
- * transaction that spends the code. The owner is told by mail afterwards, as a tripwire.
+ * transaction that spends the code, and in it the signer is asked to allow-list the address as
+ * the merchant's linked wallet (live and test), so a failure there changes nothing. The owner is
+ * told by mail afterwards, with when live payouts may start going there and how to cancel.
  */
 export function setPayoutWallet(
-  { limiter, mailer, log }: Pick<ApiDeps, "limiter" | "mailer" | "log">,
+  {
+    limiter,
+    mailer,
+    log,
+    payoutDestinations,
+  }: Pick<ApiDeps, "limiter" | "mailer" | "log" | "payoutDestinations">,
   codes: EmailCodes,
 ): RequestHandler {
   return async (req, res) => {
@@ -45,12 +52,22 @@ export function setPayoutWallet(
           on conflict (merchant_id, chain) do update set address = excluded.address, updated_at = now()
           returning chain, address, created_at, updated_at,
             (select email from merchants where id = ${merchantId}) as email`;
-        return wallet!;
+        // Scheduled payouts carry no approval: the signer pays only this linked, allow-listed wallet.
+        let effectiveAt: Date | undefined;
+        for (const mode of ["live", "test"] as const) {
+          const entry = await payoutDestinations?.request({ merchantId, chain, mode, address, linked: true });
+          if (mode === "live") effectiveAt = entry?.effectiveAt;
+        }
+        return { ...wallet!, effectiveAt };
       },
     });
-    mailer.send(payoutWalletChangedMail(row.email, chain, address)).catch((err: unknown) => {
+    mailer.send(payoutWalletChangedMail(row.email, chain, address, row.effectiveAt)).catch((err: unknown) => {
       log.warn({ err, merchantId, chain }, "payout wallet change notice not sent");
     });
-    res.json(toPayoutWalletResource(row));
+    res.json({
+      ...toPayoutWalletResource(row),
+      // When live payouts may start going to this address (the signer's delay; null without one).
+      effective_at: row.effectiveAt?.toISOString() ?? null,
+    });
   };
 }

@@ -14,13 +14,36 @@ import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { bodyObject } from "../../http/json-body.js";
 import { rejectUnknown, required, withMoneyParam } from "../../http/params.js";
+import { payoutDestinationRequestedMail } from "../../mail/messages.js";
 import { throttle } from "../auth/throttle.js";
+import {
+  findDestination,
+  inEffect,
+  type PayoutDestinationEntry,
+  type PayoutDestinations,
+} from "../payout-destinations/registry.js";
 import { resolveDestination } from "./destination.js";
 import { approvePayout, type PayoutApprover } from "./payout-approval.js";
 import type { PayoutCodes } from "./payout-codes.js";
 import { coinParam, modeParam } from "./payout-params.js";
 
 const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
+
+/** Thrown inside the code's transaction, so the code stays live and nothing is recorded. */
+class DestinationPendingError extends Error {
+  constructor(readonly entry: PayoutDestinationEntry) {
+    super("destination pending");
+  }
+}
+
+const notAllowed = (entry: PayoutDestinationEntry | undefined) =>
+  new GatewayError("destination_not_allowed", {
+    param: "destination_address",
+    message:
+      entry && !entry.cancelled
+        ? `This address is on your payout allow-list from ${entry.effectiveAt.toISOString()}; pay out to it then, with a new code.`
+        : "This address is not on your payout allow-list.",
+  });
 
 const insufficient = (available: bigint) =>
   new GatewayError("insufficient_balance", {
@@ -34,16 +57,42 @@ const insufficient = (available: bigint) =>
  * Spending the code, recording the payout, reserving its amount (so `available` drops at once)
  * and asking settlement to execute it are one transaction: all of it happens or none.
  * A payout requested by hand is charged its chain's fixed network fee out of `amount`. A live
- * payout carries the API's signed approval of its intent, made here, after the code was checked.
+ * payout carries the API's signed approval of its intent, made here, after the code was checked,
+ * valid for API_PAYOUT_APPROVAL_TTL_SECONDS.
+ *
+ * A live payout goes only to an address on the merchant's allow-list that the signer keeps, in
+ * effect. An explicit address not on it (or cancelled) is asked for here, since the code just
+ * checked was mailed for this very destination: with no delay the payout goes ahead, otherwise
+ * the answer is 409 `destination_not_allowed` naming when it takes effect, and the merchant is
+ * mailed either way. An address still in its delay is 409 before the code is checked.
  */
 export function createPayoutHandler(
-  { sql, limiter }: Pick<ApiDeps, "sql" | "limiter">,
+  {
+    sql,
+    limiter,
+    mailer,
+    log,
+    config,
+    payoutDestinations,
+  }: Pick<ApiDeps, "sql" | "limiter" | "mailer" | "log" | "config" | "payoutDestinations">,
   codes: PayoutCodes,
   subjects: PayoutSubjects,
   approver?: PayoutApprover,
 ): RequestHandler {
   return async (req, res) => {
     const { merchantId } = sessionPrincipal(res);
+    /** The merchant is told of every address added to the allow-list, as a tripwire. */
+    const notifyRequested = (entry: PayoutDestinationEntry) => {
+      void sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`
+        .then(([m]) =>
+          m
+            ? mailer.send(
+                payoutDestinationRequestedMail(m.email, entry.chain, entry.address, entry.effectiveAt),
+              )
+            : undefined,
+        )
+        .catch((err: unknown) => log.warn({ err, merchantId }, "payout destination notice not sent"));
+    };
     const body = bodyObject(req.body);
     rejectUnknown(body, ["chain", "coin_symbol", "amount", "destination_address", "otp", "mode"]);
     required<unknown>(body, "chain");
@@ -64,21 +113,36 @@ export function createPayoutHandler(
       (b) => b.chain === chain && b.coin === coin,
     );
     if ((balance?.available ?? 0n) < amount) throw insufficient(balance?.available ?? 0n);
+    // Test payouts are simulated and never reach the signer, so only live ones need the list.
+    const allowList: PayoutDestinations | undefined = mode === "live" ? payoutDestinations : undefined;
+    const listed = allowList
+      ? findDestination(await allowList.list(merchantId), { chain, mode, address: destination })
+      : undefined;
+    if (listed && !listed.cancelled && !inEffect(listed)) throw notAllowed(listed);
     await throttle(limiter, [[`payout-otp:account:${merchantId}`, TRIES_PER_TEN_MINUTES]]);
+    let requested: PayoutDestinationEntry | undefined;
     try {
       const id = newId("po");
-      const row = await codes.consume(merchantId, { mode, chain, destination }, otp, (tx) =>
-        recordPayout(tx, subjects, {
+      const row = await codes.consume(merchantId, { mode, chain, destination }, otp, async (tx) => {
+        if (allowList && !inEffect(listed)) {
+          // No explicit address means the linked wallet: it is asked for as the linked one.
+          const linked = body.destination_address === undefined || body.destination_address === null;
+          requested = await allowList.request({ merchantId, chain, mode, address: destination, linked });
+          if (!inEffect(requested)) throw new DestinationPendingError(requested);
+        }
+        return recordPayout(tx, subjects, {
           id,
           approval:
             mode === "live" && approver
               ? (approvePayout(approver, {
                   id,
+                  merchantId,
                   mode,
                   chain,
                   coin,
                   netAmount: amount - networkFee,
                   destination,
+                  expiresAt: new Date(Date.now() + config.API_PAYOUT_APPROVAL_TTL_SECONDS * 1000),
                 }) ?? null)
               : null,
           merchantId,
@@ -89,10 +153,15 @@ export function createPayoutHandler(
           networkFee,
           destination,
           kind: "manual",
-        }),
-      );
+        });
+      });
+      if (requested) notifyRequested(requested);
       res.status(201).json(toPayoutResource(row));
     } catch (err) {
+      if (err instanceof DestinationPendingError) {
+        notifyRequested(err.entry);
+        throw notAllowed(err.entry);
+      }
       // A concurrent payout took the balance first; the code stays live (the transaction rolled back).
       if (err instanceof InsufficientBalanceError) throw insufficient(err.available);
       throw err;

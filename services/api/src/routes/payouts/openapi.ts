@@ -60,7 +60,9 @@ export const payoutPaths: Record<string, Json> = {
         "201": json(ref("Payout"), "Created"),
         ...e400,
         ...e401,
-        "409": error("Idempotency-Key reused with another body."),
+        "409": error(
+          "Idempotency-Key reused with another body, or `destination_not_allowed`: the address is not on the payout allow-list or not in effect yet (an address asked for with this code joins it after the delay).",
+        ),
         ...e429,
       },
     },

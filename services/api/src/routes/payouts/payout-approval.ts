@@ -16,18 +16,30 @@ export interface PayoutApprover {
 
 /**
  * Signs the payout intent after the OTP check: exactly what settlement will ask the signer to
- * sign (`payout:<id>`, the vault to `destination`, `amount` net of the network fee), so the
- * approval covers this payout and nothing else. Undefined when the coin has no known asset.
+ * sign (`payout:<id>`, the vault to `destination`, `amount` net of the network fee, the merchant),
+ * valid until `expiresAt`, so the approval covers this payout and nothing else, for minutes.
+ * Undefined when the coin has no known asset.
  */
 export function approvePayout(
   approver: PayoutApprover,
-  p: { id: string; mode: Mode; chain: Chain; coin: PayoutCoin; netAmount: bigint; destination: string },
-): { key_id: string; signature: string } | undefined {
+  p: {
+    id: string;
+    merchantId: string;
+    mode: Mode;
+    chain: Chain;
+    coin: PayoutCoin;
+    netAmount: bigint;
+    destination: string;
+    expiresAt: Date;
+  },
+): { key_id: string; signature: string; expires_at_ms?: string } | undefined {
   const asset = approver.asset(p.chain, p.coin);
   if (!asset) return undefined;
   return signPayoutApproval(
     {
       payoutId: p.id,
+      merchantId: p.merchantId,
+      expiresAtMs: BigInt(p.expiresAt.getTime()),
       chain: p.chain,
       mode: p.mode,
       asset,

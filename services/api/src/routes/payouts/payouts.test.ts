@@ -91,6 +91,14 @@ describe("payouts: happy path", () => {
       body: { chain: "solana", coin_symbol: "usdc", amount: 10.5, destination_address: destination, otp },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The code put the address on the signer's allow-list (no delay here); the approval expires in minutes.
+    const listed = await api.signer.clients.api.listPayoutDestinations(owner.merchantId);
+    expect(listed).toMatchObject([{ address: destination, mode: "live", linked: false, cancelled: false }]);
+    const [row] = await api.db.sql<{ approval: { expires_at_ms: string } }[]>`
+      select approval from payouts where id = ${res.body.id}`;
+    const ttl = Number(row!.approval.expires_at_ms) - Date.now();
+    expect(ttl).toBeGreaterThan(500_000);
+    expect(ttl).toBeLessThanOrEqual(600_000);
     expect(res.body).toMatchObject({
       object: "payout",
       status: "pending",

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/signer/v1/signer.proto.
  */
 export const file_gateway_signer_v1_signer: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIcChpHZXRTZXJ2aWNlQWRkcmVzc2VzUmVxdWVzdCJ+ChBTZXJ2aWNlQWRkcmVzc2VzEicKBWNoYWluGAEgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgCIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFdmF1bHQYAyABKAkSCwoDZ2FzGAQgASgJIlUKG0dldFNlcnZpY2VBZGRyZXNzZXNSZXNwb25zZRI2CglhZGRyZXNzZXMYASADKAsyIy5nYXRld2F5LnNpZ25lci52MS5TZXJ2aWNlQWRkcmVzc2VzIiQKC1N3ZWVwSW50ZW50EhUKDWRlcG9zaXRfaW5kZXgYASABKA0icwoMUmVmdW5kSW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRI7CgthdHRlc3RhdGlvbhgDIAEoCzImLmdhdGV3YXkuc2lnbmVyLnYxLlRyYW5zZmVyQXR0ZXN0YXRpb24ihgEKE1RyYW5zZmVyQXR0ZXN0YXRpb24SDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBITCgt0cmFuc2Zlcl9pZBgDIAEoCRIXCg9kZXBvc2l0X2FkZHJlc3MYBCABKAkSDgoGc2VuZGVyGAUgASgJEg4KBmFtb3VudBgGIAEoBCIjChJOb25jZUFjY291bnRJbnRlbnQSDQoFaW5kZXgYASABKA0iSwoMUGF5b3V0SW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRITCgttZXJjaGFudF9pZBgDIAEoCSKYAwoGSW50ZW50EhEKCWludGVudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoBBIvCgVzd2VlcBgKIAEoCzIeLmdhdGV3YXkuc2lnbmVyLnYxLlN3ZWVwSW50ZW50SAASMQoGcmVmdW5kGAsgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUmVmdW5kSW50ZW50SAASMQoGcGF5b3V0GAwgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0SW50ZW50SAASPgoNbm9uY2VfYWNjb3VudBgNIAEoCzIlLmdhdGV3YXkuc2lnbmVyLnYxLk5vbmNlQWNjb3VudEludGVudEgAEi0KCGFwcHJvdmFsGBQgASgLMhsuZ2F0ZXdheS5zaWduZXIudjEuQXBwcm92YWxCBgoEa2luZCJECghBcHByb3ZhbBIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhUKDWV4cGlyZXNfYXRfbXMYAyABKAQiGAoJU3VpT2JqZWN0EgsKA2JjcxgBIAEoDCKFAQoLU2lnblJlcXVlc3QSKQoGaW50ZW50GAEgASgLMhkuZ2F0ZXdheS5zaWduZXIudjEuSW50ZW50EhwKFHVuc2lnbmVkX3RyYW5zYWN0aW9uGAIgASgMEi0KB29iamVjdHMYAyADKAsyHC5nYXRld2F5LnNpZ25lci52MS5TdWlPYmplY3QiQwoJU2lnbmF0dXJlEg8KB2FkZHJlc3MYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhIKCnNlcmlhbGl6ZWQYAyABKAkimgEKDFNpZ25SZXNwb25zZRIRCglpbnRlbnRfaWQYASABKAkSMAoKc2lnbmF0dXJlcxgCIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25hdHVyZRITCgt0cmFuc2FjdGlvbhgDIAEoDBIwCgphdWRpdF9oZWFkGAQgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIhUKE0dldEF1ZGl0SGVhZFJlcXVlc3QiQgoUR2V0QXVkaXRIZWFkUmVzcG9uc2USKgoEaGVhZBgBIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCImCglBdWRpdEhlYWQSCwoDc2VxGAEgASgEEgwKBGhhc2gYAiABKAkiYAoNUmVmdXNhbERldGFpbBIRCglpbnRlbnRfaWQYASABKAkSLAoEY29kZRgCIAEoDjIeLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVzYWxDb2RlEg4KBnJlYXNvbhgDIAEoCSJEChBTaWduQmF0Y2hSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlcXVlc3QifgoKU2lnblJlc3VsdBIxCgZzaWduZWQYASABKAsyHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2VIABIzCgdyZWZ1c2VkGAIgASgLMiAuZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbERldGFpbEgAQggKBnJlc3VsdCJ1ChFTaWduQmF0Y2hSZXNwb25zZRIuCgdyZXN1bHRzGAEgAygLMh0uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3VsdBIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkKj8KBUNoYWluEhUKEUNIQUlOX1VOU1BFQ0lGSUVEEAASEAoMQ0hBSU5fU09MQU5BEAESDQoJQ0hBSU5fU1VJEAIqOgoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9MSVZFEAESDQoJTU9ERV9URVNUEAIqqwkKC1JlZnVzYWxDb2RlEhwKGFJFRlVTQUxfQ09ERV9VTlNQRUNJRklFRBAAEh8KG1JFRlVTQUxfQ09ERV9JTlZBTElEX0lOVEVOVBABEiYKIlJFRlVTQUxfQ09ERV9NQUxGT1JNRURfVFJBTlNBQ1RJT04QAhIgChxSRUZVU0FMX0NPREVfV1JPTkdfRkVFX1BBWUVSEAMSIgoeUkVGVVNBTF9DT0RFX1VORVhQRUNURURfU0lHTkVSEAQSIwofUkVGVVNBTF9DT0RFX1VORVhQRUNURURfUFJPR1JBTRAFEicKI1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX0lOU1RSVUNUSU9OEAYSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NPVVJDRRAHEiIKHlJFRlVTQUxfQ09ERV9XUk9OR19ERVNUSU5BVElPThAIEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19BTU9VTlQQCRIcChhSRUZVU0FMX0NPREVfV1JPTkdfQVNTRVQQChIoCiRSRUZVU0FMX0NPREVfV1JPTkdfQ0xPU0VfREVTVElOQVRJT04QCxIdChlSRUZVU0FMX0NPREVfRkVFX09WRVJfQ0FQEAwSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NFTkRFUhANEiAKHFJFRlVTQUxfQ09ERV9XUk9OR19HQVNfT1dORVIQDhIgChxSRUZVU0FMX0NPREVfT0JKRUNUX01JU01BVENIEA8SIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX01JU1NJTkcQEBIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfSU5WQUxJRBAREiQKIFJFRlVTQUxfQ09ERV9JTlRFTlRfQ0FQX0VYQ0VFREVEEBISIwofUkVGVVNBTF9DT0RFX0RBSUxZX0NBUF9FWENFRURFRBATEhcKE1JFRlVTQUxfQ09ERV9SRVBMQVkQFBIkCiBSRUZVU0FMX0NPREVfVU5TVVBQT1JURURfRkVBVFVSRRAVEh0KGVJFRlVTQUxfQ09ERV9JTlBVVF9JTl9VU0UQFhIfChtSRUZVU0FMX0NPREVfTk9OQ0VfUkVRVUlSRUQQFxIkCiBSRUZVU0FMX0NPREVfR0FTX0JVREdFVF9FWENFRURFRBAYEiUKIVJFRlVTQUxfQ09ERV9TV0VFUF9MSU1JVF9FWENFRURFRBAZEiMKH1JFRlVTQUxfQ09ERV9HQVNfUFJJQ0VfT1ZFUl9DQVAQGhIdChlSRUZVU0FMX0NPREVfTk9UX0FUVEVTVEVEEBsSHgoaUkVGVVNBTF9DT0RFX09WRVJfQVRURVNURUQQHBIoCiRSRUZVU0FMX0NPREVfREVTVElOQVRJT05fTk9UX0FMTE9XRUQQHRIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfRVhQSVJFRBAeEiAKHFJFRlVTQUxfQ09ERV9BUFBST1ZBTF9SRVVTRUQQHxIiCh5SRUZVU0FMX0NPREVfVkVMT0NJVFlfRVhDRUVERUQQIBIhCh1SRUZVU0FMX0NPREVfUk9MRV9OT1RfQUxMT1dFRBAhMoAECg1TaWduZXJTZXJ2aWNlEncKFERlcml2ZURlcG9zaXRBZGRyZXNzEi4uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXF1ZXN0Gi8uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXNwb25zZRJ0ChNHZXRTZXJ2aWNlQWRkcmVzc2VzEi0uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1JlcXVlc3QaLi5nYXRld2F5LnNpZ25lci52MS5HZXRTZXJ2aWNlQWRkcmVzc2VzUmVzcG9uc2USRwoEU2lnbhIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0Gh8uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3BvbnNlElYKCVNpZ25CYXRjaBIjLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25CYXRjaFJlcXVlc3QaJC5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXNwb25zZRJfCgxHZXRBdWRpdEhlYWQSJi5nYXRld2F5LnNpZ25lci52MS5HZXRBdWRpdEhlYWRSZXF1ZXN0GicuZ2F0ZXdheS5zaWduZXIudjEuR2V0QXVkaXRIZWFkUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIcChpHZXRTZXJ2aWNlQWRkcmVzc2VzUmVxdWVzdCJ+ChBTZXJ2aWNlQWRkcmVzc2VzEicKBWNoYWluGAEgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgCIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFdmF1bHQYAyABKAkSCwoDZ2FzGAQgASgJIlUKG0dldFNlcnZpY2VBZGRyZXNzZXNSZXNwb25zZRI2CglhZGRyZXNzZXMYASADKAsyIy5nYXRld2F5LnNpZ25lci52MS5TZXJ2aWNlQWRkcmVzc2VzIiQKC1N3ZWVwSW50ZW50EhUKDWRlcG9zaXRfaW5kZXgYASABKA0icwoMUmVmdW5kSW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRI7CgthdHRlc3RhdGlvbhgDIAEoCzImLmdhdGV3YXkuc2lnbmVyLnYxLlRyYW5zZmVyQXR0ZXN0YXRpb24ihgEKE1RyYW5zZmVyQXR0ZXN0YXRpb24SDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBITCgt0cmFuc2Zlcl9pZBgDIAEoCRIXCg9kZXBvc2l0X2FkZHJlc3MYBCABKAkSDgoGc2VuZGVyGAUgASgJEg4KBmFtb3VudBgGIAEoBCIjChJOb25jZUFjY291bnRJbnRlbnQSDQoFaW5kZXgYASABKA0iSwoMUGF5b3V0SW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRITCgttZXJjaGFudF9pZBgDIAEoCSKYAwoGSW50ZW50EhEKCWludGVudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoBBIvCgVzd2VlcBgKIAEoCzIeLmdhdGV3YXkuc2lnbmVyLnYxLlN3ZWVwSW50ZW50SAASMQoGcmVmdW5kGAsgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUmVmdW5kSW50ZW50SAASMQoGcGF5b3V0GAwgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0SW50ZW50SAASPgoNbm9uY2VfYWNjb3VudBgNIAEoCzIlLmdhdGV3YXkuc2lnbmVyLnYxLk5vbmNlQWNjb3VudEludGVudEgAEi0KCGFwcHJvdmFsGBQgASgLMhsuZ2F0ZXdheS5zaWduZXIudjEuQXBwcm92YWxCBgoEa2luZCJECghBcHByb3ZhbBIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhUKDWV4cGlyZXNfYXRfbXMYAyABKAQiGAoJU3VpT2JqZWN0EgsKA2JjcxgBIAEoDCKFAQoLU2lnblJlcXVlc3QSKQoGaW50ZW50GAEgASgLMhkuZ2F0ZXdheS5zaWduZXIudjEuSW50ZW50EhwKFHVuc2lnbmVkX3RyYW5zYWN0aW9uGAIgASgMEi0KB29iamVjdHMYAyADKAsyHC5nYXRld2F5LnNpZ25lci52MS5TdWlPYmplY3QiQwoJU2lnbmF0dXJlEg8KB2FkZHJlc3MYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhIKCnNlcmlhbGl6ZWQYAyABKAkimgEKDFNpZ25SZXNwb25zZRIRCglpbnRlbnRfaWQYASABKAkSMAoKc2lnbmF0dXJlcxgCIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25hdHVyZRITCgt0cmFuc2FjdGlvbhgDIAEoDBIwCgphdWRpdF9oZWFkGAQgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIhUKE0dldEF1ZGl0SGVhZFJlcXVlc3QiQgoUR2V0QXVkaXRIZWFkUmVzcG9uc2USKgoEaGVhZBgBIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCImCglBdWRpdEhlYWQSCwoDc2VxGAEgASgEEgwKBGhhc2gYAiABKAki9wEKEVBheW91dERlc3RpbmF0aW9uEhMKC21lcmNoYW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDwoHYWRkcmVzcxgEIAEoCRIOCgZsaW5rZWQYBSABKAgSFwoPcmVxdWVzdGVkX2F0X21zGAYgASgEEhcKD2VmZmVjdGl2ZV9hdF9tcxgHIAEoBBIRCgljYW5jZWxsZWQYCCABKAgSFwoPY2FuY2VsbGVkX2F0X21zGAkgASgEItYBCh9SZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDwoHYWRkcmVzcxgEIAEoCRIOCgZsaW5rZWQYBSABKAgSLQoIYXBwcm92YWwYBiABKAsyGy5nYXRld2F5LnNpZ25lci52MS5BcHByb3ZhbCKPAQogUmVxdWVzdFBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOQoLZGVzdGluYXRpb24YASABKAsyJC5nYXRld2F5LnNpZ25lci52MS5QYXlvdXREZXN0aW5hdGlvbhIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIpYBCh5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSJwoFY2hhaW4YAiABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAMgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRIPCgdhZGRyZXNzGAQgASgJIo4BCh9DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEjkKC2Rlc3RpbmF0aW9uGAEgASgLMiQuZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0RGVzdGluYXRpb24SMAoKYXVkaXRfaGVhZBgCIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCI0Ch1MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJcCh5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2USOgoMZGVzdGluYXRpb25zGAEgAygLMiQuZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0RGVzdGluYXRpb24iYAoNUmVmdXNhbERldGFpbBIRCglpbnRlbnRfaWQYASABKAkSLAoEY29kZRgCIAEoDjIeLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVzYWxDb2RlEg4KBnJlYXNvbhgDIAEoCSJEChBTaWduQmF0Y2hSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlcXVlc3QifgoKU2lnblJlc3VsdBIxCgZzaWduZWQYASABKAsyHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2VIABIzCgdyZWZ1c2VkGAIgASgLMiAuZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbERldGFpbEgAQggKBnJlc3VsdCJ1ChFTaWduQmF0Y2hSZXNwb25zZRIuCgdyZXN1bHRzGAEgAygLMh0uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3VsdBIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkKj8KBUNoYWluEhUKEUNIQUlOX1VOU1BFQ0lGSUVEEAASEAoMQ0hBSU5fU09MQU5BEAESDQoJQ0hBSU5fU1VJEAIqOgoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9MSVZFEAESDQoJTU9ERV9URVNUEAIqqwkKC1JlZnVzYWxDb2RlEhwKGFJFRlVTQUxfQ09ERV9VTlNQRUNJRklFRBAAEh8KG1JFRlVTQUxfQ09ERV9JTlZBTElEX0lOVEVOVBABEiYKIlJFRlVTQUxfQ09ERV9NQUxGT1JNRURfVFJBTlNBQ1RJT04QAhIgChxSRUZVU0FMX0NPREVfV1JPTkdfRkVFX1BBWUVSEAMSIgoeUkVGVVNBTF9DT0RFX1VORVhQRUNURURfU0lHTkVSEAQSIwofUkVGVVNBTF9DT0RFX1VORVhQRUNURURfUFJPR1JBTRAFEicKI1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX0lOU1RSVUNUSU9OEAYSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NPVVJDRRAHEiIKHlJFRlVTQUxfQ09ERV9XUk9OR19ERVNUSU5BVElPThAIEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19BTU9VTlQQCRIcChhSRUZVU0FMX0NPREVfV1JPTkdfQVNTRVQQChIoCiRSRUZVU0FMX0NPREVfV1JPTkdfQ0xPU0VfREVTVElOQVRJT04QCxIdChlSRUZVU0FMX0NPREVfRkVFX09WRVJfQ0FQEAwSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NFTkRFUhANEiAKHFJFRlVTQUxfQ09ERV9XUk9OR19HQVNfT1dORVIQDhIgChxSRUZVU0FMX0NPREVfT0JKRUNUX01JU01BVENIEA8SIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX01JU1NJTkcQEBIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfSU5WQUxJRBAREiQKIFJFRlVTQUxfQ09ERV9JTlRFTlRfQ0FQX0VYQ0VFREVEEBISIwofUkVGVVNBTF9DT0RFX0RBSUxZX0NBUF9FWENFRURFRBATEhcKE1JFRlVTQUxfQ09ERV9SRVBMQVkQFBIkCiBSRUZVU0FMX0NPREVfVU5TVVBQT1JURURfRkVBVFVSRRAVEh0KGVJFRlVTQUxfQ09ERV9JTlBVVF9JTl9VU0UQFhIfChtSRUZVU0FMX0NPREVfTk9OQ0VfUkVRVUlSRUQQFxIkCiBSRUZVU0FMX0NPREVfR0FTX0JVREdFVF9FWENFRURFRBAYEiUKIVJFRlVTQUxfQ09ERV9TV0VFUF9MSU1JVF9FWENFRURFRBAZEiMKH1JFRlVTQUxfQ09ERV9HQVNfUFJJQ0VfT1ZFUl9DQVAQGhIdChlSRUZVU0FMX0NPREVfTk9UX0FUVEVTVEVEEBsSHgoaUkVGVVNBTF9DT0RFX09WRVJfQVRURVNURUQQHBIoCiRSRUZVU0FMX0NPREVfREVTVElOQVRJT05fTk9UX0FMTE9XRUQQHRIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfRVhQSVJFRBAeEiAKHFJFRlVTQUxfQ09ERV9BUFBST1ZBTF9SRVVTRUQQHxIiCh5SRUZVU0FMX0NPREVfVkVMT0NJVFlfRVhDRUVERUQQIBIhCh1SRUZVU0FMX0NPREVfUk9MRV9OT1RfQUxMT1dFRBAhMogHCg1TaWduZXJTZXJ2aWNlEncKFERlcml2ZURlcG9zaXRBZGRyZXNzEi4uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXF1ZXN0Gi8uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXNwb25zZRJ0ChNHZXRTZXJ2aWNlQWRkcmVzc2VzEi0uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1JlcXVlc3QaLi5nYXRld2F5LnNpZ25lci52MS5HZXRTZXJ2aWNlQWRkcmVzc2VzUmVzcG9uc2USRwoEU2lnbhIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0Gh8uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3BvbnNlElYKCVNpZ25CYXRjaBIjLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25CYXRjaFJlcXVlc3QaJC5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXNwb25zZRJfCgxHZXRBdWRpdEhlYWQSJi5nYXRld2F5LnNpZ25lci52MS5HZXRBdWRpdEhlYWRSZXF1ZXN0GicuZ2F0ZXdheS5zaWduZXIudjEuR2V0QXVkaXRIZWFkUmVzcG9uc2USgwEKGFJlcXVlc3RQYXlvdXREZXN0aW5hdGlvbhIyLmdhdGV3YXkuc2lnbmVyLnYxLlJlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaMy5nYXRld2F5LnNpZ25lci52MS5SZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRKAAQoXQ2FuY2VsUGF5b3V0RGVzdGluYXRpb24SMS5nYXRld2F5LnNpZ25lci52MS5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaMi5nYXRld2F5LnNpZ25lci52MS5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEn0KFkxpc3RQYXlvdXREZXN0aW5hdGlvbnMSMC5nYXRld2F5LnNpZ25lci52MS5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVxdWVzdBoxLmdhdGV3YXkuc2lnbmVyLnYxLkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message gateway.signer.v1.DeriveDepositAddressRequest
@@ -567,6 +567,229 @@ export const AuditHeadSchema: GenMessage<AuditHead> = /*@__PURE__*/
   messageDesc(file_gateway_signer_v1_signer, 18);
 
 /**
+ * One address on a merchant's payout allow-list.
+ *
+ * @generated from message gateway.signer.v1.PayoutDestination
+ */
+export type PayoutDestination = Message<"gateway.signer.v1.PayoutDestination"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: gateway.signer.v1.Chain chain = 2;
+   */
+  chain: Chain;
+
+  /**
+   * @generated from field: gateway.signer.v1.Mode mode = 3;
+   */
+  mode: Mode;
+
+  /**
+   * @generated from field: string address = 4;
+   */
+  address: string;
+
+  /**
+   * The merchant's linked payout wallet of this chain and mode: the only destination of payouts
+   * without an approval (the daily scheduled ones). At most one per merchant, chain and mode.
+   *
+   * @generated from field: bool linked = 5;
+   */
+  linked: boolean;
+
+  /**
+   * Unix ms.
+   *
+   * @generated from field: uint64 requested_at_ms = 6;
+   */
+  requestedAtMs: bigint;
+
+  /**
+   * Payouts may go here from this time on (Unix ms), unless cancelled.
+   *
+   * @generated from field: uint64 effective_at_ms = 7;
+   */
+  effectiveAtMs: bigint;
+
+  /**
+   * @generated from field: bool cancelled = 8;
+   */
+  cancelled: boolean;
+
+  /**
+   * Unix ms; 0 when not cancelled.
+   *
+   * @generated from field: uint64 cancelled_at_ms = 9;
+   */
+  cancelledAtMs: bigint;
+};
+
+/**
+ * Describes the message gateway.signer.v1.PayoutDestination.
+ * Use `create(PayoutDestinationSchema)` to create a new message.
+ */
+export const PayoutDestinationSchema: GenMessage<PayoutDestination> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 19);
+
+/**
+ * @generated from message gateway.signer.v1.RequestPayoutDestinationRequest
+ */
+export type RequestPayoutDestinationRequest = Message<"gateway.signer.v1.RequestPayoutDestinationRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: gateway.signer.v1.Chain chain = 2;
+   */
+  chain: Chain;
+
+  /**
+   * @generated from field: gateway.signer.v1.Mode mode = 3;
+   */
+  mode: Mode;
+
+  /**
+   * @generated from field: string address = 4;
+   */
+  address: string;
+
+  /**
+   * @generated from field: bool linked = 5;
+   */
+  linked: boolean;
+
+  /**
+   * Signed by a key trusted for payouts over destinationMessage() in
+   * packages/signer-proto/src/approval.ts, with expires_at_ms set.
+   *
+   * @generated from field: gateway.signer.v1.Approval approval = 6;
+   */
+  approval?: Approval | undefined;
+};
+
+/**
+ * Describes the message gateway.signer.v1.RequestPayoutDestinationRequest.
+ * Use `create(RequestPayoutDestinationRequestSchema)` to create a new message.
+ */
+export const RequestPayoutDestinationRequestSchema: GenMessage<RequestPayoutDestinationRequest> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 20);
+
+/**
+ * @generated from message gateway.signer.v1.RequestPayoutDestinationResponse
+ */
+export type RequestPayoutDestinationResponse = Message<"gateway.signer.v1.RequestPayoutDestinationResponse"> & {
+  /**
+   * @generated from field: gateway.signer.v1.PayoutDestination destination = 1;
+   */
+  destination?: PayoutDestination | undefined;
+
+  /**
+   * @generated from field: gateway.signer.v1.AuditHead audit_head = 2;
+   */
+  auditHead?: AuditHead | undefined;
+};
+
+/**
+ * Describes the message gateway.signer.v1.RequestPayoutDestinationResponse.
+ * Use `create(RequestPayoutDestinationResponseSchema)` to create a new message.
+ */
+export const RequestPayoutDestinationResponseSchema: GenMessage<RequestPayoutDestinationResponse> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 21);
+
+/**
+ * @generated from message gateway.signer.v1.CancelPayoutDestinationRequest
+ */
+export type CancelPayoutDestinationRequest = Message<"gateway.signer.v1.CancelPayoutDestinationRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: gateway.signer.v1.Chain chain = 2;
+   */
+  chain: Chain;
+
+  /**
+   * @generated from field: gateway.signer.v1.Mode mode = 3;
+   */
+  mode: Mode;
+
+  /**
+   * @generated from field: string address = 4;
+   */
+  address: string;
+};
+
+/**
+ * Describes the message gateway.signer.v1.CancelPayoutDestinationRequest.
+ * Use `create(CancelPayoutDestinationRequestSchema)` to create a new message.
+ */
+export const CancelPayoutDestinationRequestSchema: GenMessage<CancelPayoutDestinationRequest> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 22);
+
+/**
+ * @generated from message gateway.signer.v1.CancelPayoutDestinationResponse
+ */
+export type CancelPayoutDestinationResponse = Message<"gateway.signer.v1.CancelPayoutDestinationResponse"> & {
+  /**
+   * @generated from field: gateway.signer.v1.PayoutDestination destination = 1;
+   */
+  destination?: PayoutDestination | undefined;
+
+  /**
+   * @generated from field: gateway.signer.v1.AuditHead audit_head = 2;
+   */
+  auditHead?: AuditHead | undefined;
+};
+
+/**
+ * Describes the message gateway.signer.v1.CancelPayoutDestinationResponse.
+ * Use `create(CancelPayoutDestinationResponseSchema)` to create a new message.
+ */
+export const CancelPayoutDestinationResponseSchema: GenMessage<CancelPayoutDestinationResponse> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 23);
+
+/**
+ * @generated from message gateway.signer.v1.ListPayoutDestinationsRequest
+ */
+export type ListPayoutDestinationsRequest = Message<"gateway.signer.v1.ListPayoutDestinationsRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+};
+
+/**
+ * Describes the message gateway.signer.v1.ListPayoutDestinationsRequest.
+ * Use `create(ListPayoutDestinationsRequestSchema)` to create a new message.
+ */
+export const ListPayoutDestinationsRequestSchema: GenMessage<ListPayoutDestinationsRequest> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 24);
+
+/**
+ * @generated from message gateway.signer.v1.ListPayoutDestinationsResponse
+ */
+export type ListPayoutDestinationsResponse = Message<"gateway.signer.v1.ListPayoutDestinationsResponse"> & {
+  /**
+   * @generated from field: repeated gateway.signer.v1.PayoutDestination destinations = 1;
+   */
+  destinations: PayoutDestination[];
+};
+
+/**
+ * Describes the message gateway.signer.v1.ListPayoutDestinationsResponse.
+ * Use `create(ListPayoutDestinationsResponseSchema)` to create a new message.
+ */
+export const ListPayoutDestinationsResponseSchema: GenMessage<ListPayoutDestinationsResponse> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 25);
+
+/**
  * Attached to a refused Sign call as an error detail; also the refusal of a batch item.
  *
  * @generated from message gateway.signer.v1.RefusalDetail
@@ -593,7 +816,7 @@ export type RefusalDetail = Message<"gateway.signer.v1.RefusalDetail"> & {
  * Use `create(RefusalDetailSchema)` to create a new message.
  */
 export const RefusalDetailSchema: GenMessage<RefusalDetail> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 19);
+  messageDesc(file_gateway_signer_v1_signer, 26);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchRequest
@@ -610,7 +833,7 @@ export type SignBatchRequest = Message<"gateway.signer.v1.SignBatchRequest"> & {
  * Use `create(SignBatchRequestSchema)` to create a new message.
  */
 export const SignBatchRequestSchema: GenMessage<SignBatchRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 20);
+  messageDesc(file_gateway_signer_v1_signer, 27);
 
 /**
  * @generated from message gateway.signer.v1.SignResult
@@ -639,7 +862,7 @@ export type SignResult = Message<"gateway.signer.v1.SignResult"> & {
  * Use `create(SignResultSchema)` to create a new message.
  */
 export const SignResultSchema: GenMessage<SignResult> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 21);
+  messageDesc(file_gateway_signer_v1_signer, 28);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchResponse
@@ -663,7 +886,7 @@ export type SignBatchResponse = Message<"gateway.signer.v1.SignBatchResponse"> &
  * Use `create(SignBatchResponseSchema)` to create a new message.
  */
 export const SignBatchResponseSchema: GenMessage<SignBatchResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 22);
+  messageDesc(file_gateway_signer_v1_signer, 29);
 
 /**
  * @generated from enum gateway.signer.v1.Chain
@@ -995,6 +1218,38 @@ export const SignerService: GenService<{
     methodKind: "unary";
     input: typeof GetAuditHeadRequestSchema;
     output: typeof GetAuditHeadResponseSchema;
+  },
+  /**
+   * Puts an address on a merchant's payout allow-list for one chain and mode, with the API's
+   * approval made after the merchant's e-mailed code. It takes effect after the mode's delay.
+   * A refusal is PERMISSION_DENIED (or INVALID_ARGUMENT) with a RefusalDetail.
+   *
+   * @generated from rpc gateway.signer.v1.SignerService.RequestPayoutDestination
+   */
+  requestPayoutDestination: {
+    methodKind: "unary";
+    input: typeof RequestPayoutDestinationRequestSchema;
+    output: typeof RequestPayoutDestinationResponseSchema;
+  },
+  /**
+   * Takes an address off the allow-list, pending or in effect. Always safe: no approval needed.
+   *
+   * @generated from rpc gateway.signer.v1.SignerService.CancelPayoutDestination
+   */
+  cancelPayoutDestination: {
+    methodKind: "unary";
+    input: typeof CancelPayoutDestinationRequestSchema;
+    output: typeof CancelPayoutDestinationResponseSchema;
+  },
+  /**
+   * A merchant's allow-list, cancelled entries included.
+   *
+   * @generated from rpc gateway.signer.v1.SignerService.ListPayoutDestinations
+   */
+  listPayoutDestinations: {
+    methodKind: "unary";
+    input: typeof ListPayoutDestinationsRequestSchema;
+    output: typeof ListPayoutDestinationsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gateway_signer_v1_signer, 0);

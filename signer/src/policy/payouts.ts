@@ -1,0 +1,277 @@
+// The payout half of the policy: payouts go only to addresses on the merchant's allow-list that
+// the signer keeps, in effect after a delay the merchant can cancel in; approvals are bound to one
+// payout and expire within minutes; a payout without an approval (the daily scheduled one) goes
+// only to the merchant's linked wallet; and payouts are limited per merchant and in total, in
+// count and amount per UTC day. The allow-list changes are audit entries replayed at start; the
+// paid payouts and the day's totals come from the facts of signed payouts.
+import { RefusalCode } from "@gateway/signer-proto";
+import { canonicalSolanaAddress, canonicalSuiAddress, type SignerIntent } from "../intents/intent.js";
+import type { ChainName, ModeName } from "../keys/keyring.js";
+import { refuse } from "../refusal.js";
+import type { Facts, PolicyRule } from "./rule.js";
+
+export interface VelocityLimit {
+  count: number;
+  /** Base units, summed over every payout asset (payouts are in 6-decimal stablecoins). */
+  amount: bigint;
+}
+
+export interface PayoutPolicyOptions {
+  /** Seconds from a destination's request to its effect, per mode. */
+  destinationDelaySeconds: Record<ModeName, number>;
+  /** An approval expiring further ahead than this is refused like an expired one. */
+  approvalMaxTtlSeconds: number;
+  /** Per UTC day and mode: first signings of payouts per merchant and over all merchants. */
+  limits: { perMerchant: VelocityLimit; total: VelocityLimit };
+}
+
+/** One allow-list entry; times are Unix ms. */
+export interface DestinationRecord {
+  merchantId: string;
+  chain: ChainName;
+  mode: ModeName;
+  address: string;
+  linked: boolean;
+  requestedAt: number;
+  effectiveAt: number;
+  cancelled: boolean;
+  cancelledAt: number;
+}
+
+export interface DestinationRequest {
+  merchantId: string;
+  chain: ChainName;
+  mode: ModeName;
+  address: string;
+  linked: boolean;
+  /** The approval's expiry (Unix ms) and a digest of its signature (each is used once). */
+  approvalExpiresAtMs: bigint;
+  approvalDigest: string;
+}
+
+/** A change to the allow-list: the new entry and what its audit line carries for replay. */
+export interface DestinationChange {
+  destination: DestinationRecord;
+  audit: { destination: DestinationRecord; approval?: string };
+}
+
+export const DESTINATION_REQUESTED = "payout_destination_requested";
+export const DESTINATION_CANCELLED = "payout_destination_cancelled";
+export const PAYOUT_RULE = "payouts";
+
+export interface PayoutPolicy extends PolicyRule {
+  /** Checks an approved request and changes the allow-list; the caller audits `audit`. */
+  requestDestination(request: DestinationRequest, at: Date): DestinationChange;
+  /** Undefined when the address was never requested. Cancelling an entry again changes nothing. */
+  cancelDestination(
+    request: Omit<DestinationRequest, "linked" | "approvalExpiresAtMs" | "approvalDigest">,
+    at: Date,
+  ): DestinationChange | undefined;
+  listDestinations(merchantId: string): DestinationRecord[];
+}
+
+export function isPayoutPolicy(rule: PolicyRule): rule is PayoutPolicy {
+  return rule.name === PAYOUT_RULE && "requestDestination" in rule;
+}
+
+const MERCHANT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
+const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+const entryKey = (merchantId: string, chain: string, mode: string, address: string) =>
+  `${merchantId}|${chain}|${mode}|${address}`;
+
+/** The merchant of a payout intent ("" when none was given). */
+export function payoutMerchant(intent: SignerIntent): string {
+  return intent.proto.kind.case === "payout" ? intent.proto.kind.value.merchantId : "";
+}
+
+/** The signer's spelling of an address (Sui: normalized), so list entries and intents compare equal. */
+export function canonicalDestination(chain: ChainName, address: string): string {
+  return chain === "solana"
+    ? canonicalSolanaAddress(address, "address")
+    : canonicalSuiAddress(address, "address");
+}
+
+export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
+  const destinations = new Map<string, DestinationRecord>();
+  const usedApprovals = new Set<string>();
+  /** "<mode>|<payout reference>" → the intent id that paid it. */
+  const paid = new Map<string, string>();
+  let totalsDay = "";
+  const totals = new Map<string, { count: number; amount: bigint }>();
+  const maxTtlMs = BigInt(options.approvalMaxTtlSeconds) * 1000n;
+
+  function setDestination(record: DestinationRecord): void {
+    if (record.linked) {
+      // One linked wallet per merchant, chain and mode: linking another unlinks the previous.
+      for (const other of destinations.values()) {
+        if (
+          other.linked &&
+          other.merchantId === record.merchantId &&
+          other.chain === record.chain &&
+          other.mode === record.mode &&
+          other.address !== record.address
+        )
+          other.linked = false;
+      }
+    }
+    destinations.set(entryKey(record.merchantId, record.chain, record.mode, record.address), { ...record });
+  }
+
+  function checkExpiry(expiresAtMs: bigint, at: Date): void {
+    const now = BigInt(at.getTime());
+    if (expiresAtMs === 0n) refuse(RefusalCode.APPROVAL_EXPIRED, "the approval carries no expiry");
+    if (expiresAtMs <= now) refuse(RefusalCode.APPROVAL_EXPIRED, "the approval has expired");
+    if (expiresAtMs - now > maxTtlMs)
+      refuse(
+        RefusalCode.APPROVAL_EXPIRED,
+        `the approval expires more than ${options.approvalMaxTtlSeconds} s ahead`,
+      );
+  }
+
+  /** Only one day's totals are kept: replay runs oldest first, so earlier days are done with. */
+  const todayOf = (day: string, key: string) =>
+    (day === totalsDay ? totals.get(key) : undefined) ?? { count: 0, amount: 0n };
+  function count(day: string, key: string, amount: bigint): void {
+    if (day > totalsDay) {
+      totals.clear();
+      totalsDay = day;
+    }
+    if (day !== totalsDay) return;
+    const today = todayOf(day, key);
+    totals.set(key, { count: today.count + 1, amount: today.amount + amount });
+  }
+
+  function checkVelocity(intent: SignerIntent, merchantId: string, at: Date): void {
+    const day = utcDay(at);
+    const checks: [string, VelocityLimit, string][] = [
+      [`${intent.mode}|m:${merchantId}`, options.limits.perMerchant, `merchant ${merchantId}`],
+      [`${intent.mode}|*`, options.limits.total, "all merchants"],
+    ];
+    for (const [key, limit, who] of checks) {
+      const today = todayOf(day, key);
+      if (today.count + 1 > limit.count)
+        refuse(RefusalCode.VELOCITY_EXCEEDED, `${who}: ${limit.count} payouts today already`);
+      if (today.amount + intent.amount > limit.amount)
+        refuse(
+          RefusalCode.VELOCITY_EXCEEDED,
+          `${who}: today's payouts would pass ${limit.amount} base units`,
+        );
+    }
+  }
+
+  return {
+    name: PAYOUT_RULE,
+
+    check(intent, at) {
+      const action = intent.action;
+      if (action.kind !== "payout") return;
+      const merchantId = payoutMerchant(intent);
+      if (!MERCHANT_ID.test(merchantId))
+        refuse(
+          RefusalCode.INVALID_INTENT,
+          "a payout needs merchant_id (1-128 characters of [A-Za-z0-9_:.-])",
+        );
+      const approval = intent.approval;
+      if (approval) checkExpiry(intent.proto.approval?.expiresAtMs ?? 0n, at);
+      const payer = paid.get(`${intent.mode}|${action.reference}`);
+      if (payer !== undefined && payer !== intent.intentId)
+        refuse(
+          RefusalCode.APPROVAL_REUSED,
+          `payout ${action.reference} was already signed under intent ${payer}`,
+        );
+      const entry = destinations.get(entryKey(merchantId, intent.chain, intent.mode, action.destination));
+      if (!entry)
+        refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination is not on the merchant's allow-list");
+      if (entry.cancelled)
+        refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination was cancelled by the merchant");
+      if (at.getTime() < entry.effectiveAt)
+        refuse(
+          RefusalCode.DESTINATION_NOT_ALLOWED,
+          `the destination takes effect at ${new Date(entry.effectiveAt).toISOString()}`,
+        );
+      if (!approval && !entry.linked)
+        refuse(
+          RefusalCode.DESTINATION_NOT_ALLOWED,
+          "a payout without an approval goes only to the merchant's linked wallet",
+        );
+      checkVelocity(intent, merchantId, at);
+    },
+
+    facts(intent): Facts | undefined {
+      if (intent.action.kind !== "payout") return undefined;
+      return {
+        intent: intent.intentId,
+        merchant: payoutMerchant(intent),
+        mode: intent.mode,
+        reference: intent.action.reference,
+        amount: intent.amount.toString(),
+      };
+    },
+
+    apply(facts, at) {
+      const { intent, merchant, mode, reference, amount } = facts;
+      if (intent === undefined || merchant === undefined || mode === undefined || amount === undefined)
+        return;
+      if (reference !== undefined) paid.set(`${mode}|${reference}`, intent);
+      const day = utcDay(at);
+      for (const key of [`${mode}|m:${merchant}`, `${mode}|*`]) count(day, key, BigInt(amount));
+    },
+
+    replayEntry(entry) {
+      if (entry.decision !== DESTINATION_REQUESTED && entry.decision !== DESTINATION_CANCELLED) return;
+      const record = entry.destination as DestinationRecord | undefined;
+      if (record) setDestination(record);
+      if (typeof entry.approval === "string") usedApprovals.add(entry.approval);
+    },
+
+    requestDestination(request, at) {
+      if (!MERCHANT_ID.test(request.merchantId))
+        refuse(RefusalCode.INVALID_INTENT, "merchant_id must be 1-128 characters of [A-Za-z0-9_:.-]");
+      const address = canonicalDestination(request.chain, request.address);
+      checkExpiry(request.approvalExpiresAtMs, at);
+      if (usedApprovals.has(request.approvalDigest))
+        refuse(RefusalCode.APPROVAL_REUSED, "this approval was already used");
+      const now = at.getTime();
+      const existing = destinations.get(entryKey(request.merchantId, request.chain, request.mode, address));
+      // A live entry keeps its time of effect: asking again never restarts (or skips) the delay.
+      const record: DestinationRecord =
+        existing && !existing.cancelled
+          ? { ...existing, linked: existing.linked || request.linked }
+          : {
+              merchantId: request.merchantId,
+              chain: request.chain,
+              mode: request.mode,
+              address,
+              linked: request.linked,
+              requestedAt: now,
+              effectiveAt: now + options.destinationDelaySeconds[request.mode] * 1000,
+              cancelled: false,
+              cancelledAt: 0,
+            };
+      setDestination(record);
+      usedApprovals.add(request.approvalDigest);
+      return {
+        destination: { ...record },
+        audit: { destination: { ...record }, approval: request.approvalDigest },
+      };
+    },
+
+    cancelDestination(request, at) {
+      const address = canonicalDestination(request.chain, request.address);
+      const existing = destinations.get(entryKey(request.merchantId, request.chain, request.mode, address));
+      if (!existing) return undefined;
+      const record: DestinationRecord = existing.cancelled
+        ? { ...existing }
+        : { ...existing, linked: false, cancelled: true, cancelledAt: at.getTime() };
+      setDestination(record);
+      return { destination: { ...record }, audit: { destination: { ...record } } };
+    },
+
+    listDestinations(merchantId) {
+      return [...destinations.values()]
+        .filter((d) => d.merchantId === merchantId)
+        .sort((a, b) => a.requestedAt - b.requestedAt)
+        .map((d) => ({ ...d }));
+    },
+  };
+}
