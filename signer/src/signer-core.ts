@@ -5,32 +5,21 @@
 // without chain access (docs/signer.md, "Exactly once"). Checks and recording run
 // synchronously per request, so two requests never interleave between check and record.
 import { createHash } from "node:crypto";
-import {
-  type CancelPayoutDestinationRequest,
-  Chain,
-  Mode,
-  type PayoutDestination,
-  RefusalCode,
-  type RequestPayoutDestinationRequest,
-  type SignRequest,
-} from "@gateway/signer-proto";
+import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { blake2b } from "@noble/hashes/blake2.js";
 import type { Logger } from "pino";
-import { type AddressBook, CHAINS, chainName, createAddressBook, MODES, modeName } from "./addresses.js";
+import { type AddressBook, createAddressBook } from "./addresses.js";
+import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
 
 export { BadRequestError } from "./addresses.js";
+export { type DestinationOutcome, NotFoundError } from "./destinations.js";
 
 import type { ApprovalVerifier } from "./intents/approvals.js";
 import { auditView, intentEffect, parseIntent, type SignerIntent } from "./intents/intent.js";
 import { type CheckedTransaction, checkSolanaTransaction } from "./intents/solana.js";
 import { checkSuiTransaction } from "./intents/sui.js";
-import type { ChainName, Keyring, ModeName, SigningKey } from "./keys/keyring.js";
-import {
-  DESTINATION_CANCELLED,
-  DESTINATION_REQUESTED,
-  type DestinationRecord,
-  type PayoutPolicy,
-} from "./policy/payouts.js";
+import type { Keyring, SigningKey } from "./keys/keyring.js";
+import type { PayoutPolicy } from "./policy/payouts.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditHead, AuditLog } from "./state/audit-log.js";
 import type { IntentLedger, SigningPlan } from "./state/ledger.js";
@@ -55,10 +44,6 @@ export interface SignerCoreDeps {
   now?: () => Date;
 }
 
-export type DestinationOutcome =
-  | { ok: true; destination: Omit<PayoutDestination, "$typeName"> }
-  | { ok: false; refusal: { code: RefusalCode; reason: string } };
-
 export interface SignatureValue {
   address: string;
   signature: Uint8Array;
@@ -69,36 +54,13 @@ export type SignOutcome =
   | { ok: true; response: { intentId: string; signatures: SignatureValue[]; transaction: Uint8Array } }
   | { ok: false; refusal: { intentId: string; code: RefusalCode; reason: string } };
 
-export interface SignerCore extends AddressBook {
+export interface SignerCore extends AddressBook, DestinationDesk {
   /** Decides one request; the decision is audited but not yet synced to disk. */
   decide(request: SignRequest): SignOutcome;
-  /** Puts an address on a merchant's payout allow-list (audited); sync before answering. */
-  requestPayoutDestination(request: RequestPayoutDestinationRequest): DestinationOutcome;
-  /** Takes an address off the allow-list (audited). Throws NotFoundError for an unknown one. */
-  cancelPayoutDestination(request: CancelPayoutDestinationRequest): DestinationOutcome;
-  listPayoutDestinations(merchantId: string): Omit<PayoutDestination, "$typeName">[];
   /** Resolves when every decision so far is on disk. Call before answering. */
   sync(): Promise<void>;
   /** The audit chain's newest entry. */
   auditHead(): AuditHead;
-}
-
-export class NotFoundError extends Error {
-  override readonly name = "NotFoundError";
-}
-
-function toProtoDestination(d: DestinationRecord): Omit<PayoutDestination, "$typeName"> {
-  return {
-    merchantId: d.merchantId,
-    chain: d.chain === "solana" ? Chain.SOLANA : Chain.SUI,
-    mode: d.mode === "live" ? Mode.LIVE : Mode.TEST,
-    address: d.address,
-    linked: d.linked,
-    requestedAtMs: BigInt(d.requestedAt),
-    effectiveAtMs: BigInt(d.effectiveAt),
-    cancelled: d.cancelled,
-    cancelledAtMs: BigInt(d.cancelledAt),
-  };
 }
 
 const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
@@ -126,53 +88,6 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     const vault = keyring.key(chain, "vault", mode);
     const source = action.kind === "sweep" ? keyring.key(chain, "deposit", mode, action.depositIndex) : vault;
     return { gas: keyring.key(chain, "gas", mode), vault, source };
-  }
-
-  /** Runs one allow-list change; a refusal is audited with what was asked and who the merchant is. */
-  function destinationDecision(
-    rpc: string,
-    request: { merchantId: string; chain: Chain; mode: Mode; address: string },
-    extra: Record<string, unknown>,
-    change: (
-      policy: PayoutPolicy,
-      chain: ChainName,
-      mode: ModeName,
-    ) => { decision: string; destination: DestinationRecord; approval?: string },
-  ): DestinationOutcome {
-    const view = {
-      rpc,
-      merchantId: request.merchantId,
-      chain: CHAINS.find(([c]) => c === request.chain)?.[1] ?? String(request.chain),
-      mode: MODES.find(([m]) => m === request.mode)?.[1] ?? String(request.mode),
-      address: request.address,
-      ...extra,
-    };
-    const chain = chainName(request.chain);
-    const mode = modeName(request.mode);
-    try {
-      if (!payouts) refuse(RefusalCode.UNSPECIFIED, "payout destinations are not enabled on this signer");
-      const decision = change(payouts, chain, mode);
-      audit.append({ ...decision, intent: view });
-      const { destination } = decision;
-      log.info(
-        { ...view, effectiveAt: new Date(destination.effectiveAt).toISOString() },
-        "payout destination changed",
-      );
-      return { ok: true, destination: toProtoDestination(destination) };
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      audit.append({
-        decision: "refused",
-        intent: view,
-        code: refusalCodeName(error.code),
-        reason: error.message,
-      });
-      log.warn(
-        { ...view, code: refusalCodeName(error.code), reason: error.message },
-        "payout destination refused",
-      );
-      return { ok: false, refusal: { code: error.code, reason: error.message } };
-    }
   }
 
   function checkTransaction(intent: SignerIntent, request: SignRequest): CheckedTransaction {
@@ -219,6 +134,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
 
   return {
     ...createAddressBook(keyring),
+    ...createDestinationDesk({ approvals, audit, log, payouts, now }),
 
     decide(request) {
       const transaction = createHash("sha256").update(request.unsignedTransaction).digest("hex");
@@ -269,52 +185,6 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         );
         return { ok: false, refusal: { intentId, code: refusal.code, reason: refusal.message } };
       }
-    },
-
-    requestPayoutDestination(request) {
-      const approval = request.approval;
-      return destinationDecision(
-        "RequestPayoutDestination",
-        request,
-        {
-          linked: request.linked,
-          approvalKeyId: approval?.keyId,
-          approvalExpiresAtMs: approval?.expiresAtMs.toString(),
-        },
-        (policy, chain, mode) => {
-          approvals.verifyDestination(request);
-          const { audit: fields } = policy.requestDestination(
-            {
-              merchantId: request.merchantId,
-              chain,
-              mode,
-              address: request.address,
-              linked: request.linked,
-              approvalExpiresAtMs: approval?.expiresAtMs ?? 0n,
-              approvalDigest: createHash("sha256")
-                .update(approval?.signature ?? new Uint8Array())
-                .digest("hex"),
-            },
-            now(),
-          );
-          return { decision: DESTINATION_REQUESTED, ...fields };
-        },
-      );
-    },
-
-    cancelPayoutDestination(request) {
-      return destinationDecision("CancelPayoutDestination", request, {}, (policy, chain, mode) => {
-        const change = policy.cancelDestination(
-          { merchantId: request.merchantId, chain, mode, address: request.address },
-          now(),
-        );
-        if (!change) throw new NotFoundError("the address is not on the merchant's allow-list");
-        return { decision: DESTINATION_CANCELLED, ...change.audit };
-      });
-    },
-
-    listPayoutDestinations(merchantId) {
-      return (payouts?.listDestinations(merchantId) ?? []).map(toProtoDestination);
     },
 
     sync: () => audit.sync(),

@@ -10,9 +10,9 @@ import {
   SYSVAR_RENT_PUBKEY,
   SystemProgram,
 } from "@solana/web3.js";
+import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "../codecs/solana-message.js";
 import { refuse } from "../refusal.js";
 import { type SignerIntent, SOL_ASSET } from "./intent.js";
-import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "./solana-message.js";
 
 // Keys are compared as hex of their bytes: base58 encoding every account key would cost
 // more than all the checks together.

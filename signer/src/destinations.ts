@@ -1,0 +1,159 @@
+// The payout allow-list RPCs (request, cancel, list), as the API calls them: turns the request
+// into the payout policy's terms, audits each change or refusal, and answers in proto shapes.
+// The decisions themselves (delay, approval, one use) are the policy's (policy/payouts.ts).
+import { createHash } from "node:crypto";
+import {
+  type CancelPayoutDestinationRequest,
+  Chain,
+  Mode,
+  type PayoutDestination,
+  RefusalCode,
+  type RequestPayoutDestinationRequest,
+} from "@gateway/signer-proto";
+import type { Logger } from "pino";
+import { CHAINS, chainName, MODES, modeName } from "./addresses.js";
+import type { ApprovalVerifier } from "./intents/approvals.js";
+import type { ChainName, ModeName } from "./keys/keyring.js";
+import {
+  DESTINATION_CANCELLED,
+  DESTINATION_REQUESTED,
+  type DestinationRecord,
+  type PayoutPolicy,
+} from "./policy/payouts.js";
+import { Refusal, refusalCodeName, refuse } from "./refusal.js";
+import type { AuditLog } from "./state/audit-log.js";
+
+export type DestinationOutcome =
+  | { ok: true; destination: Omit<PayoutDestination, "$typeName"> }
+  | { ok: false; refusal: { code: RefusalCode; reason: string } };
+
+export class NotFoundError extends Error {
+  override readonly name = "NotFoundError";
+}
+
+function toProtoDestination(d: DestinationRecord): Omit<PayoutDestination, "$typeName"> {
+  return {
+    merchantId: d.merchantId,
+    chain: d.chain === "solana" ? Chain.SOLANA : Chain.SUI,
+    mode: d.mode === "live" ? Mode.LIVE : Mode.TEST,
+    address: d.address,
+    linked: d.linked,
+    requestedAtMs: BigInt(d.requestedAt),
+    effectiveAtMs: BigInt(d.effectiveAt),
+    cancelled: d.cancelled,
+    cancelledAtMs: BigInt(d.cancelledAt),
+  };
+}
+
+export interface DestinationDesk {
+  /** Puts an address on a merchant's payout allow-list (audited); sync before answering. */
+  requestPayoutDestination(request: RequestPayoutDestinationRequest): DestinationOutcome;
+  /** Takes an address off the allow-list (audited). Throws NotFoundError for an unknown one. */
+  cancelPayoutDestination(request: CancelPayoutDestinationRequest): DestinationOutcome;
+  listPayoutDestinations(merchantId: string): Omit<PayoutDestination, "$typeName">[];
+}
+
+export function createDestinationDesk(deps: {
+  approvals: ApprovalVerifier;
+  audit: AuditLog;
+  log: Logger;
+  payouts?: PayoutPolicy | undefined;
+  now: () => Date;
+}): DestinationDesk {
+  const { approvals, audit, log, payouts, now } = deps;
+
+  /** Runs one allow-list change; a refusal is audited with what was asked and who the merchant is. */
+  function destinationDecision(
+    rpc: string,
+    request: { merchantId: string; chain: Chain; mode: Mode; address: string },
+    extra: Record<string, unknown>,
+    change: (
+      policy: PayoutPolicy,
+      chain: ChainName,
+      mode: ModeName,
+    ) => { decision: string; destination: DestinationRecord; approval?: string },
+  ): DestinationOutcome {
+    const view = {
+      rpc,
+      merchantId: request.merchantId,
+      chain: CHAINS.find(([c]) => c === request.chain)?.[1] ?? String(request.chain),
+      mode: MODES.find(([m]) => m === request.mode)?.[1] ?? String(request.mode),
+      address: request.address,
+      ...extra,
+    };
+    const chain = chainName(request.chain);
+    const mode = modeName(request.mode);
+    try {
+      if (!payouts) refuse(RefusalCode.UNSPECIFIED, "payout destinations are not enabled on this signer");
+      const decision = change(payouts, chain, mode);
+      audit.append({ ...decision, intent: view });
+      const { destination } = decision;
+      log.info(
+        { ...view, effectiveAt: new Date(destination.effectiveAt).toISOString() },
+        "payout destination changed",
+      );
+      return { ok: true, destination: toProtoDestination(destination) };
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      audit.append({
+        decision: "refused",
+        intent: view,
+        code: refusalCodeName(error.code),
+        reason: error.message,
+      });
+      log.warn(
+        { ...view, code: refusalCodeName(error.code), reason: error.message },
+        "payout destination refused",
+      );
+      return { ok: false, refusal: { code: error.code, reason: error.message } };
+    }
+  }
+
+  return {
+    requestPayoutDestination(request) {
+      const approval = request.approval;
+      return destinationDecision(
+        "RequestPayoutDestination",
+        request,
+        {
+          linked: request.linked,
+          approvalKeyId: approval?.keyId,
+          approvalExpiresAtMs: approval?.expiresAtMs.toString(),
+        },
+        (policy, chain, mode) => {
+          approvals.verifyDestination(request);
+          const { audit: fields } = policy.requestDestination(
+            {
+              merchantId: request.merchantId,
+              chain,
+              mode,
+              address: request.address,
+              linked: request.linked,
+              approvalExpiresAtMs: approval?.expiresAtMs ?? 0n,
+              approvalDigest: createHash("sha256")
+                .update(approval?.signature ?? new Uint8Array())
+                .digest("hex"),
+            },
+            now(),
+          );
+          return { decision: DESTINATION_REQUESTED, ...fields };
+        },
+      );
+    },
+
+    cancelPayoutDestination(request) {
+      return destinationDecision("CancelPayoutDestination", request, {}, (policy, chain, mode) => {
+        const change = policy.cancelDestination(
+          { merchantId: request.merchantId, chain, mode, address: request.address },
+          now(),
+        );
+        if (!change) throw new NotFoundError("the address is not on the merchant's allow-list");
+        return { decision: DESTINATION_CANCELLED, ...change.audit };
+      });
+    },
+
+    listPayoutDestinations(merchantId) {
+      return (payouts?.listDestinations(merchantId) ?? []).map(toProtoDestination);
+    },
+  };
+}
