@@ -80,6 +80,13 @@ describe("sui settlement", () => {
     await db.sql`delete from sui_intents_done where intent_id = ${work.intentId}`;
     expect((await settlement.sweep(work)).txid).toBe(first.txid);
     expect(await balance(vault)).toBe(vaultBefore + 12_500_000n);
+
+    // Lost every record of it (a database restore): the deposit is empty, so nothing can be
+    // built; the signer hands back the transaction it bound, and that is the answer.
+    await db.sql`delete from sui_intents_done where intent_id = ${work.intentId}`;
+    await db.sql`delete from sui_intent_attempts where intent_id = ${work.intentId}`;
+    expect((await settlement.sweep(work)).txid).toBe(first.txid);
+    expect(await balance(vault)).toBe(vaultBefore + 12_500_000n);
   });
 
   it("rebuilds when a stored attempt's inputs moved on, and refunds from a deposit through the vault", async () => {

@@ -261,10 +261,45 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     return undefined;
   }
 
+  /** The attempt's signer intent id: one transaction per id, so a later attempt is a new intent. */
+  const signerIntent = (spec: IntentSpec, attempt: number): IntentInput => ({
+    ...spec.intent,
+    intentId: attempt === 1 ? spec.intentId : `${spec.intentId}.${attempt}`,
+  });
+
+  /**
+   * The transaction the signer bound to this attempt earlier, when our record of it was lost
+   * (a database restore) and the coins it spent are gone, so nothing can be built again: the
+   * signer answers a repeat with its bound transaction whatever bytes it is sent.
+   */
+  async function boundEarlier(spec: IntentSpec, attempt: number): Promise<StoredAttempt | undefined> {
+    const signed = await signer
+      .sign({ intent: signerIntent(spec, attempt), unsignedTransaction: new Uint8Array() })
+      .catch((err) => {
+        if (err instanceof SignerRefusedError) return undefined;
+        throw err;
+      });
+    if (!signed) return undefined;
+    return {
+      attempt,
+      digest: TransactionDataBuilder.getDigestFromBytes(signed.transaction),
+      txBytes: signed.transaction,
+      signatures: signed.signatures.map((s) => s.serialized),
+      inputs: ownedInputs(signed.transaction),
+    };
+  }
+
   async function buildAndSign(spec: IntentSpec, mode: Mode, attempt: number): Promise<StoredAttempt> {
     const { gas } = await wallets(mode);
     const price = await referenceGasPrice();
-    const coins = await pickCoins(spec.source, spec.coinType, spec.amount, "source");
+    let coins: Awaited<ReturnType<typeof pickCoins>>;
+    try {
+      coins = await pickCoins(spec.source, spec.coinType, spec.amount, "source");
+    } catch (err) {
+      const bound = await boundEarlier(spec, attempt);
+      if (bound) return bound;
+      throw err;
+    }
     const gasCoin = await pickGasCoin(gas);
     const objectIds = coins.map((c) => c.objectId);
     const { objects } = await client.getObjects({ objectIds, include: { objectBcs: true } });
@@ -295,7 +330,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     const signed = await signer.sign({
       // One transaction per signer intent id: a later attempt (the earlier can never execute)
       // is a new intent. Approvals name the first attempt's id only.
-      intent: { ...spec.intent, intentId: attempt === 1 ? spec.intentId : `${spec.intentId}.${attempt}` },
+      intent: signerIntent(spec, attempt),
       unsignedTransaction: bytes,
       suiObjects: bcsList,
     });
