@@ -24,6 +24,48 @@ export const JOURNAL_TABLES = [
 export type JournalRows = Record<string, number>;
 
 /**
+ * Intents settlement has signed for and not yet seen final: Solana journal rows without a final
+ * transaction, Sui intents with attempts but no final digest, and leased nonces.
+ */
+export async function intentsInFlight(sql: Sql): Promise<number> {
+  const [row] = await retryWhileUnavailable(
+    () => sql<{ n: number }[]>`select
+      (select count(*) from chain_intents where final_txid is null)::int
+      + (select count(distinct intent_id) from sui_intent_attempts a
+          where not exists (select 1 from sui_intents_done d where d.intent_id = a.intent_id))::int
+      + (select count(*) from solana_nonce_accounts where intent_id is not null)::int as n`,
+    60_000,
+  );
+  return row?.n ?? 0;
+}
+
+/**
+ * Waits (at most `ms`) until settlement has an intent in flight, so a journal fault strikes
+ * work that is under way rather than an idle table; returns how many were in flight.
+ */
+export async function waitForIntentsInFlight(sql: Sql, ms: number): Promise<number> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const n = await intentsInFlight(sql);
+    if (n > 0 || Date.now() > deadline) return n;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Rows each journal table holds now. */
+export async function journalRows(sql: Sql): Promise<JournalRows> {
+  const rows: JournalRows = {};
+  for (const table of JOURNAL_TABLES) {
+    const [row] = await retryWhileUnavailable(
+      () => sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)}`,
+      60_000,
+    );
+    rows[table] = row?.n ?? 0;
+  }
+  return rows;
+}
+
+/**
  * `settlement-journal-lost`: every bound transaction settlement recorded is deleted and every
  * nonce lease released, while settlement keeps running. Returns the rows that were lost.
  */

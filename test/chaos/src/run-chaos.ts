@@ -6,7 +6,15 @@ import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/notifier/testing";
 import { type Cluster, startCluster } from "./cluster.js";
-import { backupJournal, type JournalRows, loseSettlementJournal, restoreJournal } from "./journal-faults.js";
+import {
+  backupJournal,
+  intentsInFlight,
+  type JournalRows,
+  journalRows,
+  loseSettlementJournal,
+  restoreJournal,
+  waitForIntentsInFlight,
+} from "./journal-faults.js";
 import {
   checkLive,
   driveLivePayment,
@@ -65,8 +73,20 @@ export interface ChaosFigures {
   crashes: string[];
   /** Live payments, payouts and what the chains say, when the run had any. */
   live?: LiveFigures;
-  /** Rows each journal fault deleted, and what each mid-run backup held when it was restored. */
-  journal: { lost: JournalRows[]; restored: (JournalRows & { secondsAfterBackup: number })[] };
+  /**
+   * Each journal fault: the intents in flight when it struck, the rows it deleted; for a restore,
+   * the rows in the backup and the rows it replaced.
+   */
+  journal: {
+    lost: { inFlight: number; rows: JournalRows }[];
+    restored: {
+      inFlightAtBackup: number;
+      inFlightAtRestore: number;
+      secondsAfterBackup: number;
+      backup: JournalRows;
+      replaced: JournalRows;
+    }[];
+  };
   ledger: LedgerCheck;
   settleSeconds: number;
   totalSeconds: number;
@@ -243,12 +263,21 @@ async function drive(
    */
   async function restoreMidRunBackup() {
     const dir = mkdtempSync(path.join(cluster.dir, "journal-backup-"));
-    const rows = await backupJournal(cluster.sql, dir);
+    const inFlightAtBackup = await waitForIntentsInFlight(cluster.sql, 15_000);
+    const backup = await backupJournal(cluster.sql, dir);
     const taken = Date.now();
     await new Promise((r) => setTimeout(r, 8_000 + Math.random() * 7_000));
     await Promise.all(cluster.settlements.map((p) => p.kill()));
+    const inFlightAtRestore = await intentsInFlight(cluster.sql);
+    const replaced = await journalRows(cluster.sql);
     await restoreJournal(cluster.sql, dir);
-    journal.restored.push({ ...rows, secondsAfterBackup: Math.round((Date.now() - taken) / 1000) });
+    journal.restored.push({
+      inFlightAtBackup,
+      inFlightAtRestore,
+      secondsAfterBackup: Math.round((Date.now() - taken) / 1000),
+      backup,
+      replaced,
+    });
     for (const p of cluster.settlements) {
       for (let attempt = 0; ; attempt++) {
         try {
@@ -280,9 +309,11 @@ async function drive(
       else if (type === "signer") await killAndRestart(cluster.signer);
       else if (type === "watcher-solana") await killAndRestart(pick(cluster.live!.watchersSolana));
       else if (type === "watcher-sui") await killAndRestart(pick(cluster.live!.watchersSui));
-      else if (type === "settlement-journal-lost")
-        journal.lost.push(await loseSettlementJournal(cluster.sql));
-      else if (type === "database-restored") await restoreMidRunBackup();
+      else if (type === "settlement-journal-lost") {
+        // Struck while an intent is under way (up to 15 s wait), not at an idle table.
+        const inFlight = await waitForIntentsInFlight(cluster.sql, 15_000);
+        journal.lost.push({ inFlight, rows: await loseSettlementJournal(cluster.sql) });
+      } else if (type === "database-restored") await restoreMidRunBackup();
       else {
         infraRestart = { from: Date.now(), to: Number.MAX_SAFE_INTEGER };
         if (type === "nats") await cluster.restartNats();
@@ -450,10 +481,13 @@ export function formatFigures(f: ChaosFigures): string {
     `processes that crashed by themselves: ${f.crashes.length}`,
     ...f.crashes.map((c) => `  crash: ${c.split("\n")[0]}`),
     ...(f.live ? formatLive(f.live) : []),
-    ...f.journal.lost.map((rows) => `settlement journal lost: ${formatRows(rows)}`),
+    ...f.journal.lost.map(
+      (l) =>
+        `settlement journal lost with ${l.inFlight} intents in flight; rows deleted: ${formatRows(l.rows)}`,
+    ),
     ...f.journal.restored.map(
-      ({ secondsAfterBackup, ...rows }) =>
-        `journals restored to a backup ${secondsAfterBackup} s old: ${formatRows(rows)}`,
+      (r) =>
+        `journals restored to a backup ${r.secondsAfterBackup} s old (intents in flight at backup ${r.inFlightAtBackup}, at restore ${r.inFlightAtRestore}); backup rows: ${formatRows(r.backup)}; rows replaced: ${formatRows(r.replaced)}`,
     ),
     `ledger: entries sum to ${f.ledger.total}; unbalanced transactions ${f.ledger.unbalancedTransactions.length}; accounts drifted from their entries ${f.ledger.driftedAccounts.length}`,
     `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
