@@ -1,10 +1,10 @@
 // The chaos run: CI size by default (120 test-mode and 20 live payments, 2 live payouts per chain,
-// 3 faults of each type); `npm run chaos` runs the full size (CHAOS_PAYMENTS=800,
+// 3 faults of each type, the two journal faults included); `npm run chaos` runs the full size (CHAOS_PAYMENTS=800,
 // CHAOS_LIVE_PAYMENTS=200, CHAOS_PAYOUTS=5, CHAOS_FAULTS=5). See run-chaos.ts for what it does.
 import { expect, it } from "vitest";
 import { formatFigures, runChaos } from "./run-chaos.js";
 
-it("payments, payouts and webhooks survive SIGKILLs of every process type and NATS/PostgreSQL restarts", async () => {
+it("payments, payouts and webhooks survive SIGKILLs of every process type, NATS/PostgreSQL restarts, and settlement journals lost or restored from a mid-run backup", async () => {
   const figures = await runChaos({
     payments: Number(process.env.CHAOS_PAYMENTS ?? 120),
     livePayments: Number(process.env.CHAOS_LIVE_PAYMENTS ?? 20),

@@ -1,9 +1,20 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import path from "node:path";
 import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
 import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/notifier/testing";
 import { type Cluster, startCluster } from "./cluster.js";
+import {
+  backupJournal,
+  intentsInFlight,
+  type JournalRows,
+  journalRows,
+  loseSettlementJournal,
+  restoreJournal,
+  waitForIntentsInFlight,
+} from "./journal-faults.js";
 import {
   checkLive,
   driveLivePayment,
@@ -62,6 +73,20 @@ export interface ChaosFigures {
   crashes: string[];
   /** Live payments, payouts and what the chains say, when the run had any. */
   live?: LiveFigures;
+  /**
+   * Each journal fault: the intents in flight when it struck, the rows it deleted; for a restore,
+   * the rows in the backup and the rows it replaced.
+   */
+  journal: {
+    lost: { inFlight: number; rows: JournalRows }[];
+    restored: {
+      inFlightAtBackup: number;
+      inFlightAtRestore: number;
+      secondsAfterBackup: number;
+      backup: JournalRows;
+      replaced: JournalRows;
+    }[];
+  };
   ledger: LedgerCheck;
   settleSeconds: number;
   totalSeconds: number;
@@ -78,7 +103,9 @@ type FaultType =
   | "watcher-solana"
   | "watcher-sui"
   | "nats"
-  | "postgres";
+  | "postgres"
+  | "settlement-journal-lost"
+  | "database-restored";
 
 /**
  * Test-mode payments of every outcome and their webhooks through the cluster as processes while
@@ -114,7 +141,11 @@ async function drive(
     ...(cluster.live ? { "watcher-solana": 0, "watcher-sui": 0 } : {}),
     nats: 0,
     postgres: 0,
+    // What settlement recorded about signing, lost or rolled back to a mid-run backup: the
+    // signer must still let each sweep, refund and payout happen once (live money only).
+    ...(cluster.live ? { "settlement-journal-lost": 0, "database-restored": 0 } : {}),
   };
+  const journal: ChaosFigures["journal"] = { lost: [], restored: [] };
   // When each API process was last down, to tell in-flight casualties from real 5xx.
   const apiDown = cluster.apis.map(() => ({ from: 0, to: 0 }));
   let infraRestart = { from: 0, to: 0 };
@@ -225,6 +256,42 @@ async function drive(
   }
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
 
+  /**
+   * `database-restored`: a backup of the settlement journals now; settlement goes on signing,
+   * sending and recording for a while; then both settlements are stopped, the journals are put
+   * back to the backup and the settlements started again, as an operator's restore would.
+   */
+  async function restoreMidRunBackup() {
+    const dir = mkdtempSync(path.join(cluster.dir, "journal-backup-"));
+    const inFlightAtBackup = await waitForIntentsInFlight(cluster.sql, 15_000);
+    const backup = await backupJournal(cluster.sql, dir);
+    const taken = Date.now();
+    await new Promise((r) => setTimeout(r, 8_000 + Math.random() * 7_000));
+    await Promise.all(cluster.settlements.map((p) => p.kill()));
+    const inFlightAtRestore = await intentsInFlight(cluster.sql);
+    const replaced = await journalRows(cluster.sql);
+    await restoreJournal(cluster.sql, dir);
+    journal.restored.push({
+      inFlightAtBackup,
+      inFlightAtRestore,
+      secondsAfterBackup: Math.round((Date.now() - taken) / 1000),
+      backup,
+      replaced,
+    });
+    for (const p of cluster.settlements) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await p.start();
+          break;
+        } catch (err) {
+          restartFailures.push(`${p.name}: ${String(err).split("\n")[0]}`);
+          if (attempt >= 3) throw err;
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    }
+  }
+
   const chaos = (async () => {
     for (const type of schedule) {
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 1500));
@@ -242,6 +309,11 @@ async function drive(
       else if (type === "signer") await killAndRestart(cluster.signer);
       else if (type === "watcher-solana") await killAndRestart(pick(cluster.live!.watchersSolana));
       else if (type === "watcher-sui") await killAndRestart(pick(cluster.live!.watchersSui));
+      else if (type === "settlement-journal-lost") {
+        // Struck while an intent is under way (up to 15 s wait), not at an idle table.
+        const inFlight = await waitForIntentsInFlight(cluster.sql, 15_000);
+        journal.lost.push({ inFlight, rows: await loseSettlementJournal(cluster.sql) });
+      } else if (type === "database-restored") await restoreMidRunBackup();
       else {
         infraRestart = { from: Date.now(), to: Number.MAX_SAFE_INTEGER };
         if (type === "nats") await cluster.restartNats();
@@ -388,6 +460,7 @@ async function drive(
     restartFailures,
     crashes: [...cluster.services(), ...(cluster.live?.localnets ?? [])].flatMap((p) => p.crashes),
     ...(liveFigures ? { live: liveFigures } : {}),
+    journal,
     ledger: await checkLedger(cluster.sql),
     settleSeconds: Math.round((Date.now() - settleStart) / 1000),
     totalSeconds: Math.round((Date.now() - t0) / 1000),
@@ -408,9 +481,23 @@ export function formatFigures(f: ChaosFigures): string {
     `processes that crashed by themselves: ${f.crashes.length}`,
     ...f.crashes.map((c) => `  crash: ${c.split("\n")[0]}`),
     ...(f.live ? formatLive(f.live) : []),
+    ...f.journal.lost.map(
+      (l) =>
+        `settlement journal lost with ${l.inFlight} intents in flight; rows deleted: ${formatRows(l.rows)}`,
+    ),
+    ...f.journal.restored.map(
+      (r) =>
+        `journals restored to a backup ${r.secondsAfterBackup} s old (intents in flight at backup ${r.inFlightAtBackup}, at restore ${r.inFlightAtRestore}); backup rows: ${formatRows(r.backup)}; rows replaced: ${formatRows(r.replaced)}`,
+    ),
     `ledger: entries sum to ${f.ledger.total}; unbalanced transactions ${f.ledger.unbalancedTransactions.length}; accounts drifted from their entries ${f.ledger.driftedAccounts.length}`,
     `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
   ].join("\n");
+}
+
+function formatRows(rows: JournalRows): string {
+  return Object.entries(rows)
+    .map(([table, n]) => `${table} ${n}`)
+    .join(", ");
 }
 
 function formatLive(l: LiveFigures): string[] {
