@@ -13,9 +13,8 @@ import {
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Connection } from "@solana/web3.js";
 import type { PayoutActorOptions } from "../payouts.js";
+import { createChainPayout } from "./chain-payout.js";
 import type { ChainSettlements } from "./chain-settlement.js";
-import { createSolanaPayout } from "./solana-payout.js";
-import { createSuiPayout } from "./sui-payout.js";
 
 export interface LiveChains {
   chains: ChainSettlements;
@@ -65,13 +64,13 @@ export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Lo
     });
     const solana = createSolanaSettlement({ sql, connection, signer, approver, mints, log });
     chains.solana = solana;
-    payouts.chains!.solana = createSolanaPayout(solana);
+    payouts.chains!.solana = createChainPayout("solana", solana);
   }
   if (config.SUI_GRPC_URL) {
     const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
     const sui = createSuiSettlement({ sql, client, signer, approver, coinTypes: suiCoins, log });
     chains.sui = sui;
-    payouts.chains!.sui = createSuiPayout(sui);
+    payouts.chains!.sui = createChainPayout("sui", sui);
   }
   return { chains, payouts, signer };
 }

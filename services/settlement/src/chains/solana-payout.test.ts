@@ -27,7 +27,7 @@ import {
 import { Connection, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PayoutActor, startPayouts } from "../payouts.js";
-import { createSolanaPayout } from "./solana-payout.js";
+import { createChainPayout } from "./chain-payout.js";
 
 const log = createLogger({ name: "solana-payout-test", level: "silent" });
 let net: SolanaLocalnet;
@@ -54,7 +54,8 @@ beforeAll(async () => {
   vault = wallets.vault;
   net.fund(wallets.gas, "SOL", "10");
   net.fund(vault, "USDC", "100");
-  const solana = createSolanaPayout(
+  const solana = createChainPayout(
+    "solana",
     createSolanaSettlement({
       sql: db.sql,
       connection,

@@ -28,7 +28,7 @@ import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PayoutActor, startPayouts } from "../payouts.js";
-import { createSuiPayout } from "./sui-payout.js";
+import { createChainPayout } from "./chain-payout.js";
 
 const log = createLogger({ name: "sui-payout-test", level: "silent" });
 let net: SuiLocalnet;
@@ -68,7 +68,7 @@ beforeAll(async () => {
     sql: db.sql,
     bus,
     log,
-    chains: { sui: createSuiPayout(sui) },
+    chains: { sui: createChainPayout("sui", sui) },
     schedulePollMs: 3_600_000,
   });
 });
