@@ -26,6 +26,8 @@ export interface ClusterOptions {
    * watcher replicas per chain, chain settlement, and a mail catcher for payout codes.
    */
   live?: { watchersPerChain?: number };
+  /** Folder under test/artifacts for the processes' logs; "chaos" by default. */
+  artifacts?: string;
 }
 
 /** What a live cluster adds: the chains as a customer reaches them, and the mail. */
@@ -288,7 +290,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     async close() {
       await Promise.all(services().map((p) => p.kill()));
       // Every process's output, for reading after a failed run (CI keeps test/artifacts).
-      const logs = path.join(ROOT, "test", "artifacts", "chaos");
+      const logs = path.join(ROOT, "test", "artifacts", options.artifacts ?? "chaos");
       mkdirSync(logs, { recursive: true });
       for (const p of [...services(), ...(chains?.processes ?? [])]) {
         writeFileSync(path.join(logs, `${p.name}.log`), p.output());
