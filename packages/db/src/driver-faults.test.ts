@@ -6,6 +6,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort, type LocalPostgres, startPostgres } from "@gateway/local-infra";
+import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSql, type Sql } from "./client.js";
 
@@ -175,6 +176,38 @@ describe("postgres.js when a backend dies", () => {
       await sleep(300);
       expect(late).toBe("CONNECTION_CLOSED");
       expect((await sql<{ n: bigint }[]>`select count(*) as n from escaped`)[0]?.n).toBe(0n);
+      expect(unhandled).toEqual([]);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  it("a transaction whose BEGIN fills a connection's pipeline still holds its connection", async () => {
+    // porsager/postgres#1189 (PR #1218): execute() ran the hook that reserves the transaction's
+    // connection only while the pipeline had room, so a BEGIN that filled it (after a restart,
+    // the backlog is pipelined onto the first connections back) ran without one: the callback's
+    // statements threw a TypeError outside any promise chain (an unhandled rejection), and the
+    // server's open transaction went back to the pool for unrelated queries. max_pipeline: 0
+    // makes every statement the one that fills the pipeline.
+    const applicationName = "driver-faults-pipeline";
+    const sql = postgres(pg.url, {
+      max: 1,
+      // Documented by postgres.js, missing from its type definitions.
+      ...({ max_pipeline: 0 } as object),
+      onnotice: () => {},
+      connection: { application_name: applicationName },
+    });
+    try {
+      const inside = await sql
+        .begin(async (tx) => (await tx<{ n: number }[]>`select 1 as n`)[0]?.n)
+        .catch((err: Error) => err.message);
+      expect(inside).toBe(1);
+      await sleep(100);
+      // No transaction left open on the server behind the pool's back.
+      const open = await admin<{ n: bigint }[]>`select count(*) as n from pg_stat_activity
+        where application_name = ${applicationName} and xact_start is not null`;
+      expect(open[0]?.n).toBe(0n);
+      await sleep(50);
       expect(unhandled).toEqual([]);
     } finally {
       await sql.end({ timeout: 1 });
