@@ -6,6 +6,7 @@ import { dashboardApiRoutes } from "./dashboard/api/index.js";
 import { dashboardPageRoutes } from "./dashboard/page.js";
 import type { ApiDeps } from "./deps.js";
 import { createClientIp } from "./http/client-ip.js";
+import { rerunAfterDatabaseRestart } from "./http/database-rerun.js";
 import { errorMiddleware, notFound } from "./http/error-middleware.js";
 import { jsonBody } from "./http/json-body.js";
 import { rateLimitByIp } from "./http/rate-limit.js";
@@ -75,6 +76,7 @@ export function createApp(deps: ApiDeps): Express {
   api.use(webhookRoutes(deps));
   api.use(payoutRoutes(deps, { approver: deps.payoutApprover }));
   api.use(payoutDestinationRoutes(deps));
+  api.use(rerunAfterDatabaseRestart(api));
   app.use(api);
 
   app.use(notFound);

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { GatewayError } from "@gateway/errors";
 import { freePort } from "@gateway/local-infra";
-import { createSignerClient } from "@gateway/signer-client";
+import { createSignerClient, type SignerClient } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signerDepositAddresses } from "./signer-addresses.js";
@@ -47,6 +48,22 @@ describe("deposit addresses from the signer", () => {
       client.close();
       await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
     }
+  });
+
+  it("asks again when a signer killed mid-call resets the stream (Canceled)", async () => {
+    let calls = 0;
+    const client = {
+      async deriveDepositAddress() {
+        calls++;
+        if (calls === 1)
+          throw new ConnectError("http/2 stream closed with error code CANCEL (0x8)", Code.Canceled);
+        return "addr-after-restart";
+      },
+    } as unknown as SignerClient;
+    expect(await signerDepositAddresses(client, 5_000).derive("solana", "live", 3n)).toBe(
+      "addr-after-restart",
+    );
+    expect(calls).toBe(2);
   });
 
   it("answers service_unavailable once the signer stays away longer than the retry window", async () => {

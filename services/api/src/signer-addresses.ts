@@ -7,6 +7,9 @@ import type { DepositAddressSource } from "./deps.js";
 
 /** Failures that mean "the signer is not there right now" (a restart), not "it said no". */
 const TRANSIENT = new Set([
+  // A signer killed mid-call resets its HTTP/2 stream with CANCEL, which the client reports as
+  // Canceled although nobody here cancelled: before, that call was answered 500 (chaos run 8).
+  Code.Canceled,
   Code.Unavailable,
   Code.DeadlineExceeded,
   Code.Aborted,

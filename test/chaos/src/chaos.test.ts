@@ -18,6 +18,9 @@ it("payments, payouts and webhooks survive SIGKILLs of every process type, NATS/
   expect(figures.eventsMissing).toEqual([]);
   expect(figures.unstableEventIds).toEqual([]);
   expect(figures.serverErrors.other).toEqual([]);
+  // A NATS or PostgreSQL restart is waited out or answered 503 by design, but the chaos client
+  // counts any 5xx: the run's answer to issue #21 is that a restart costs none.
+  expect(figures.serverErrors.duringInfraRestart).toBe(0);
   expect(figures.stuckIdempotencyKeys).toEqual([]);
   expect(figures.crashes).toEqual([]);
   for (const [type, n] of Object.entries(figures.faults)) expect(n, type).toBeGreaterThanOrEqual(3);

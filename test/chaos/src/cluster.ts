@@ -26,6 +26,8 @@ export interface ClusterOptions {
    * watcher replicas per chain, chain settlement, and a mail catcher for payout codes.
    */
   live?: { watchersPerChain?: number };
+  /** Folder under test/artifacts for the processes' logs; "chaos" by default. */
+  artifacts?: string;
 }
 
 /** What a live cluster adds: the chains as a customer reaches them, and the mail. */
@@ -56,6 +58,11 @@ export interface Cluster {
   services(): ManagedProcess[];
   restartNats(): Promise<void>;
   restartPostgres(): Promise<void>;
+  /**
+   * pg_terminate_backend on every connection the services hold (not the harness's own), as a
+   * failover or an operator does; resolves with how many were ended.
+   */
+  terminatePostgresConnections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -279,10 +286,19 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       await pg.stop();
       pg = await startPostgres({ dataDir: path.join(dir, "pg"), port: pgPort });
     },
+    async terminatePostgresConnections() {
+      // `offset 0` keeps the filter inside: flattened, PostgreSQL may call pg_terminate_backend
+      // before it checks the name, ending every backend, this one included.
+      const ended = await sql<{ ended: boolean }[]>`
+        select pg_terminate_backend(pid) as ended from (
+          select pid from pg_stat_activity
+          where application_name = any(${SERVICE_APPLICATION_NAMES}) offset 0) services`;
+      return ended.filter((r) => r.ended).length;
+    },
     async close() {
       await Promise.all(services().map((p) => p.kill()));
       // Every process's output, for reading after a failed run (CI keeps test/artifacts).
-      const logs = path.join(ROOT, "test", "artifacts", "chaos");
+      const logs = path.join(ROOT, "test", "artifacts", options.artifacts ?? "chaos");
       mkdirSync(logs, { recursive: true });
       for (const p of [...services(), ...(chains?.processes ?? [])]) {
         writeFileSync(path.join(logs, `${p.name}.log`), p.output());
@@ -296,6 +312,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     },
   };
 }
+
+/** The application_name each service's main.ts gives its PostgreSQL connections. */
+const SERVICE_APPLICATION_NAMES = ["api", "settlement", "notifier", "watcher-solana", "watcher-sui"];
 
 /** The static header the local Solana network sends with its provider webhooks. */
 const WATCHER_AUTH = "Bearer chaos-provider-webhook-secret";

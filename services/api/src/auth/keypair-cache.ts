@@ -1,4 +1,4 @@
-import type { Sql } from "@gateway/db";
+import { retryWhileUnavailable, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 
 export interface KeypairRow {
@@ -40,10 +40,14 @@ export function createKeypairCache(sql: Sql): KeypairCache {
       // LISTEN failed: stay uncached, every lookup goes to PostgreSQL.
     });
 
+  // A read, so it is simply asked again when a PostgreSQL restart cuts it off: every API call
+  // starts here, and the request must not fail (503) before it has done anything (issue #21).
   const query = (mode: Mode, hash: Buffer) =>
-    mode === "test"
-      ? sql<KeypairRow[]>`select id, merchant_id, active from api_keypairs where test_key_hash = ${hash}`
-      : sql<KeypairRow[]>`select id, merchant_id, active from api_keypairs where live_key_hash = ${hash}`;
+    retryWhileUnavailable(() =>
+      mode === "test"
+        ? sql<KeypairRow[]>`select id, merchant_id, active from api_keypairs where test_key_hash = ${hash}`
+        : sql<KeypairRow[]>`select id, merchant_id, active from api_keypairs where live_key_hash = ${hash}`,
+    );
 
   return {
     async find(mode, hash) {

@@ -112,6 +112,8 @@ export function idempotency(
   return async (req, res, next) => {
     const key = req.headers["idempotency-key"];
     if (key === undefined || req.method !== "POST") return next();
+    // Run again after a database restart (database-rerun.ts): the claim is already this request's.
+    if (idempotencyClaim(res)) return next();
     // Without this, every key ever sent would stay: a row is otherwise replaced only when its
     // key comes back after the retention. Once a minute per replica is plenty.
     if (Date.now() - (lastPrune.get(sql) ?? 0) > 60_000) {
