@@ -1,9 +1,6 @@
 // Faults on what settlement keeps about signing: its journal of signed transactions lost, or put
 // back to an older copy. The claim they test: the signer, not PostgreSQL, stops a second sweep,
 // refund or payout (docs/signer.md, "Exactly once, without chain access").
-import { createReadStream, createWriteStream } from "node:fs";
-import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import { retryWhileUnavailable, type Sql } from "@gateway/db";
 
 /**
@@ -87,19 +84,20 @@ export async function loseSettlementJournal(sql: Sql): Promise<JournalRows> {
 }
 
 /**
- * A consistent copy (one repeatable-read snapshot, as pg_dump takes) of the journal tables, one
- * COPY file per table under `dir`. pg_dump itself is not used: the machine's client is older
- * than the chaos cluster's embedded server, which pg_dump refuses.
+ * A consistent copy (one repeatable-read snapshot, as pg_dump takes) of the journal tables, kept
+ * as tables `<name>_<table>` beside them until the restore. pg_dump itself is not used: the
+ * machine's client is older than the chaos cluster's embedded server, which pg_dump refuses; and
+ * COPY streams inside a transaction stalled the driver here, so the copy stays in the server.
  */
-export async function backupJournal(sql: Sql, dir: string): Promise<JournalRows> {
+export async function backupJournal(sql: Sql, name: string): Promise<JournalRows> {
   return retryWhileUnavailable(
     () =>
-      sql.begin("isolation level repeatable read read only", async (tx) => {
+      sql.begin("isolation level repeatable read", async (tx) => {
         const rows: JournalRows = {};
         for (const table of JOURNAL_TABLES) {
-          const stream = await tx`copy ${tx(table)} to stdout`.readable();
-          await pipeline(stream, createWriteStream(path.join(dir, `${table}.copy`)));
-          rows[table] = Number((await tx`select count(*)::int as n from ${tx(table)}`)[0]!.n);
+          await tx`drop table if exists ${tx(`${name}_${table}`)}`;
+          await tx`create table ${tx(`${name}_${table}`)} as select * from ${tx(table)}`;
+          rows[table] = Number((await tx`select count(*)::int as n from ${tx(`${name}_${table}`)}`)[0]!.n);
         }
         return rows;
       }),
@@ -107,15 +105,15 @@ export async function backupJournal(sql: Sql, dir: string): Promise<JournalRows>
   );
 }
 
-/** Replaces the journal tables' contents with the copy `backupJournal` wrote, in one transaction. */
-export async function restoreJournal(sql: Sql, dir: string): Promise<void> {
+/** Replaces the journal tables' contents with the copy `backupJournal` kept, in one transaction. */
+export async function restoreJournal(sql: Sql, name: string): Promise<void> {
   await retryWhileUnavailable(
     () =>
       sql.begin(async (tx) => {
         await tx`truncate ${tx([...JOURNAL_TABLES])}`;
         for (const table of JOURNAL_TABLES) {
-          const stream = await tx`copy ${tx(table)} from stdin`.writable();
-          await pipeline(createReadStream(path.join(dir, `${table}.copy`)), stream);
+          await tx`insert into ${tx(table)} select * from ${tx(`${name}_${table}`)}`;
+          await tx`drop table ${tx(`${name}_${table}`)}`;
         }
       }),
     60_000,

@@ -213,7 +213,12 @@ export async function drivePayout(ctx: LiveContext, chain: LiveChain, k: number)
     });
     // A retried request may have mailed a second code that replaced the first: use the newest.
     await new Promise((r) => setTimeout(r, 300));
-    const code = /\b(\d{6})\b/.exec(ctx.live.mail.messages({ to: merchant.email })[0]!.subject)![1]!;
+    // The newest code mail: the merchant also gets notices (a payout destination requested).
+    const codeMail = ctx.live.mail
+      .messages({ to: merchant.email })
+      .find((m) => /payout code/.test(m.subject) && /\b\d{6}\b/.test(m.subject));
+    const code = /\b(\d{6})\b/.exec(codeMail?.subject ?? "")?.[1];
+    if (!code) throw new Error(`no payout code mail for ${merchant.email}`);
     const created = await ctx.request(
       "POST",
       "/payouts",

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import path from "node:path";
 import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
 import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
@@ -262,15 +260,15 @@ async function drive(
    * back to the backup and the settlements started again, as an operator's restore would.
    */
   async function restoreMidRunBackup() {
-    const dir = mkdtempSync(path.join(cluster.dir, "journal-backup-"));
+    const name = `journal_backup_${Date.now()}`;
     const inFlightAtBackup = await waitForIntentsInFlight(cluster.sql, 15_000);
-    const backup = await backupJournal(cluster.sql, dir);
+    const backup = await backupJournal(cluster.sql, name);
     const taken = Date.now();
     await new Promise((r) => setTimeout(r, 8_000 + Math.random() * 7_000));
     await Promise.all(cluster.settlements.map((p) => p.kill()));
     const inFlightAtRestore = await intentsInFlight(cluster.sql);
     const replaced = await journalRows(cluster.sql);
-    await restoreJournal(cluster.sql, dir);
+    await restoreJournal(cluster.sql, name);
     journal.restored.push({
       inFlightAtBackup,
       inFlightAtRestore,
