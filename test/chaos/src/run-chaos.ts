@@ -238,20 +238,26 @@ async function drive(
     onDown?.();
     await p.kill();
     await new Promise((r) => setTimeout(r, 300 + Math.random() * 700));
-    // A process that will not come back after a crash is a finding; it gets three more tries so
-    // the rest of the run still means something.
+    await startAgain(p);
+    onUp?.();
+  }
+  /**
+   * A process that will not come back after a crash is a finding; it gets three more tries so
+   * the rest of the run still means something.
+   */
+  async function startAgain(p: ManagedProcess) {
     for (let attempt = 0; ; attempt++) {
       try {
         await p.start();
-        break;
+        return;
       } catch (err) {
         restartFailures.push(`${p.name}: ${String(err).split("\n")[0]}`);
         if (attempt >= 3) throw err;
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
-    onUp?.();
   }
+
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
 
   /**
@@ -276,18 +282,7 @@ async function drive(
       backup,
       replaced,
     });
-    for (const p of cluster.settlements) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await p.start();
-          break;
-        } catch (err) {
-          restartFailures.push(`${p.name}: ${String(err).split("\n")[0]}`);
-          if (attempt >= 3) throw err;
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    }
+    for (const p of cluster.settlements) await startAgain(p);
   }
 
   const chaos = (async () => {
