@@ -6,17 +6,37 @@
 // The machine is shared, so next to wall-clock rates the report gives rates per CPU
 // second (this process's CPU for in-process work, the signer process's CPU read from
 // /proc for gRPC work), which other load disturbs far less; and every gRPC phase is
-// compared with an in-process sample taken right before it.
+// compared with an in-process sample taken right before it. Two in-process rates: bare
+// node:crypto ed25519 (what the signatures alone cost), and the decision core itself (every
+// check, the ledger and the audit line, no gRPC), so the report separates the cost of the
+// decisions from the cost of the transport.
 import { execFileSync, spawn } from "node:child_process";
 import { createPrivateKey, randomBytes, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import pino from "pino";
 import { buildSolanaSweep, SOL_ASSET } from "../packages/chain-tx/src/index.js";
-import { createSignerClient, type SignInput } from "../packages/signer-client/src/index.js";
-import { createKeyring, mnemonicToSeed, writeDevCerts } from "../signer/src/index.js";
-import { BLOCKHASH, TEST_MNEMONIC, USDC_MINT } from "../signer/src/test-fixtures.js";
+import { createSignerClient, type SignInput, toProtoIntent } from "../packages/signer-client/src/index.js";
+import { SignRequestSchema } from "../packages/signer-proto/src/index.js";
+import {
+  createApprovalVerifier,
+  createKeyring,
+  createSignerCore,
+  mnemonicToSeed,
+  openSignerState,
+  writeDevCerts,
+} from "../signer/src/index.js";
+import {
+  BLOCKHASH,
+  DEFAULT_CAPS,
+  TEST_GAS_BUDGETS,
+  TEST_LIMITS,
+  TEST_MNEMONIC,
+  USDC_MINT,
+} from "../signer/src/test-fixtures.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
@@ -186,6 +206,49 @@ interface Phase {
   local: Rate;
 }
 
+// --- the decision core in process: the same checks, ledger and audit line, no transport ---
+const coreKeyring = createKeyring({ seed });
+const core = (() => {
+  const state = openSignerState(join(dir, "core-audit.jsonl"), {
+    caps: DEFAULT_CAPS,
+    gasBudgets: TEST_GAS_BUDGETS,
+    maxSweepsPerDeposit: 8,
+  });
+  return createSignerCore({
+    keyring: coreKeyring,
+    approvals: createApprovalVerifier([]),
+    ledger: state.ledger,
+    audit: state.audit,
+    limits: TEST_LIMITS,
+    log: pino({ level: "silent" }),
+  });
+})();
+
+/** Signatures per second of the core deciding `inputs` in batches of `batch`, one sync per batch. */
+async function decisionCore(inputs: SignInput[], batch: number): Promise<Rate> {
+  const requests = inputs.map((input) =>
+    create(SignRequestSchema, {
+      intent: toProtoIntent(input.intent),
+      unsignedTransaction: input.unsignedTransaction,
+    }),
+  );
+  // Keys derived beforehand, as for the gRPC phase it is compared with.
+  for (const input of inputs) {
+    if (input.intent.kind === "sweep")
+      coreKeyring.key("solana", "deposit", "live", input.intent.depositIndex);
+  }
+  const wall0 = performance.now();
+  const cpu0 = ownCpuMs();
+  for (let i = 0; i < requests.length; i += batch) {
+    for (const request of requests.slice(i, i + batch)) {
+      if (!core.decide(request).ok) throw new Error("a benchmark intent was refused in process");
+    }
+    await core.sync();
+  }
+  const count = requests.length * 2;
+  return { wall: perSecond(count, performance.now() - wall0), cpu: perSecond(count, ownCpuMs() - cpu0) };
+}
+
 async function phase(count: number, run: () => Promise<void>): Promise<Phase> {
   const local = inProcess();
   // Each sweep carries two signatures (gas wallet and deposit).
@@ -241,7 +304,8 @@ async function measure(asset: string) {
     );
   });
   const batchedWarm = await phase(BATCHED, runBatches(warm));
-  return { singleSequential, singleConcurrent, batched, batchedWarm, derivedOverGrpc };
+  const coreWarm = await decisionCore(warm, BATCH);
+  return { singleSequential, singleConcurrent, batched, batchedWarm, derivedOverGrpc, coreWarm };
 }
 
 const token = await measure(USDC_MINT);
@@ -299,6 +363,17 @@ ${row("batched, deposit keys already derived", native.batchedWarm)}
 
 "Deposit keys already derived": the sweeps' deposit addresses were requested first, as
 they are in production when a payment is created, so the signer finds the keys cached.
+
+## The transport's share: batched gRPC against the decision core in process
+
+The same sweeps (keys derived beforehand) decided by the signer's core in this process: every
+check, the ledger, the audit line and one fdatasync per 250, but no gRPC, TLS or protobuf.
+
+| sweep | gRPC per signer CPU s | decision core in process per CPU s | ratio | gRPC (wall) | core (wall) |
+| - | -: | -: | -: | -: | -: |
+| SPL token | ${token.batchedWarm.grpc.cpu} | ${token.coreWarm.cpu} | ${pct(token.batchedWarm.grpc.cpu, token.coreWarm.cpu)} | ${token.batchedWarm.grpc.wall} | ${token.coreWarm.wall} |
+| SOL | ${native.batchedWarm.grpc.cpu} | ${native.coreWarm.cpu} | ${pct(native.batchedWarm.grpc.cpu, native.coreWarm.cpu)} | ${native.batchedWarm.grpc.wall} | ${native.coreWarm.wall} |
+
 Single calls one at a time are bound by the fdatasync each answer waits for; concurrent
 calls share one fdatasync among all requests waiting at that moment, and a batch has one.
 `;

@@ -273,6 +273,9 @@ export function createSignerServer(options: SignerServerOptions): SignerServer {
     grpcWeb: false,
     connect: false,
     readMaxBytes: 16 * 1024 * 1024,
+    // No compression either way: signatures and keys barely compress, gzip would cost the signer's
+    // CPU on every batch, and an auditor has one decoder (no decompression bombs) less to read.
+    acceptCompression: [],
     contextValues: (req) => createContextValues().set(callerKey, callerOf(req as http2.Http2ServerRequest)),
     requestGate: gate(access),
   });

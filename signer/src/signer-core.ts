@@ -63,6 +63,7 @@ export interface SignerCore extends AddressBook, DestinationDesk {
   auditHead(): AuditHead;
 }
 
+const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
 
 function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {
@@ -137,7 +138,6 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     ...createDestinationDesk({ approvals, audit, log, payouts, now }),
 
     decide(request) {
-      const transaction = createHash("sha256").update(request.unsignedTransaction).digest("hex");
       let intent: SignerIntent | undefined;
       try {
         intent = parseIntent(request.intent);
@@ -153,7 +153,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         audit.append({
           decision: "signed",
           intent: auditView(intent),
-          transaction: createHash("sha256").update(signing.transaction).digest("hex"),
+          transaction: sha256Hex(signing.transaction),
           signers: signatures.map((s) => s.address),
           ledger: record,
         });
@@ -174,7 +174,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         audit.append({
           decision: "refused",
           intent: intent ? auditView(intent) : { intentId },
-          transaction,
+          transaction: sha256Hex(request.unsignedTransaction),
           code: refusalCodeName(refusal.code),
           reason: refusal.message,
         });

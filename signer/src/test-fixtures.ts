@@ -115,7 +115,7 @@ export function createTestSigner(
   const keyring = createKeyring({ seed: mnemonicToSeed(TEST_MNEMONIC) });
   const approvers = options.approvers ?? testApprovers();
   const auditPath = join(dir, "audit.jsonl");
-  const { audit, ledger } = openSignerState(
+  const state = openSignerState(
     auditPath,
     {
       caps: options.caps ?? DEFAULT_CAPS,
@@ -126,6 +126,16 @@ export function createTestSigner(
     options.now,
     options.rules,
   );
+  const { ledger } = state;
+  // Tests read the log right after a decision: write each entry through at once.
+  const audit: AuditLog = {
+    ...state.audit,
+    append: (decision) => {
+      const head = state.audit.append(decision);
+      state.audit.flush();
+      return head;
+    },
+  };
   const payouts = payoutPolicyOf(options.rules ?? []);
   const core = createSignerCore({
     keyring,

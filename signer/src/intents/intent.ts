@@ -34,7 +34,11 @@ function invalid(reason: string): never {
   refuse(RefusalCode.INVALID_INTENT, reason);
 }
 
+// Mints and vaults recur in every intent: remember addresses already found canonical.
+const canonicalSolana = new Set<string>();
+
 export function canonicalSolanaAddress(value: string, what: string): string {
+  if (canonicalSolana.has(value)) return value;
   let key: PublicKey;
   try {
     key = new PublicKey(value);
@@ -42,6 +46,8 @@ export function canonicalSolanaAddress(value: string, what: string): string {
     invalid(`${what} is not a Solana address`);
   }
   if (key.toBase58() !== value) invalid(`${what} is not a canonical base58 address`);
+  if (canonicalSolana.size >= 10_000) canonicalSolana.clear();
+  canonicalSolana.add(value);
   return value;
 }
 

@@ -32,6 +32,8 @@ export interface AuditHead {
 export interface AuditLog {
   append(decision: AuditDecision): AuditHead;
   head(): AuditHead;
+  /** Writes appended entries to the file now; `sync` does this and waits for the disk. */
+  flush(): void;
   sync(): Promise<void>;
   close(): void;
 }
@@ -103,6 +105,7 @@ function openLocked(
       return head;
     },
     head: () => head,
+    flush: () => file.flush(),
     sync: () => file.sync(),
     close: () => file.close(),
   };

@@ -1,6 +1,7 @@
-// An append-only file with group commit: lines are written at once (so their order is
-// the order of decisions) and `sync` resolves after an fdatasync that covers every line
-// written before the call, sharing one fdatasync among all callers waiting at that time.
+// An append-only file with group commit: lines are kept in order in memory and written with
+// one system call when `sync` is asked for, which resolves after an fdatasync that covers every
+// line appended before the call, sharing one fdatasync among all callers waiting at that time.
+// No answer leaves the signer before its sync, so lines held in memory were never acted on.
 import {
   closeSync,
   fdatasync,
@@ -16,6 +17,8 @@ import { dirname } from "node:path";
 export interface AppendFile {
   readonly path: string;
   appendLine(line: string): void;
+  /** Writes the lines held in memory, without waiting for the disk. */
+  flush(): void;
   sync(): Promise<void>;
   close(): void;
 }
@@ -75,9 +78,33 @@ export function openAppendFile(path: string): AppendFile {
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let closed = false;
+  let pending: string[] = [];
+  // A failed write leaves the file's chain with a gap: nothing may be appended after it.
+  let failed: Error | undefined;
+
+  function flush(): void {
+    if (failed) throw failed;
+    if (pending.length === 0) return;
+    const text = pending.join("");
+    pending = [];
+    try {
+      writeSync(fd, text);
+    } catch (error) {
+      failed = error as Error;
+      throw error;
+    }
+  }
 
   const syncNow = () =>
-    new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+    new Promise<void>((resolve, reject) => {
+      try {
+        flush();
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      fdatasync(fd, (error) => (error ? reject(error) : resolve()));
+    });
 
   function start(): Promise<void> {
     running = syncNow().finally(() => {
@@ -90,8 +117,10 @@ export function openAppendFile(path: string): AppendFile {
     path,
     appendLine(line) {
       if (closed) throw new Error(`${path} is closed`);
-      writeSync(fd, `${line}\n`);
+      if (failed) throw failed;
+      pending.push(`${line}\n`);
     },
+    flush,
     sync() {
       if (!running) return start();
       // A sync is in flight and may have started before our lines: wait for the next one.
@@ -108,8 +137,12 @@ export function openAppendFile(path: string): AppendFile {
     close() {
       if (closed) return;
       closed = true;
-      closeSync(fd);
-      rmSync(lockPath, { force: true });
+      try {
+        if (!failed) flush();
+      } finally {
+        closeSync(fd);
+        rmSync(lockPath, { force: true });
+      }
     },
   };
 }
