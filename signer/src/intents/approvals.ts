@@ -57,18 +57,15 @@ export function createApprovalVerifier(
         intent.approval = undefined;
         return;
       }
-      if (!intent.approval || intent.approval.signature.length === 0) {
+      if (!intent.approval || intent.approval.signature.length === 0)
         refuse(RefusalCode.APPROVAL_MISSING, `a ${kind} needs an approval`);
-      }
       const trusted = keys.get(intent.approval.keyId);
       if (!trusted)
         refuse(RefusalCode.APPROVAL_INVALID, `approval key ${intent.approval.keyId} is not trusted`);
-      if (trusted.approves !== kind) {
+      if (trusted.approves !== kind)
         refuse(RefusalCode.APPROVAL_INVALID, `key ${intent.approval.keyId} may not approve a ${kind}`);
-      }
-      if (!ed25519Verify(trusted.key, approvalMessage(intent.proto), intent.approval.signature)) {
+      if (!ed25519Verify(trusted.key, approvalMessage(intent.proto), intent.approval.signature))
         refuse(RefusalCode.APPROVAL_INVALID, "the approval signature does not verify");
-      }
     },
 
     verifyDestination(request) {

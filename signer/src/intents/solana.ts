@@ -97,12 +97,10 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; rec
       error instanceof MessageFormatError ? error.message : "undecodable",
     );
   }
-  if (message.addressTableLookups > 0) {
+  if (message.addressTableLookups > 0)
     refuse(RefusalCode.UNSUPPORTED_FEATURE, "address lookup tables cannot be checked offline");
-  }
-  if (new Set(message.keys).size !== message.keys.length) {
+  if (new Set(message.keys).size !== message.keys.length)
     refuse(RefusalCode.MALFORMED_TRANSACTION, "duplicate account keys");
-  }
   return {
     signers: message.keys.slice(0, message.numRequiredSignatures),
     instructions: message.instructions,
@@ -153,9 +151,8 @@ function isAssociatedTokenAccount(account: string, owner: string, mint: string):
 }
 
 function expectAccounts(ix: Ix, count: number, what: string): void {
-  if (ix.accounts.length !== count) {
+  if (ix.accounts.length !== count)
     refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `${what} must have exactly ${count} accounts`);
-  }
 }
 
 const isAdvanceNonce = (ix: Ix | undefined) =>
@@ -249,9 +246,8 @@ export function checkSolanaTransaction(
   };
   if (signers[0] !== party.gas) refuse(RefusalCode.WRONG_FEE_PAYER, "the fee payer must be the gas wallet");
   const expectedSigners = [parties.gas, parties.source];
-  if (signers.length !== 2 || !signers.includes(party.source)) {
+  if (signers.length !== 2 || !signers.includes(party.source))
     refuse(RefusalCode.UNEXPECTED_SIGNER, `signers must be exactly the gas wallet and ${parties.source}`);
-  }
 
   // A durable nonce comes first (the runtime looks for it there). Refunds and payouts must use
   // one: their signed transaction never expires, so a lost answer or a crash never forces a
@@ -266,9 +262,8 @@ export function checkSolanaTransaction(
       refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the nonce must be advanced by the gas wallet");
     locks.push(`solana-nonce:${nonce}:${decoded.recentBlockhash}`);
     instructions = instructions.slice(1);
-  } else if (!isSweep) {
+  } else if (!isSweep)
     refuse(RefusalCode.NONCE_REQUIRED, "refunds and payouts must advance a durable nonce first");
-  }
   const native = intent.asset === SOL_ASSET;
   let unitLimit: bigint | undefined;
   let unitPrice: bigint | undefined;
@@ -291,12 +286,11 @@ export function checkSolanaTransaction(
       }
       continue;
     }
-    if (transferred && !(ix.program === TOKEN && ix.data[0] === 9)) {
+    if (transferred && !(ix.program === TOKEN && ix.data[0] === 9))
       refuse(
         RefusalCode.UNEXPECTED_INSTRUCTION,
         "nothing but closing the deposit account may follow the transfer",
       );
-    }
     if (native) {
       if (ix.program !== SYSTEM)
         refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(ix.program)} is not allowed`);
@@ -307,15 +301,13 @@ export function checkSolanaTransaction(
         ix.data[1] !== 0 ||
         ix.data[2] !== 0 ||
         ix.data[3] !== 0
-      ) {
+      )
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only a system transfer is allowed");
-      }
       expectAccounts(ix, 2, "system transfer");
       if (ix.accounts[0] !== party.source)
         refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source");
-      if (ix.accounts[1] !== party.destination) {
+      if (ix.accounts[1] !== party.destination)
         refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the intent's destination");
-      }
       if (u64(ix.data, 4) !== intent.amount)
         refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
       transferred = true;
@@ -326,17 +318,15 @@ export function checkSolanaTransaction(
       // CreateIdempotent (tag 1) of the destination's account (the vault's, for a sweep),
       // paid by the gas wallet: it only ever creates an account the transfer then pays into.
       if (createdAta) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only one token account may be created");
-      if (ix.data.length !== 1 || ix.data[0] !== 1) {
+      if (ix.data.length !== 1 || ix.data[0] !== 1)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only the idempotent create is allowed");
-      }
       expectAccounts(ix, 6, "create token account");
       const [payer, account, owner, ixMint, system, token] = ix.accounts;
       if (payer !== party.gas)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the gas wallet must pay for the account");
       if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "token account for another mint");
-      if (owner !== party.destination || !isAssociatedTokenAccount(account!, party.destination, mint)) {
+      if (owner !== party.destination || !isAssociatedTokenAccount(account!, party.destination, mint))
         refuse(RefusalCode.WRONG_DESTINATION, "token account for another owner");
-      }
       if (system !== SYSTEM || token !== TOKEN)
         refuse(RefusalCode.UNEXPECTED_PROGRAM, "unexpected program accounts");
       createdAta = true;
@@ -349,12 +339,10 @@ export function checkSolanaTransaction(
       expectAccounts(ix, 4, "transferChecked");
       const [from, ixMint, to, authority] = ix.accounts;
       if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "transfer of another mint");
-      if (authority !== party.source || !isAssociatedTokenAccount(from!, party.source, mint)) {
+      if (authority !== party.source || !isAssociatedTokenAccount(from!, party.source, mint))
         refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source's token account");
-      }
-      if (!isAssociatedTokenAccount(to!, party.destination, mint)) {
+      if (!isAssociatedTokenAccount(to!, party.destination, mint))
         refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the destination's token account");
-      }
       sourceAccount = from;
       if (u64(ix.data, 1) !== intent.amount)
         refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
@@ -362,14 +350,12 @@ export function checkSolanaTransaction(
       continue;
     }
     if (ix.data[0] === 9 && ix.data.length === 1) {
-      if (!isSweep || !transferred || closed) {
+      if (!isSweep || !transferred || closed)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "closing is allowed once, after a sweep's transfer");
-      }
       expectAccounts(ix, 3, "closeAccount");
       const [account, to, authority] = ix.accounts;
-      if (account !== sourceAccount || authority !== party.source) {
+      if (account !== sourceAccount || authority !== party.source)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only the deposit's token account may be closed");
-      }
       if (to !== party.gas) refuse(RefusalCode.WRONG_CLOSE_DESTINATION, "rent must return to the gas wallet");
       closed = true;
       continue;
@@ -383,9 +369,8 @@ export function checkSolanaTransaction(
     const nonBudget = BigInt(decoded.instructions.filter((ix) => ix.program !== COMPUTE_BUDGET).length);
     const units = unitLimit ?? minBig(nonBudget * DEFAULT_UNITS_PER_INSTRUCTION, MAX_COMPUTE_UNITS);
     priorityFee = (unitPrice * units + 999_999n) / 1_000_000n;
-    if (priorityFee > options.maxPriorityFeeLamports) {
+    if (priorityFee > options.maxPriorityFeeLamports)
       refuse(RefusalCode.FEE_OVER_CAP, `priority fee ${priorityFee} lamports is over the cap`);
-    }
   }
   const worstCaseFee =
     LAMPORTS_PER_SIGNATURE * BigInt(signers.length) + priorityFee + (createdAta ? TOKEN_ACCOUNT_RENT : 0n);

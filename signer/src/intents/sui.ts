@@ -4,14 +4,11 @@
 // symbolically over the coins' balances to learn what reaches whom.
 import { RefusalCode } from "@gateway/signer-proto";
 import { bcs } from "@mysten/sui/bcs";
-import { normalizeStructTag, normalizeSuiAddress, SUI_TYPE_ARG } from "@mysten/sui/utils";
+import { normalizeSuiAddress } from "@mysten/sui/utils";
 import { type CoinInfo, readCoin, suiObjectDigest } from "../codecs/sui-object.js";
 import { refuse } from "../refusal.js";
 import type { SignerIntent } from "./intent.js";
 import type { CheckedTransaction } from "./solana.js";
-
-const _SUI_COIN_TYPE = normalizeStructTag(SUI_TYPE_ARG);
-const _OBJECT_PREFIX = new TextEncoder().encode("Object::");
 
 export interface SuiParties {
   gas: string;
@@ -57,18 +54,14 @@ export function checkSuiTransaction(
   if (!tx) refuse(RefusalCode.MALFORMED_TRANSACTION, "unknown TransactionData version");
   const ptb = tx.kind.ProgrammableTransaction;
   if (!ptb) refuse(RefusalCode.UNEXPECTED_PROGRAM, "only programmable transactions are allowed");
-  if (normalizeSuiAddress(tx.sender) !== parties.source) {
+  if (normalizeSuiAddress(tx.sender) !== parties.source)
     refuse(RefusalCode.WRONG_SENDER, `the sender must be ${parties.source}`);
-  }
-  if (normalizeSuiAddress(tx.gasData.owner) !== parties.gas) {
+  if (normalizeSuiAddress(tx.gasData.owner) !== parties.gas)
     refuse(RefusalCode.WRONG_GAS_OWNER, "the gas owner must be the gas wallet");
-  }
-  if (BigInt(tx.gasData.budget) > options.maxGasBudget) {
+  if (BigInt(tx.gasData.budget) > options.maxGasBudget)
     refuse(RefusalCode.FEE_OVER_CAP, `gas budget ${tx.gasData.budget} is over the cap`);
-  }
-  if (BigInt(tx.gasData.price) > options.maxGasPrice) {
+  if (BigInt(tx.gasData.price) > options.maxGasPrice)
     refuse(RefusalCode.GAS_PRICE_OVER_CAP, `gas price ${tx.gasData.price} is over the cap`);
-  }
   const objectLock = (ref: { objectId: string; version: string | number }) =>
     `sui-object:${normalizeSuiAddress(ref.objectId)}@${ref.version}`;
   const locks = tx.gasData.payment.map(objectLock);
@@ -90,9 +83,8 @@ export function checkSuiTransaction(
       refuse(RefusalCode.OBJECT_MISMATCH, `object ${ref.objectId} does not decode`);
     }
     if (!coin) refuse(RefusalCode.WRONG_ASSET, `object ${ref.objectId} is not a coin`);
-    if (coin.objectId !== normalizeSuiAddress(ref.objectId) || coin.version !== String(ref.version)) {
+    if (coin.objectId !== normalizeSuiAddress(ref.objectId) || coin.version !== String(ref.version))
       refuse(RefusalCode.OBJECT_MISMATCH, `object contents are not those of ${ref.objectId}`);
-    }
     if (coin.owner !== parties.source)
       refuse(RefusalCode.WRONG_SOURCE, `coin ${ref.objectId} is not the sender's`);
     if (coin.coinType !== intent.asset)
@@ -128,9 +120,8 @@ export function checkSuiTransaction(
   };
   const pureOf = (arg: ArgumentShape, length: number, what: string) => {
     const value = resolve(arg);
-    if (value.type !== "pure" || value.bytes.length !== length) {
+    if (value.type !== "pure" || value.bytes.length !== length)
       refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `${what} is not a plain value`);
-    }
     return value.bytes;
   };
 
@@ -160,9 +151,8 @@ export function checkSuiTransaction(
       const recipient = normalizeSuiAddress(
         Buffer.from(pureOf(command.TransferObjects.address, 32, "recipient")).toString("hex"),
       );
-      if (recipient !== parties.destination) {
+      if (recipient !== parties.destination)
         refuse(RefusalCode.WRONG_DESTINATION, "coins go to another address than the intent's");
-      }
       for (const arg of command.TransferObjects.objects) {
         const coin = coinOf(arg);
         transferred += coin.balance;
@@ -174,9 +164,8 @@ export function checkSuiTransaction(
       refuse(RefusalCode.UNEXPECTED_PROGRAM, `command ${command.$kind} is not allowed`);
     }
   }
-  if (transfers === 0 || transferred !== intent.amount) {
+  if (transfers === 0 || transferred !== intent.amount)
     refuse(RefusalCode.WRONG_AMOUNT, `transfers ${transferred}, the intent says ${intent.amount}`);
-  }
   return { signers: [parties.source, parties.gas], locks, worstCaseFee: BigInt(tx.gasData.budget) };
 }
 

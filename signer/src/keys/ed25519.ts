@@ -2,7 +2,6 @@
 // Private keys live only inside KeyObjects built from the 32-byte seed.
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto";
 
-const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 
 export interface Ed25519Key {
@@ -25,17 +24,6 @@ export function ed25519FromSeed(seed: Uint8Array): Ed25519Key {
   const x = privateKey.export({ format: "jwk" }).x;
   if (!x) throw new Error("ed25519 key without a public part");
   return { privateKey, publicKey: new Uint8Array(Buffer.from(x, "base64url")) };
-}
-
-/** The slower, format-neutral path; tests check both give the same key. */
-export function ed25519FromSeedPkcs8(seed: Uint8Array): Ed25519Key {
-  const privateKey = createPrivateKey({
-    key: Buffer.concat([PKCS8_PREFIX, seed]),
-    format: "der",
-    type: "pkcs8",
-  });
-  const spki = createPublicKey(privateKey).export({ format: "der", type: "spki" });
-  return { privateKey, publicKey: new Uint8Array(spki.subarray(SPKI_PREFIX.length)) };
 }
 
 export function ed25519PublicKeyObject(publicKey: Uint8Array): KeyObject {

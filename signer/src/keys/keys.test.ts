@@ -1,12 +1,21 @@
+import { createPrivateKey, createPublicKey } from "node:crypto";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { mnemonicToSeed, SeedError, sealMnemonic, unsealMnemonic } from "../sealed-seed.js";
-import { ed25519FromSeed, ed25519FromSeedPkcs8, ed25519Sign } from "./ed25519.js";
+import { type Ed25519Key, ed25519FromSeed, ed25519Sign } from "./ed25519.js";
 import { createKeyring } from "./keyring.js";
 import { derivePath } from "./slip10.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
+
+/** The slower, format-neutral PKCS#8 path, to check the JWK import the signer uses against. */
+function ed25519FromSeedPkcs8(seed: Uint8Array): Ed25519Key {
+  const pkcs8 = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
+  const privateKey = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" });
+  const spki = createPublicKey(privateKey).export({ format: "der", type: "spki" });
+  return { privateKey, publicKey: new Uint8Array(spki.subarray(12)) };
+}
 const MNEMONIC = "test test test test test test test test test test test junk";
 
 describe("SLIP-0010 ed25519", () => {

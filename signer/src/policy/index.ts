@@ -11,7 +11,6 @@ export type { Facts, PolicyRule } from "./rule.js";
 
 export function createPolicyRules(
   config: Pick<SignerConfig, "payoutPolicy" | "refundAttestation" | "trustedApprovers">,
-  _now: () => Date = () => new Date(),
 ): PolicyRule[] {
   return [
     // Refunds only to an attested sender, never more than the attested transfer.
