@@ -13,24 +13,24 @@ import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
 
 export { BadRequestError } from "./addresses.js";
 export { type DestinationOutcome, NotFoundError } from "./destinations.js";
+export type { SignerLimits } from "./intents/intent.js";
 
 import type { ApprovalVerifier } from "./intents/approvals.js";
-import { auditView, intentEffect, parseIntent, type SignerIntent } from "./intents/intent.js";
-import { type CheckedTransaction, checkSolanaTransaction } from "./intents/solana.js";
+import {
+  auditView,
+  type CheckedTransaction,
+  intentEffect,
+  parseIntent,
+  type SignerIntent,
+  type SignerLimits,
+} from "./intents/intent.js";
+import { checkSolanaTransaction } from "./intents/solana.js";
 import { checkSuiTransaction } from "./intents/sui.js";
 import type { Keyring, SigningKey } from "./keys/keyring.js";
 import type { PayoutPolicy } from "./policy/payouts.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditHead, AuditLog } from "./state/audit-log.js";
 import type { IntentLedger, SigningPlan } from "./state/ledger.js";
-
-export interface SignerLimits {
-  maxSuiGasBudget: bigint;
-  maxSuiGasPrice: bigint;
-  maxSolanaPriorityFeeLamports: bigint;
-  solanaNonceAccountLamports: bigint;
-  maxSolanaNonceAccounts: number;
-}
 
 export interface SignerCoreDeps {
   keyring: Keyring;
@@ -98,19 +98,9 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
     const parties = { gas: gas.address, source: source.address, destination };
     const bytes = request.unsignedTransaction;
-    return intent.chain === "solana"
-      ? checkSolanaTransaction(bytes, intent, parties, {
-          maxPriorityFeeLamports: limits.maxSolanaPriorityFeeLamports,
-          nonceAccountLamports: limits.solanaNonceAccountLamports,
-          maxNonceAccounts: limits.maxSolanaNonceAccounts,
-        })
-      : checkSuiTransaction(
-          bytes,
-          request.objects.map((o) => o.bcs),
-          intent,
-          parties,
-          { maxGasBudget: limits.maxSuiGasBudget, maxGasPrice: limits.maxSuiGasPrice },
-        );
+    if (intent.chain === "solana") return checkSolanaTransaction(bytes, intent, parties, limits);
+    const objects = request.objects.map((o) => o.bcs);
+    return checkSuiTransaction(bytes, objects, intent, parties, limits);
   }
 
   function plan(intent: SignerIntent, request: SignRequest): SigningPlan {

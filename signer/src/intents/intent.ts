@@ -26,6 +26,37 @@ export interface SignerIntent {
   proto: ProtoIntent;
 }
 
+/** Who a transaction may involve, as addresses. */
+export interface Parties {
+  gas: string;
+  /** The key whose funds move: the deposit address (sweep) or the vault (refund, payout). */
+  source: string;
+  /** The owner receiving the funds: the vault (sweep, nonce account) or the intent's destination. */
+  destination: string;
+}
+
+/** What a checked transaction needs and binds. */
+export interface CheckedTransaction {
+  /** Signer addresses, fee payer first on Solana, sender first on Sui. */
+  signers: string[];
+  /** Inputs only one intent may ever spend (a Solana nonce value, a Sui object version). */
+  locks: string[];
+  /** The most the gas wallet can lose to this transaction, in its chain's base unit. */
+  worstCaseFee: bigint;
+}
+
+/** The operator's bounds on a transaction's fees and on the nonce accounts. */
+export interface SignerLimits {
+  maxSuiGasBudget: bigint;
+  /** MIST per gas unit; a higher price would spend the budget faster than the market needs. */
+  maxSuiGasPrice: bigint;
+  maxSolanaPriorityFeeLamports: bigint;
+  /** Lamports a nonce account is funded with (its rent-exempt minimum). */
+  solanaNonceAccountLamports: bigint;
+  /** Nonce account indexes run from 0 to this, exclusive. */
+  maxSolanaNonceAccounts: number;
+}
+
 const INTENT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
 const MAX_INDEX = 2 ** 31 - 1;
 const MAX_U64 = 2n ** 64n - 1n;

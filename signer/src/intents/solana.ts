@@ -12,7 +12,13 @@ import {
 } from "@solana/web3.js";
 import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "../codecs/solana-message.js";
 import { refuse } from "../refusal.js";
-import { type SignerIntent, SOL_ASSET } from "./intent.js";
+import {
+  type CheckedTransaction,
+  type Parties,
+  type SignerIntent,
+  type SignerLimits,
+  SOL_ASSET,
+} from "./intent.js";
 
 // Keys are compared as hex of their bytes: base58 encoding every account key would cost
 // more than all the checks together.
@@ -38,35 +44,6 @@ function hexOf(base58: string): string {
 // Solana's defaults when no SetComputeUnitLimit is present.
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
 const MAX_COMPUTE_UNITS = 1_400_000n;
-
-export interface SolanaParties {
-  gas: string;
-  /** The key whose funds move: the deposit address (sweep) or the vault (refund, payout). */
-  source: string;
-  /** The owner receiving the funds: the vault (sweep) or the intent's destination. */
-  destination: string;
-}
-
-export interface SolanaCheckOptions {
-  maxPriorityFeeLamports: bigint;
-  /** Lamports a nonce account may be funded with (its rent-exempt minimum). */
-  nonceAccountLamports: bigint;
-  /** Nonce account indexes run from 0 to this, exclusive. */
-  maxNonceAccounts: number;
-}
-
-/** What a checked transaction needs and binds. */
-export interface CheckedTransaction {
-  /** Signer addresses, fee payer first. */
-  signers: string[];
-  /**
-   * Inputs that only one intent may ever spend: for Solana the durable nonce value it
-   * consumes. Two intents bound to the same value could never both land.
-   */
-  locks: string[];
-  /** The most the gas wallet can lose to this transaction, in lamports. */
-  worstCaseFee: bigint;
-}
 
 // What a fee payer can lose, besides the priority fee: 5,000 lamports per signature, and rent
 // for each account it creates (a token account is 165 bytes: 2,039,280 lamports).
@@ -108,13 +85,10 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; rec
   };
 }
 
-function u64(data: Uint8Array, offset: number): bigint {
-  return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true);
-}
+/** Instruction data as a Buffer, to read little-endian integers from. */
+const le = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
 const PDA_MARKER = Buffer.from("ProgramDerivedAddress");
-const TOKEN_BYTES = TOKEN_PROGRAM_ID.toBuffer();
-const ATA_BYTES = ASSOCIATED_TOKEN_PROGRAM_ID.toBuffer();
 
 /**
  * Whether `account` is an associated token account address of `owner` for `mint`: a
@@ -131,14 +105,8 @@ function isAssociatedTokenAccount(account: string, owner: string, mint: string):
   const id = `${account}${owner}${mint}`;
   if (knownAssociated.has(id)) return true;
   const target = Buffer.from(account, "hex");
-  const input = Buffer.concat([
-    Buffer.from(owner, "hex"),
-    TOKEN_BYTES,
-    Buffer.from(mint, "hex"),
-    Buffer.alloc(1),
-    ATA_BYTES,
-    PDA_MARKER,
-  ]);
+  // Seeds, the bump byte (at 96), the program and the marker, as create_program_address hashes them.
+  const input = Buffer.concat([Buffer.from(`${owner}${TOKEN}${mint}00${ATA}`, "hex"), PDA_MARKER]);
   for (let bump = 255; bump >= 0; bump--) {
     input[96] = bump;
     if (createHash("sha256").update(input).digest().equals(target)) {
@@ -156,16 +124,12 @@ function expectAccounts(ix: Ix, count: number, what: string): void {
 }
 
 const isAdvanceNonce = (ix: Ix | undefined) =>
-  ix !== undefined && ix.program === SYSTEM && ix.data.length === 4 && u32(ix.data, 0) === 4;
+  ix !== undefined && ix.program === SYSTEM && ix.data.length === 4 && le(ix.data).readUInt32LE(0) === 4;
 
 function u64le(value: bigint): Buffer {
   const out = Buffer.alloc(8);
   out.writeBigUInt64LE(value);
   return out;
-}
-
-function u32(data: Uint8Array, offset: number): number {
-  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true);
 }
 
 /**
@@ -176,18 +140,18 @@ function u32(data: Uint8Array, offset: number): number {
  */
 function checkNonceAccountCreation(
   bytes: Uint8Array,
-  intent: SignerIntent & { action: { kind: "nonce_account" } },
+  intent: SignerIntent,
+  index: number,
   gasAddress: string,
-  options: SolanaCheckOptions,
+  limits: SignerLimits,
 ): CheckedTransaction {
-  const index = intent.action.index;
-  if (index >= options.maxNonceAccounts)
+  if (index >= limits.maxSolanaNonceAccounts)
     refuse(RefusalCode.INVALID_INTENT, `nonce account index ${index} is past the configured bound`);
   const { signers, instructions } = decode(bytes);
   const gas = hexOf(gasAddress);
   if (signers.length !== 1 || signers[0] !== gas)
     refuse(RefusalCode.UNEXPECTED_SIGNER, "only the gas wallet signs a nonce account's creation");
-  if (intent.amount > options.nonceAccountLamports)
+  if (intent.amount > limits.solanaNonceAccountLamports)
     refuse(RefusalCode.WRONG_AMOUNT, "more than a nonce account's rent");
   const nonce = hexOf(nonceAccountAddress(gasAddress, index));
   const [create, init, ...rest] = instructions;
@@ -226,16 +190,11 @@ function checkNonceAccountCreation(
 export function checkSolanaTransaction(
   bytes: Uint8Array,
   intent: SignerIntent,
-  parties: SolanaParties,
-  options: SolanaCheckOptions,
+  parties: Parties,
+  limits: SignerLimits,
 ): CheckedTransaction {
   if (intent.action.kind === "nonce_account")
-    return checkNonceAccountCreation(
-      bytes,
-      intent as SignerIntent & { action: { kind: "nonce_account" } },
-      parties.gas,
-      options,
-    );
+    return checkNonceAccountCreation(bytes, intent, intent.action.index, parties.gas, limits);
   const decoded = decode(bytes);
   const { signers } = decoded;
   let instructions = decoded.instructions;
@@ -278,9 +237,9 @@ export function checkSolanaTransaction(
       if (ix.accounts.length !== 0)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "compute budget takes no accounts");
       if (ix.data[0] === 2 && ix.data.length === 5 && unitLimit === undefined) {
-        unitLimit = BigInt(new DataView(ix.data.buffer, ix.data.byteOffset).getUint32(1, true));
+        unitLimit = BigInt(le(ix.data).readUInt32LE(1));
       } else if (ix.data[0] === 3 && ix.data.length === 9 && unitPrice === undefined) {
-        unitPrice = u64(ix.data, 1);
+        unitPrice = le(ix.data).readBigUInt64LE(1);
       } else {
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only one unit limit and one unit price are allowed");
       }
@@ -295,20 +254,14 @@ export function checkSolanaTransaction(
       if (ix.program !== SYSTEM)
         refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(ix.program)} is not allowed`);
       // SystemInstruction::Transfer is tag 2 (u32) then lamports (u64).
-      if (
-        ix.data.length !== 12 ||
-        ix.data[0] !== 2 ||
-        ix.data[1] !== 0 ||
-        ix.data[2] !== 0 ||
-        ix.data[3] !== 0
-      )
+      if (ix.data.length !== 12 || le(ix.data).readUInt32LE(0) !== 2)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only a system transfer is allowed");
       expectAccounts(ix, 2, "system transfer");
       if (ix.accounts[0] !== party.source)
         refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source");
       if (ix.accounts[1] !== party.destination)
         refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the intent's destination");
-      if (u64(ix.data, 4) !== intent.amount)
+      if (le(ix.data).readBigUInt64LE(4) !== intent.amount)
         refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
       transferred = true;
       continue;
@@ -344,7 +297,7 @@ export function checkSolanaTransaction(
       if (!isAssociatedTokenAccount(to!, party.destination, mint))
         refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the destination's token account");
       sourceAccount = from;
-      if (u64(ix.data, 1) !== intent.amount)
+      if (le(ix.data).readBigUInt64LE(1) !== intent.amount)
         refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
       transferred = true;
       continue;
@@ -369,7 +322,7 @@ export function checkSolanaTransaction(
     const nonBudget = BigInt(decoded.instructions.filter((ix) => ix.program !== COMPUTE_BUDGET).length);
     const units = unitLimit ?? minBig(nonBudget * DEFAULT_UNITS_PER_INSTRUCTION, MAX_COMPUTE_UNITS);
     priorityFee = (unitPrice * units + 999_999n) / 1_000_000n;
-    if (priorityFee > options.maxPriorityFeeLamports)
+    if (priorityFee > limits.maxSolanaPriorityFeeLamports)
       refuse(RefusalCode.FEE_OVER_CAP, `priority fee ${priorityFee} lamports is over the cap`);
   }
   const worstCaseFee =

@@ -7,22 +7,7 @@ import { bcs } from "@mysten/sui/bcs";
 import { normalizeSuiAddress } from "@mysten/sui/utils";
 import { type CoinInfo, readCoin, suiObjectDigest } from "../codecs/sui-object.js";
 import { refuse } from "../refusal.js";
-import type { SignerIntent } from "./intent.js";
-import type { CheckedTransaction } from "./solana.js";
-
-export interface SuiParties {
-  gas: string;
-  /** The sender: the deposit address (sweep) or the vault. */
-  source: string;
-  /** Who receives: the vault (sweep) or the intent's destination. */
-  destination: string;
-}
-
-export interface SuiCheckOptions {
-  maxGasBudget: bigint;
-  /** MIST per gas unit; a higher price would spend the budget faster than the market needs. */
-  maxGasPrice: bigint;
-}
+import type { CheckedTransaction, Parties, SignerIntent, SignerLimits } from "./intent.js";
 
 type Value =
   | { type: "coin"; coin: { balance: bigint; moved: boolean } }
@@ -38,8 +23,8 @@ export function checkSuiTransaction(
   bytes: Uint8Array,
   objects: Uint8Array[],
   intent: SignerIntent,
-  parties: SuiParties,
-  options: SuiCheckOptions,
+  parties: Parties,
+  limits: SignerLimits,
 ): CheckedTransaction {
   let data: ReturnType<typeof bcs.TransactionData.parse>;
   try {
@@ -58,9 +43,9 @@ export function checkSuiTransaction(
     refuse(RefusalCode.WRONG_SENDER, `the sender must be ${parties.source}`);
   if (normalizeSuiAddress(tx.gasData.owner) !== parties.gas)
     refuse(RefusalCode.WRONG_GAS_OWNER, "the gas owner must be the gas wallet");
-  if (BigInt(tx.gasData.budget) > options.maxGasBudget)
+  if (BigInt(tx.gasData.budget) > limits.maxSuiGasBudget)
     refuse(RefusalCode.FEE_OVER_CAP, `gas budget ${tx.gasData.budget} is over the cap`);
-  if (BigInt(tx.gasData.price) > options.maxGasPrice)
+  if (BigInt(tx.gasData.price) > limits.maxSuiGasPrice)
     refuse(RefusalCode.GAS_PRICE_OVER_CAP, `gas price ${tx.gasData.price} is over the cap`);
   const objectLock = (ref: { objectId: string; version: string | number }) =>
     `sui-object:${normalizeSuiAddress(ref.objectId)}@${ref.version}`;

@@ -5,7 +5,19 @@ import { describe, expect, it } from "vitest";
 import { mnemonicToSeed, SeedError, sealMnemonic, unsealMnemonic } from "../sealed-seed.js";
 import { type Ed25519Key, ed25519FromSeed, ed25519Sign } from "./ed25519.js";
 import { createKeyring } from "./keyring.js";
-import { derivePath } from "./slip10.js";
+import { childNode, masterNode, type Slip10Node } from "./slip10.js";
+
+/** A whole path such as "m/44'/501'/0'/0'", for the published vectors (the keyring derives level by level). */
+function derivePath(seed: Uint8Array, path: string): Slip10Node {
+  const parts = path.split("/");
+  if (parts[0] !== "m") throw new Error(`path must start with m: ${path}`);
+  const indexes = parts.slice(1).map((part) => {
+    const match = /^(\d+)'$/.exec(part);
+    if (!match) throw new Error(`ed25519 paths are hardened only: ${path}`);
+    return Number(match[1]);
+  });
+  return indexes.reduce(childNode, masterNode(seed));
+}
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 

@@ -32,18 +32,3 @@ export function childNode(parent: Slip10Node, index: number): Slip10Node {
   data.writeUInt32BE(index + HARDENED_OFFSET, 33);
   return split(createHmac("sha512", parent.chainCode).update(data).digest());
 }
-
-/** Parses "m/44'/501'/0'/0'" into unhardened numbers; every level must be hardened. */
-export function parsePath(path: string): number[] {
-  const parts = path.split("/");
-  if (parts[0] !== "m") throw new DerivationError(`path must start with m: ${path}`);
-  return parts.slice(1).map((part) => {
-    const match = /^(\d+)'$/.exec(part);
-    if (!match) throw new DerivationError(`ed25519 paths are hardened only: ${path}`);
-    return Number(match[1]);
-  });
-}
-
-export function derivePath(seed: Uint8Array, path: string): Slip10Node {
-  return parsePath(path).reduce(childNode, masterNode(seed));
-}
