@@ -11,7 +11,7 @@ const CORE = ["keys", "intents", "policy", "state", "signer-core.ts", "access.ts
 // The issue's goal is 1,500; the core measures 1,673 after the payout and refund policies landed
 // (see docs/signer.md, "Size"). This bound is a ratchet: it only ever goes down.
 const GOAL = 1_500;
-const LIMIT = 1_680;
+const LIMIT = 1_547;
 
 function files(path: string): string[] {
   if (statSync(path).isFile()) return [path];

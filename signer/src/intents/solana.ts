@@ -176,10 +176,7 @@ function checkNonceAccountCreation(
     !Buffer.from(init.data).equals(initExpected) ||
     init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join()
   )
-    refuse(
-      RefusalCode.UNEXPECTED_INSTRUCTION,
-      "the nonce must be initialised with the gas wallet as authority",
-    );
+    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the gas wallet must be the nonce's authority");
   return {
     signers: [gasAddress],
     locks: [`solana-nonce-account:${intent.mode}:${index}`],
@@ -246,10 +243,7 @@ export function checkSolanaTransaction(
       continue;
     }
     if (transferred && !(ix.program === TOKEN && ix.data[0] === 9))
-      refuse(
-        RefusalCode.UNEXPECTED_INSTRUCTION,
-        "nothing but closing the deposit account may follow the transfer",
-      );
+      refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only closing the deposit's account may follow");
     if (native) {
       if (ix.program !== SYSTEM)
         refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(ix.program)} is not allowed`);

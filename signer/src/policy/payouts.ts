@@ -38,11 +38,10 @@ export interface DestinationRecord {
   cancelledAt: number;
 }
 
-export interface DestinationRequest {
-  merchantId: string;
-  chain: ChainName;
-  mode: ModeName;
-  address: string;
+/** Which entry: a merchant's address on a chain, in a mode. */
+export type DestinationKey = Pick<DestinationRecord, "merchantId" | "chain" | "mode" | "address">;
+
+export interface DestinationRequest extends DestinationKey {
   linked: boolean;
   /** The approval's expiry (Unix ms) and a digest of its signature (each is used once). */
   approvalExpiresAtMs: bigint;
@@ -63,10 +62,7 @@ export interface PayoutPolicy extends PolicyRule {
   /** Checks an approved request and changes the allow-list; the caller audits `audit`. */
   requestDestination(request: DestinationRequest, at: Date): DestinationChange;
   /** Undefined when the address was never requested. Cancelling an entry again changes nothing. */
-  cancelDestination(
-    request: Omit<DestinationRequest, "linked" | "approvalExpiresAtMs" | "approvalDigest">,
-    at: Date,
-  ): DestinationChange | undefined;
+  cancelDestination(request: DestinationKey, at: Date): DestinationChange | undefined;
   listDestinations(merchantId: string): DestinationRecord[];
 }
 
@@ -76,8 +72,7 @@ export function isPayoutPolicy(rule: PolicyRule): rule is PayoutPolicy {
 
 const MERCHANT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
-const entryKey = (merchantId: string, chain: string, mode: string, address: string) =>
-  `${merchantId}|${chain}|${mode}|${address}`;
+const entryKey = (d: DestinationKey) => `${d.merchantId}|${d.chain}|${d.mode}|${d.address}`;
 
 /** The merchant of a payout intent ("" when none was given). */
 export function payoutMerchant(intent: SignerIntent): string {
@@ -103,18 +98,10 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
   function setDestination(record: DestinationRecord): void {
     if (record.linked) {
       // One linked wallet per merchant, chain and mode: linking another unlinks the previous.
-      for (const other of destinations.values()) {
-        if (
-          other.linked &&
-          other.merchantId === record.merchantId &&
-          other.chain === record.chain &&
-          other.mode === record.mode &&
-          other.address !== record.address
-        )
-          other.linked = false;
-      }
+      for (const other of destinations.values())
+        if (entryKey({ ...other, address: record.address }) === entryKey(record)) other.linked = false;
     }
-    destinations.set(entryKey(record.merchantId, record.chain, record.mode, record.address), { ...record });
+    destinations.set(entryKey(record), { ...record });
   }
 
   function checkExpiry(expiresAtMs: bigint, at: Date): void {
@@ -122,10 +109,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
     if (expiresAtMs === 0n) refuse(RefusalCode.APPROVAL_EXPIRED, "the approval carries no expiry");
     if (expiresAtMs <= now) refuse(RefusalCode.APPROVAL_EXPIRED, "the approval has expired");
     if (expiresAtMs - now > maxTtlMs)
-      refuse(
-        RefusalCode.APPROVAL_EXPIRED,
-        `the approval expires more than ${options.approvalMaxTtlSeconds} s ahead`,
-      );
+      refuse(RefusalCode.APPROVAL_EXPIRED, `approvals last ${options.approvalMaxTtlSeconds} s at most`);
   }
 
   /** Only one day's totals are kept: replay runs oldest first, so earlier days are done with. */
@@ -152,10 +136,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
       if (today.count + 1 > limit.count)
         refuse(RefusalCode.VELOCITY_EXCEEDED, `${who}: ${limit.count} payouts today already`);
       if (today.amount + intent.amount > limit.amount)
-        refuse(
-          RefusalCode.VELOCITY_EXCEEDED,
-          `${who}: today's payouts would pass ${limit.amount} base units`,
-        );
+        refuse(RefusalCode.VELOCITY_EXCEEDED, `${who}: over ${limit.amount} base units today`);
     }
   }
 
@@ -167,19 +148,13 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
       if (action.kind !== "payout") return;
       const merchantId = payoutMerchant(intent);
       if (!MERCHANT_ID.test(merchantId))
-        refuse(
-          RefusalCode.INVALID_INTENT,
-          "a payout needs merchant_id (1-128 characters of [A-Za-z0-9_:.-])",
-        );
+        refuse(RefusalCode.INVALID_INTENT, "merchant_id: 1-128 of [A-Za-z0-9_:.-]");
       const approval = intent.approval;
       if (approval) checkExpiry(intent.proto.approval?.expiresAtMs ?? 0n, at);
       const payer = paid.get(`${intent.mode}|${action.reference}`);
       if (payer !== undefined && payer !== intent.intentId)
-        refuse(
-          RefusalCode.APPROVAL_REUSED,
-          `payout ${action.reference} was already signed under intent ${payer}`,
-        );
-      const entry = destinations.get(entryKey(merchantId, intent.chain, intent.mode, action.destination));
+        refuse(RefusalCode.APPROVAL_REUSED, `payout ${action.reference} was signed as ${payer}`);
+      const entry = destinations.get(entryKey({ ...intent, merchantId, address: action.destination }));
       if (!entry)
         refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination is not on the merchant's allow-list");
       if (entry.cancelled)
@@ -187,13 +162,10 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
       if (at.getTime() < entry.effectiveAt)
         refuse(
           RefusalCode.DESTINATION_NOT_ALLOWED,
-          `the destination takes effect at ${new Date(entry.effectiveAt).toISOString()}`,
+          `in effect from ${new Date(entry.effectiveAt).toISOString()}`,
         );
       if (!approval && !entry.linked)
-        refuse(
-          RefusalCode.DESTINATION_NOT_ALLOWED,
-          "a payout without an approval goes only to the merchant's linked wallet",
-        );
+        refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "unapproved payouts go to the linked wallet only");
       checkVelocity(intent, merchantId, at);
     },
 
@@ -232,7 +204,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
       if (usedApprovals.has(request.approvalDigest))
         refuse(RefusalCode.APPROVAL_REUSED, "this approval was already used");
       const now = at.getTime();
-      const existing = destinations.get(entryKey(request.merchantId, request.chain, request.mode, address));
+      const existing = destinations.get(entryKey({ ...request, address }));
       // A live entry keeps its time of effect: asking again never restarts (or skips) the delay.
       const record: DestinationRecord =
         existing && !existing.cancelled
@@ -258,7 +230,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
 
     cancelDestination(request, at) {
       const address = canonicalDestination(request.chain, request.address);
-      const existing = destinations.get(entryKey(request.merchantId, request.chain, request.mode, address));
+      const existing = destinations.get(entryKey({ ...request, address }));
       if (!existing) return undefined;
       const record: DestinationRecord = existing.cancelled
         ? { ...existing }

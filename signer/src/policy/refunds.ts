@@ -37,10 +37,7 @@ export function createRefundAttestationRule(approvers: readonly TrustedApprover[
       amount: a.amount,
     });
     if (!verify(null, message, key, a.signature))
-      refuse(
-        RefusalCode.NOT_ATTESTED,
-        "the attestation does not verify for this chain, mode, asset and transfer",
-      );
+      refuse(RefusalCode.NOT_ATTESTED, "the attestation does not verify for this transfer");
     const sender = intent.chain === "sui" ? normalizeSuiAddress(a.sender) : a.sender;
     if (sender !== intent.action.destination)
       refuse(RefusalCode.NOT_ATTESTED, "a refund goes only to the attested sender of the transfer");
@@ -54,10 +51,7 @@ export function createRefundAttestationRule(approvers: readonly TrustedApprover[
       if (!transfer) return;
       const before = refunded.get(transfer.transfer) ?? 0n;
       if (before + intent.amount > transfer.amount)
-        refuse(
-          RefusalCode.OVER_ATTESTED,
-          `refunds of ${transfer.transfer} would reach ${before + intent.amount}, more than the attested ${transfer.amount}`,
-        );
+        refuse(RefusalCode.OVER_ATTESTED, `over the attested ${transfer.amount} of ${transfer.transfer}`);
     },
     facts(intent) {
       const transfer = attested(intent);

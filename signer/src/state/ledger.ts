@@ -127,7 +127,7 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
         if (deposit && (sweeps.get(deposit) ?? 0) >= limits.maxSweepsPerDeposit)
           refuse(
             RefusalCode.SWEEP_LIMIT_EXCEEDED,
-            `deposit ${deposit} was swept ${limits.maxSweepsPerDeposit} times`,
+            `${deposit}: ${limits.maxSweepsPerDeposit} sweeps already`,
           );
         for (const rule of rules) rule.check(intent, at);
       }
@@ -145,10 +145,7 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
       const budget = gasBudget(intent.chain, intent.mode);
       const spent = dayTotals.get(gas(day, intent.chain, intent.mode)) ?? 0n;
       if (budget === undefined || spent + plan.worstCaseFee > budget)
-        refuse(
-          RefusalCode.GAS_BUDGET_EXCEEDED,
-          `today's worst-case fees on ${intent.chain} would pass the budget`,
-        );
+        refuse(RefusalCode.GAS_BUDGET_EXCEEDED, `over today's gas budget on ${intent.chain}`);
     },
 
     record(plan, at) {
