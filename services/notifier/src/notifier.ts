@@ -1,8 +1,8 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
+import { parseSecretKey } from "@gateway/webhook-endpoints";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery-worker.js";
-import { parseSecretKey } from "./endpoint-secret.js";
 import { createWebhookHttpClient } from "./http-post.js";
 import { createEventIngest } from "./ingest.js";
 import { pruneDeliveryLog } from "./retention.js";
