@@ -3,7 +3,7 @@ import { type Coin, type Currency, formatAmount } from "@gateway/domain";
 import { type PaymentRow, stateOf } from "./payment-row.js";
 
 /**
- * The payment as merchants see it (seed section 2.1 plus PRODUCT.md's additions). Amounts are
+ * The payment as merchants see it (contracts' `Payment`, in docs/api-reference.md). Amounts are
  * decimal strings: `amount` and `fee` in the payment currency, on-chain amounts in the coin.
  */
 export function toPaymentResource(row: PaymentRow, publicBaseUrl: string): Payment {

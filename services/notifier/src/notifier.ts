@@ -18,7 +18,7 @@ export interface NotifierOptions {
   allowPrivateWebhooks?: boolean;
   /** Per attempt; a 2xx within it is success. Default 10 s. */
   deliveryTimeoutMs?: number;
-  /** Waits after the 1st, 2nd, ... failure; the last entry repeats. Default PRODUCT.md's backoff. */
+  /** Waits after the 1st, 2nd, ... failure; the last entry repeats. Default: docs/webhooks.md's backoff. */
   retryScheduleMs?: readonly number[];
   /** No automatic retry later than this after the delivery was created. Default 3 days. */
   retryWindowMs?: number;
