@@ -24,8 +24,8 @@ import {
   generateEndpointSecret,
   parseSecretKey,
   sealSecret,
-  startNotifier,
-} from "../services/notifier/src/index.js";
+} from "../packages/webhook-endpoints/src/index.js";
+import { startNotifier } from "../services/notifier/src/index.js";
 
 const args = new Map(
   process.argv.slice(2).map((a) => {

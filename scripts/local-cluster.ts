@@ -7,13 +7,16 @@ import { createSql, migrate } from "@gateway/db";
 import { type LocalNats, type LocalPostgres, startNats, startPostgres } from "@gateway/local-infra";
 import { writeDevCerts } from "@gateway/signer";
 import { loadDevSecrets } from "./cluster/dev-secrets.js";
+import { operatorSettings, withOperatorSecrets } from "./cluster/operator-env.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "./cluster/processes.js";
-import { type ClusterContext, SERVICES } from "./cluster/services.js";
+import { type ClusterContext, clusterServices } from "./cluster/services.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const TSX_LOADER = import.meta.resolve("tsx");
 const dataDir = path.resolve(process.env.GATEWAY_DATA_DIR ?? path.join(root, ".gateway"));
 const say = (line: string) => process.stdout.write(`${"runner".padEnd(14)}| ${line}\n`);
+// README's variables as the operator set them: each wins over the runner's own value.
+const operator = operatorSettings(process.env);
 
 const started: { pg?: LocalPostgres; nats?: LocalNats; processes: ManagedProcess[] } = { processes: [] };
 let stopping = false;
@@ -37,7 +40,7 @@ process.on("SIGTERM", () => void stopAll(0));
 
 try {
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  let databaseUrl = process.env.DATABASE_URL;
+  let databaseUrl = operator.DATABASE_URL;
   if (!databaseUrl) {
     started.pg = await startPostgres({
       dataDir: path.join(dataDir, "postgres"),
@@ -52,7 +55,7 @@ try {
     databaseUrl = url.toString();
     say(`PostgreSQL started on port ${started.pg.port}, data in ${started.pg.dataDir}`);
   }
-  let natsUrl = process.env.NATS_URL;
+  let natsUrl = operator.NATS_URL;
   if (!natsUrl) {
     started.nats = await startNats({
       storeDir: path.join(dataDir, "nats"),
@@ -74,20 +77,26 @@ try {
   }
   mkdirSync(path.join(dataDir, "signer"), { recursive: true });
 
-  const apiPort = Number(process.env.PORT ?? 3000);
+  const apiPort = Number(operator.PORT ?? 3000);
   const ctx: ClusterContext = {
     root,
     dataDir,
     databaseUrl,
     natsUrl,
-    secrets: loadDevSecrets(path.join(dataDir, "dev-secrets.json")),
+    secrets: withOperatorSecrets(loadDevSecrets(path.join(dataDir, "dev-secrets.json")), operator),
     apiPort,
-    publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://localhost:${apiPort}`,
+    publicBaseUrl: operator.PUBLIC_BASE_URL ?? `http://localhost:${apiPort}`,
     certsDir,
     portOffset: Number(process.env.GATEWAY_PORT_OFFSET ?? 0),
+    operator,
   };
+  const services = clusterServices(ctx);
 
-  for (const [index, spec] of SERVICES.entries()) {
+  for (const [index, spec] of services.entries()) {
+    if (spec.skipped) {
+      say(`${spec.name} not started: ${spec.skipped}`);
+      continue;
+    }
     let alive = true;
     // Node itself with tsx's loader: no wrapper process between us and the service, so signals
     // reach it directly and stopping it stops it.
@@ -110,7 +119,7 @@ try {
   }
 
   say("Gateway is up:");
-  for (const spec of SERVICES) {
+  for (const spec of services.filter((s) => !s.skipped)) {
     for (const [what, url] of Object.entries(spec.urls?.(ctx) ?? {})) say(`  ${what.padEnd(20)} ${url}`);
   }
   say(`  ${"PostgreSQL".padEnd(20)} ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}`);

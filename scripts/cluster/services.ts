@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { type DevSecrets, trustedApprovers } from "./dev-secrets.js";
 import { fundLocalServiceWallets } from "./fund-service-wallets.js";
+import { type OperatorSettings, withOperatorSettings } from "./operator-env.js";
 
 export interface ClusterContext {
   root: string;
@@ -15,6 +16,8 @@ export interface ClusterContext {
   certsDir: string;
   /** Added to every fixed port, so a second cluster (a test's) can run beside a developer's. */
   portOffset: number;
+  /** README's variables the operator set; they win over every value below (withOperatorSettings). */
+  operator: OperatorSettings;
 }
 
 const p = (ctx: ClusterContext, port: number) => String(port + ctx.portOffset);
@@ -29,6 +32,8 @@ export interface ServiceSpec {
   urls?(ctx: ClusterContext): Record<string, string>;
   /** Runs once the service answers /readyz, before the next one starts. */
   afterReady?(ctx: ClusterContext, say: (line: string) => void): Promise<void>;
+  /** Why the operator's settings make this service unneeded; undefined: it is started. */
+  notNeeded?(ctx: ClusterContext): string | undefined;
 }
 
 const infra = (ctx: ClusterContext) => ({
@@ -73,7 +78,8 @@ const watcherAuthHeader = (ctx: ClusterContext) =>
 
 /**
  * Every service of the local cluster, in start order. Each issue that adds a service adds it
- * here, so `npm start` always runs the whole system.
+ * here, so `npm start` always runs the whole system. The values are the runner's defaults: the
+ * operator's settings replace them (clusterServices).
  */
 export const SERVICES: ServiceSpec[] = [
   {
@@ -82,6 +88,7 @@ export const SERVICES: ServiceSpec[] = [
     env: (ctx) => ({ MAIL_CATCHER_SMTP_PORT: p(ctx, 1025), MAIL_CATCHER_HTTP_PORT: p(ctx, 8025) }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8025)}/healthz`,
     urls: (ctx) => ({ "mail catcher": `http://localhost:${p(ctx, 8025)}` }),
+    notNeeded: (ctx) => (ctx.operator.SMTP_URL ? "SMTP_URL is set: mail goes there" : undefined),
   },
   {
     name: "signer",
@@ -210,3 +217,15 @@ export const SERVICES: ServiceSpec[] = [
     }),
   },
 ];
+
+/** The services to start, each with its environment as the operator's settings leave it. */
+export function clusterServices(ctx: ClusterContext): (ServiceSpec & { skipped?: string })[] {
+  return SERVICES.map((spec) => {
+    const skipped = spec.notNeeded?.(ctx);
+    return {
+      ...spec,
+      ...(skipped ? { skipped } : {}),
+      env: (c: ClusterContext) => withOperatorSettings(spec.name, spec.env(c), c.operator),
+    };
+  });
+}

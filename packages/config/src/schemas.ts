@@ -106,7 +106,7 @@ export const notifierConfigSchema = z.object({
   WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
   ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
   DELIVERY_TIMEOUT_MS: positiveInt(10_000),
-  /** Waits in ms after each failed webhook attempt, comma-separated (tests shorten it); empty: PRODUCT.md's backoff. */
+  /** Waits in ms after each failed webhook attempt, comma-separated (tests shorten it); empty: docs/webhooks.md's backoff. */
   NOTIFIER_RETRY_SCHEDULE_MS: commaList
     .transform((list) => list.map(Number))
     .refine(

@@ -1,16 +1,11 @@
 // Money as integer base units. Amounts enter as JSON numbers or decimal strings and are
 // converted by string manipulation only, so no float rounding can ever change a price.
 
-/** What a merchant may price a payment in. */
-export type Currency = "USD" | "USDC" | "USDT" | "SOL" | "SUI";
-/** What a customer may actually send. */
-export type Coin = "USDC" | "USDT" | "SOL" | "SUI";
-export type Chain = "solana" | "sui";
-export type Mode = "test" | "live";
+import { CHAINS, type Chain, COINS, type Coin, CURRENCIES, type Currency } from "@gateway/contracts";
 
-export const CURRENCIES: readonly Currency[] = ["USD", "USDC", "USDT", "SOL", "SUI"];
-export const COINS: readonly Coin[] = ["USDC", "USDT", "SOL", "SUI"];
-export const CHAINS: readonly Chain[] = ["solana", "sui"];
+export type { Chain, Coin, Currency, Mode } from "@gateway/contracts";
+// The lists are the contracts' (the one place each is defined); re-exported for the domain's users.
+export { CHAINS, COINS, CURRENCIES };
 
 /** Base-unit decimals: USD counts cents; the coins use their on-chain decimals. */
 export const DECIMALS: Readonly<Record<Currency, number>> = {

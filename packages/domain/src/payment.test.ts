@@ -59,7 +59,7 @@ describe("initialPaymentState", () => {
   });
 });
 
-describe("PRODUCT.md lifecycle, row by row", () => {
+describe("docs/payment-lifecycle.md statuses, row by row", () => {
   it("pending: created, waiting for the customer's transfer", () => {
     const { state, effects } = run(newPayment(), walletUsdc());
     expect(state.status).toBe("pending");

@@ -3,37 +3,21 @@
 // transaction, and executes the effects (events, sweeps, refunds, credits) exactly once.
 // docs/payment-lifecycle.md draws the state diagram and explains each decision.
 
+import type { PaymentEventType, PaymentStatus, RefundReason, SimulatedOutcome } from "@gateway/contracts";
 import { assertNever } from "./assert-never.js";
 import { canPay, coinsForPayment, toCoinUnits } from "./coins.js";
 import { type Chain, type Coin, type Currency, type Mode, MoneyError } from "./money.js";
 
-export const PAYMENT_STATUSES = [
-  "pending",
-  "confirming",
-  "confirmed",
-  "completed",
-  "underpaid",
-  "refunded",
-  "expired",
-  "failed",
-] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export {
+  PAYMENT_EVENT_TYPES,
+  PAYMENT_STATUSES,
+  type PaymentEventType,
+  type PaymentStatus,
+  type SimulatedOutcome,
+} from "@gateway/contracts";
 
 /** Statuses that never change again; late transfers to them only add refunds. */
 export const TERMINAL_STATUSES: readonly PaymentStatus[] = ["completed", "refunded", "failed"];
-
-export const PAYMENT_EVENT_TYPES = [
-  "payment.confirming",
-  "payment.confirmed",
-  "payment.completed",
-  "payment.underpaid",
-  "payment.refunded",
-  "payment.expired",
-  "payment.failed",
-] as const;
-export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
-
-export type SimulatedOutcome = "paid" | "underpaid" | "overpaid" | "expired";
 
 /** The deposit wallet the customer chose. Amounts inside the actor are in `coin` base units. */
 export interface DepositWallet {
@@ -77,7 +61,7 @@ export interface TransferRecord {
  * overpayment: the surplus of the transfer that covered the amount due.
  * late: a transfer that arrived after the payment stopped accepting funds.
  */
-export type RefundKind = "underpayment" | "overpayment" | "late";
+export type RefundKind = RefundReason;
 
 /**
  * deposit: the funds still sit on the deposit address. vault: they were swept with the

@@ -51,7 +51,7 @@ export function usdMicros(amount: bigint, currency: Currency, prices: Prices): b
 }
 
 /**
- * Enforces PRODUCT.md's limits on a parsed amount: positive, at most 1,000,000
+ * Enforces the payment limits (docs/payment-lifecycle.md, "Money rules") on a parsed amount: positive, at most 1,000,000
  * USD-equivalent, and at least 0.50 USD for stablecoin-priced payments (SOL and SUI
  * payments have no floor beyond one base unit).
  */

@@ -1,4 +1,4 @@
-/** The four error types of PRODUCT.md's error body. */
+/** The four error types of the error body (docs/errors.md). */
 export type ErrorType = "invalid_request_error" | "authentication_error" | "rate_limit_error" | "api_error";
 
 interface CodeSpec {

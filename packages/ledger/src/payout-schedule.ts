@@ -1,5 +1,5 @@
-// The daily scheduled payout (seed section 8: one free payout per merchant per day, gas paid by
-// the service). The timer is the `next_run_at` column, so nothing is lost with a process, and
+// The daily scheduled payout (docs/payouts.md, "Scheduled payouts": one free payout per merchant
+// per day, gas paid by the service). The timer is the `next_run_at` column, so nothing is lost with a process, and
 // replicas share the work through FOR UPDATE SKIP LOCKED.
 import { newId, type Sql, type TransactionSql } from "@gateway/db";
 import type { Chain, Mode } from "@gateway/domain";

@@ -1,14 +1,22 @@
 // Payout records and their lifecycle, shared by the API (creation, listing) and settlement (the
 // payout actor and the daily schedule). Every status change writes its ledger movement, its
 // event and the outbox messages in the caller's transaction.
+import {
+  type EventMessage,
+  type Payout,
+  type PayoutCoin,
+  type PayoutCommand,
+  type PayoutEvent,
+  type PayoutEventType,
+  type PayoutKind,
+  type PayoutStatus,
+  payoutEventType,
+} from "@gateway/contracts";
 import { enqueueOutbox, newId, type OutboxMessage, type TransactionSql } from "@gateway/db";
-import { type Chain, type Coin, formatAmount, type Mode } from "@gateway/domain";
+import { type Chain, formatAmount, type Mode } from "@gateway/domain";
 import { completePayout, type PayoutMovement, releasePayout, reservePayout } from "./movements.js";
 
-export type PayoutStatus = "pending" | "processing" | "completed" | "failed";
-export type PayoutKind = "manual" | "scheduled";
-export type PayoutCoin = Extract<Coin, "USDC" | "USDT">;
-export const PAYOUT_COINS: readonly PayoutCoin[] = ["USDC", "USDT"];
+export { PAYOUT_COINS, type PayoutCoin, type PayoutKind, type PayoutStatus } from "@gateway/contracts";
 
 /**
  * Network gas a payout requested by hand is charged, in base units of the payout coin (USDC and
@@ -43,7 +51,7 @@ export interface PayoutRow {
 }
 
 /** The payout as merchants see it (GET /payouts, payout.* events). Amounts are decimal strings. */
-export function toPayoutResource(row: PayoutRow) {
+export function toPayoutResource(row: PayoutRow): Payout {
   return {
     id: row.id,
     object: "payout" as const,
@@ -64,12 +72,12 @@ export function toPayoutResource(row: PayoutRow) {
     completed_at: row.completed_at?.toISOString() ?? null,
   };
 }
-export type PayoutResource = ReturnType<typeof toPayoutResource>;
+export type PayoutResource = Payout;
 
 /** Subjects the payout records publish on; from the bus topology. */
 export interface PayoutSubjects {
   /** `<p>.events.<type>`, read by the notifier. */
-  event(type: string): string;
+  event(type: PayoutEventType): string;
   /** Where settlement's payout actor listens: one subject per payout. */
   payoutCommand(payoutId: string): string;
 }
@@ -128,7 +136,11 @@ export async function createPayout(
     returning *`;
   await reservePayout(tx, movement(row!));
   await enqueueOutbox(tx, [
-    { id: `payout:${id}`, subject: subjects.payoutCommand(id), payload: { payout_id: id } },
+    {
+      id: `payout:${id}`,
+      subject: subjects.payoutCommand(id),
+      payload: { payout_id: id } satisfies PayoutCommand,
+    },
   ]);
   return row!;
 }
@@ -166,7 +178,7 @@ export async function advancePayout(
     where id = ${payoutId} returning *`;
   if (to.status === "completed") await completePayout(tx, movement(updated!));
   if (to.status === "failed") await releasePayout(tx, movement(updated!));
-  await enqueueOutbox(tx, [await payoutEvent(tx, subjects, updated!, `payout.${to.status}`)]);
+  await enqueueOutbox(tx, [await payoutEvent(tx, subjects, updated!, payoutEventType(to.status))]);
   return updated!;
 }
 
@@ -175,11 +187,11 @@ async function payoutEvent(
   tx: TransactionSql,
   subjects: PayoutSubjects,
   row: PayoutRow,
-  type: string,
+  type: PayoutEventType,
 ): Promise<OutboxMessage> {
   const id = newId("evt");
   const createdAt = new Date();
-  const event = {
+  const event: PayoutEvent = {
     id,
     type,
     created_at: createdAt.toISOString(),
@@ -191,6 +203,6 @@ async function payoutEvent(
   return {
     id,
     subject: subjects.event(type),
-    payload: { merchant_id: row.merchant_id, mode: row.mode, event },
+    payload: { merchant_id: row.merchant_id, mode: row.mode, event } satisfies EventMessage,
   };
 }

@@ -1,4 +1,5 @@
 import type { BusTopology } from "@gateway/bus";
+import type { EventMessage, PaymentEvent, RefundCommand, SweepCommand } from "@gateway/contracts";
 import { enqueueOutbox, newId, type OutboxMessage, type Sql, type TransactionSql } from "@gateway/db";
 import {
   assertNever,
@@ -81,7 +82,7 @@ async function effectMessages(
       case "event": {
         const id = newId("evt");
         const createdAt = new Date();
-        const event = {
+        const event: PaymentEvent = {
           id,
           type: effect.event,
           created_at: createdAt.toISOString(),
@@ -93,7 +94,7 @@ async function effectMessages(
         messages.push({
           id,
           subject: subjects.event(effect.event),
-          payload: { merchant_id: row.merchant_id, mode: row.mode, event },
+          payload: { merchant_id: row.merchant_id, mode: row.mode, event } satisfies EventMessage,
         });
         break;
       }
@@ -108,7 +109,7 @@ async function effectMessages(
             coin: effect.coin,
             address: effect.address,
             amount: effect.amount.toString(),
-          },
+          } satisfies SweepCommand,
         });
         break;
       case "refund": {
@@ -120,6 +121,8 @@ async function effectMessages(
         }
         // A simulated refund (test mode) moves nothing; it is already recorded in the state.
         if (effect.simulated) break;
+        // Only a simulated refund has no recipient (the sender of the transfer it returns).
+        if (effect.to === null) throw new Error(`refund ${effect.refundId} has no recipient`);
         messages.push({
           id: `refund:${effect.refundId}`,
           subject: subjects.settlement("refund"),
@@ -137,7 +140,7 @@ async function effectMessages(
             // The watcher's attestation the signer checks the refund against.
             attestation: effect.attestation ?? null,
             transfer_amount: effect.transferAmount?.toString() ?? null,
-          },
+          } satisfies RefundCommand,
         });
         break;
       }

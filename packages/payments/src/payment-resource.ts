@@ -1,11 +1,12 @@
+import type { Payment } from "@gateway/contracts";
 import { type Coin, type Currency, formatAmount } from "@gateway/domain";
 import { type PaymentRow, stateOf } from "./payment-row.js";
 
 /**
- * The payment as merchants see it (seed section 2.1 plus PRODUCT.md's additions). Amounts are
+ * The payment as merchants see it (contracts' `Payment`, in docs/api-reference.md). Amounts are
  * decimal strings: `amount` and `fee` in the payment currency, on-chain amounts in the coin.
  */
-export function toPaymentResource(row: PaymentRow, publicBaseUrl: string) {
+export function toPaymentResource(row: PaymentRow, publicBaseUrl: string): Payment {
   const state = stateOf(row);
   const currency = state.currency as Currency;
   const coin = state.wallet?.coin as Coin | undefined;
@@ -17,13 +18,13 @@ export function toPaymentResource(row: PaymentRow, publicBaseUrl: string) {
     coin: r.coin,
     chain: r.chain,
     to: r.to,
-    status: r.simulated || r.txid !== null ? "sent" : "pending",
+    status: r.simulated || r.txid !== null ? ("sent" as const) : ("pending" as const),
     transaction_hash: r.txid,
     simulated: r.simulated,
   }));
   return {
     id: row.id,
-    object: "payment" as const,
+    object: "payment",
     amount: formatAmount(state.amount, currency),
     currency,
     status: state.status,
@@ -45,4 +46,4 @@ export function toPaymentResource(row: PaymentRow, publicBaseUrl: string) {
   };
 }
 
-export type PaymentResource = ReturnType<typeof toPaymentResource>;
+export type PaymentResource = Payment;

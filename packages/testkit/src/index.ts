@@ -1,3 +1,9 @@
 export { createTestBus, natsUrl, type TestBus } from "./test-bus.js";
 export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./test-database.js";
 export { waitFor } from "./wait-for.js";
+export {
+  type ReceivedWebhook,
+  type ReceiverBehaviour,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "./webhook-receiver.js";

@@ -23,7 +23,7 @@ import { webhookRoutes } from "./routes/webhooks/index.js";
 
 /**
  * The HTTP surface. Pages, static assets, health and the OpenAPI document are not rate limited;
- * every JSON API call is (PRODUCT.md), across replicas, per client IP.
+ * every JSON API call is (docs/dashboard.md, "Rate limits"), across replicas, per client IP.
  */
 export function createApp(deps: ApiDeps): Express {
   const app = express();

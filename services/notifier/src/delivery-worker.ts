@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
+import { openSecret, resolveWebhookTarget } from "@gateway/webhook-endpoints";
 import { buildSignatureHeader } from "@gateway/webhook-signature";
-import { openSecret } from "./endpoint-secret.js";
 import type { PostResult, WebhookHttpClient } from "./http-post.js";
 import { nextAttemptAt } from "./retry-schedule.js";
-import { resolveWebhookTarget } from "./url-policy.js";
 
 export interface DeliveryWorkerOptions {
   sql: Sql;

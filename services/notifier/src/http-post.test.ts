@@ -1,7 +1,7 @@
 import net from "node:net";
+import { resolveWebhookTarget } from "@gateway/webhook-endpoints";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookHttpClient } from "./http-post.js";
-import { resolveWebhookTarget } from "./url-policy.js";
 
 // A raw server that answers the first request of each connection and resets the connection on the
 // second: what a client sees when a server drops an idle keep-alive socket as it is reused.

@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import type { ResolvedTarget } from "./url-policy.js";
+import type { ResolvedTarget } from "@gateway/webhook-endpoints";
 
 const EXCERPT_BYTES = 1024;
 

@@ -1,29 +1,8 @@
 import type { BusMessage } from "@gateway/bus";
+import { type EventMessage, isEventMessage } from "@gateway/contracts";
 import { newId, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
-
-/** What the payments and payouts code publishes on `<prefix>.events.<type>` (via the outbox). */
-export interface EventMessage {
-  merchant_id: string;
-  mode: Mode;
-  /** Exactly the body POSTed to the merchant. */
-  event: { id: string; type: string; created_at: string; is_test: boolean; data: unknown };
-}
-
-export function isEventMessage(value: unknown): value is EventMessage {
-  const m = value as EventMessage | null;
-  return (
-    typeof m === "object" &&
-    m !== null &&
-    typeof m.merchant_id === "string" &&
-    (m.mode === "test" || m.mode === "live") &&
-    typeof m.event === "object" &&
-    m.event !== null &&
-    typeof m.event.id === "string" &&
-    typeof m.event.type === "string"
-  );
-}
 
 export interface EventIngestOptions {
   sql: Sql;

@@ -8,14 +8,15 @@ import { createLogger } from "@gateway/logging";
 import {
   createTestBus,
   createTestDatabase,
+  startWebhookReceiver,
   type TestBus,
   type TestDatabase,
+  type WebhookReceiver,
   waitFor,
 } from "@gateway/testkit";
+import { generateEndpointSecret, parseSecretKey, sealSecret } from "@gateway/webhook-endpoints";
 import { verifyWebhook } from "@gateway/webhook-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateEndpointSecret, parseSecretKey, sealSecret } from "./endpoint-secret.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./testing/index.js";
 
 // The notifier as it is deployed: its own process, configured by the environment only.
 const KEY_B64 = Buffer.alloc(32, 3).toString("base64");

@@ -5,16 +5,17 @@ import { createLogger } from "@gateway/logging";
 import {
   createTestBus,
   createTestDatabase,
+  startWebhookReceiver,
   type TestBus,
   type TestDatabase,
+  type WebhookReceiver,
   waitFor,
 } from "@gateway/testkit";
+import { generateEndpointSecret, parseSecretKey, sealSecret } from "@gateway/webhook-endpoints";
 import { verifyWebhook, WebhookVerificationError } from "@gateway/webhook-signature";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { generateEndpointSecret, parseSecretKey, sealSecret } from "./endpoint-secret.js";
 import { createEventIngest } from "./ingest.js";
 import { type Notifier, type NotifierOptions, startNotifier } from "./notifier.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./testing/index.js";
 
 const KEY_B64 = Buffer.alloc(32, 9).toString("base64");
 const log = createLogger({ name: "notifier-test", level: "silent" });

@@ -1,8 +1,8 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
+import { parseSecretKey } from "@gateway/webhook-endpoints";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery-worker.js";
-import { parseSecretKey } from "./endpoint-secret.js";
 import { createWebhookHttpClient } from "./http-post.js";
 import { createEventIngest } from "./ingest.js";
 import { pruneDeliveryLog } from "./retention.js";
@@ -18,7 +18,7 @@ export interface NotifierOptions {
   allowPrivateWebhooks?: boolean;
   /** Per attempt; a 2xx within it is success. Default 10 s. */
   deliveryTimeoutMs?: number;
-  /** Waits after the 1st, 2nd, ... failure; the last entry repeats. Default PRODUCT.md's backoff. */
+  /** Waits after the 1st, 2nd, ... failure; the last entry repeats. Default: docs/webhooks.md's backoff. */
   retryScheduleMs?: readonly number[];
   /** No automatic retry later than this after the delivery was created. Default 3 days. */
   retryWindowMs?: number;

@@ -1,5 +1,5 @@
 /**
- * Delay after the n-th failed attempt (PRODUCT.md): ~10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h,
+ * Delay after the n-th failed attempt (docs/webhooks.md, "Delivery and retries"): ~10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h,
  * then every 24 h, until the retry window (3 days from the delivery's creation) is over.
  */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [

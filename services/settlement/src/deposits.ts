@@ -1,32 +1,10 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { DepositReport } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
-import { type Coin, type PaymentMessage, parseCoin } from "@gateway/domain";
+import { type PaymentMessage, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 
 const CONSUMER = "settlement-deposits";
-
-/**
- * What a chain watcher publishes on `<p>.cmd.deposit.<chain>` for a transfer to an open deposit
- * address. Message ids: `<chain>:<tx>:<index>` for the final report, with `:seen` and
- * `:dropped` suffixes for the other stages, so each stage of each transfer is handled once.
- */
-export interface DepositReport {
-  chain: "solana" | "sui";
-  address: string;
-  /** `<chain>:<signature or digest>:<index>`, the same for every stage of one transfer. */
-  transfer_id: string;
-  coin: Coin;
-  /** Base units, decimal string. */
-  amount: string;
-  sender: string;
-  stage: "seen" | "final" | "dropped";
-  /** Final reports: the watcher's signature over the transfer (signAttestation), base64. */
-  attestation?: { key_id: string; signature: string };
-}
-
-export function depositMessageId(report: Pick<DepositReport, "transfer_id" | "stage">): string {
-  return report.stage === "final" ? report.transfer_id : `${report.transfer_id}:${report.stage}`;
-}
 
 function toPaymentMessage(report: DepositReport): PaymentMessage {
   const coin = parseCoin(report.coin);

@@ -1,4 +1,5 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { PaymentCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
 import { deserializePaymentMessage } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
@@ -12,7 +13,7 @@ const CONSUMER = "settlement-payment-commands";
  */
 export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, sql, log } = deps;
-  return startConsumer<{ payment_id: string; message: unknown }>({
+  return startConsumer<PaymentCommand>({
     js: bus.js,
     jsm: bus.jsm,
     log,

@@ -1,6 +1,7 @@
 // The payout actor: executes payouts recorded by the API or the daily schedule, one message per
 // payout on `<p>.cmd.payout.<id>`, and runs the schedule. State lives in PostgreSQL only.
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { PayoutCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import {
   advancePayout,
@@ -109,7 +110,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
     }
   }
 
-  const consumer: RunningConsumer = await startConsumer<{ payout_id: string }>({
+  const consumer: RunningConsumer = await startConsumer<PayoutCommand>({
     js: bus.js,
     jsm: bus.jsm,
     log,

@@ -1,37 +1,13 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
-import { type Chain, type Coin, type Mode, parseCoin } from "@gateway/domain";
+import { type Chain, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
 
 const CONSUMER = "settlement-work";
 /** After this many failed attempts the payment is marked failed for an operator (never silent). */
 const MAX_ATTEMPTS = 25;
-
-interface SweepMessage {
-  payment_id: string;
-  mode: Mode;
-  chain: Chain;
-  coin: Coin;
-  address: string;
-  amount: string;
-}
-
-interface RefundMessage {
-  payment_id: string;
-  mode: Mode;
-  refund_id: string;
-  kind: string;
-  chain: Chain;
-  coin: Coin;
-  amount: string;
-  to: string;
-  from: "deposit" | "vault";
-  transfer_id: string | null;
-  /** Absent in messages queued before attestations existed. */
-  attestation?: { keyId: string; signature: string } | null;
-  transfer_amount?: string | null;
-}
 
 /**
  * Sweeps and refunds that payment actors asked for (`<p>.cmd.settle.sweep|refund`), executed by
@@ -57,7 +33,7 @@ export function startSettlementWork(
     return row.address;
   }
 
-  return startConsumer<SweepMessage | RefundMessage>({
+  return startConsumer<SweepCommand | RefundCommand>({
     js: bus.js,
     jsm: bus.jsm,
     log,
@@ -73,7 +49,7 @@ export function startSettlementWork(
       try {
         if (!chain) throw new Error(`no settlement configured for chain ${data.chain}`);
         if (subject.endsWith(".sweep")) {
-          const sweep = data as SweepMessage;
+          const sweep = data as SweepCommand;
           const { txid } = await chain.sweep({
             intentId: `sweep:${sweep.payment_id}`,
             paymentId: sweep.payment_id,
@@ -88,7 +64,7 @@ export function startSettlementWork(
             applyPaymentMessage(deps, sweep.payment_id, { type: "sweep_done", txid }, tx),
           );
         } else {
-          const refund = data as RefundMessage;
+          const refund = data as RefundCommand;
           const address = await currentAddress(refund.payment_id);
           const { txid } = await chain.refund({
             intentId: `refund:${refund.refund_id}`,

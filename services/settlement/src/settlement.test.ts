@@ -97,7 +97,7 @@ describe("settlement, test mode", () => {
     });
   });
 
-  it("reaches the PRODUCT.md states for underpaid, overpaid and expired simulations", async () => {
+  it("reaches the docs/test-mode.md states for underpaid, overpaid and expired simulations", async () => {
     const under = await newPayment();
     const over = await newPayment();
     const expired = await newPayment();

@@ -49,4 +49,3 @@ export async function startSettlement(options: SettlementOptions): Promise<Settl
 }
 
 export type { ChainSettlement, ChainSettlements, RefundWork, SweepWork } from "./chains/chain-settlement.js";
-export { type DepositReport, depositMessageId } from "./deposits.js";

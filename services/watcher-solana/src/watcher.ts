@@ -2,11 +2,11 @@
 // which publishes deposit reports for open live addresses to `<p>.cmd.deposit.solana`.
 import type { KeyObject } from "node:crypto";
 import type { Bus } from "@gateway/bus";
+import { type DepositReport, depositMessageId } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { prom, type Registry } from "@gateway/metrics";
-import { type DepositReport, depositMessageId } from "@gateway/settlement";
 import { signAttestation } from "@gateway/signer-client";
 import type { Connection } from "@solana/web3.js";
 import type { AddressRegistry } from "./address-registry.js";

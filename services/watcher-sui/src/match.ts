@@ -1,5 +1,5 @@
+import type { DepositReport } from "@gateway/contracts";
 import type { Coin } from "@gateway/domain";
-import type { DepositReport } from "@gateway/settlement";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 
 export interface CheckpointTransaction {

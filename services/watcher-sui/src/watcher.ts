@@ -1,9 +1,9 @@
 import { type KeyObject, randomUUID } from "node:crypto";
 import { type Bus, createOutboxRelay, type OutboxRelay } from "@gateway/bus";
+import { type DepositReport, depositMessageId } from "@gateway/contracts";
 import { enqueueOutbox, type Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
-import { type DepositReport, depositMessageId } from "@gateway/settlement";
 import { signAttestation } from "@gateway/signer-client";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { normalizeStructTag } from "@mysten/sui/utils";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
 import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
-import { startWebhookReceiver } from "@gateway/notifier/testing";
+import { startWebhookReceiver } from "@gateway/testkit";
 import { type Cluster, startCluster } from "./cluster.js";
 import {
   backupJournal,

@@ -1,16 +1,33 @@
 // The local runner (`npm start`) from the outside: it brings the whole stack up on its own
 // PostgreSQL and NATS, every service answers /readyz, and Ctrl-C stops everything it started.
+// It runs as an operator would with a mail server of their own (SMTP_URL): the sign-up code
+// arrives there and no local mail catcher is started.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DOCUMENTED_VARIABLES } from "../../../scripts/cluster/operator-env.js";
 import { freePort, ROOT } from "./processes.js";
 
 let runner: ChildProcess | undefined;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "gw-runner-test-"));
-afterAll(() => {
-  runner?.kill("SIGKILL");
+/** The operator's own mail server, on a port of its own. */
+let operatorMail: MailCatcher;
+beforeAll(async () => {
+  operatorMail = await createMailCatcher();
+});
+afterAll(async () => {
+  // After a failure the runner is still up: Ctrl-C lets it stop what it started (a SIGKILL
+  // would orphan its services, PostgreSQL and NATS); SIGKILL only if it does not.
+  if (runner && runner.exitCode === null && runner.signalCode === null) {
+    const exited = new Promise((resolve) => runner!.once("exit", resolve));
+    runner.kill("SIGINT");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    runner.kill("SIGKILL");
+  }
+  await operatorMail?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -19,12 +36,20 @@ function pidsUnder(dir: string): string[] {
   return out.split("\n").filter((line) => line.includes(dir));
 }
 
+function post(port: number, pathname: string, body: unknown) {
+  return fetch(`http://127.0.0.1:${port}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 describe("local runner", () => {
-  it("starts every service with its own PostgreSQL and NATS, and stops all of it on Ctrl-C", async () => {
+  it("starts every service with its own PostgreSQL and NATS, mails the operator's SMTP server, and stops all of it on Ctrl-C", async () => {
     const apiPort = await freePort();
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
-    delete env.DATABASE_URL;
-    delete env.NATS_URL;
+    // Only what this test sets: a variable of the test's own environment would win too.
+    for (const name of DOCUMENTED_VARIABLES) delete env[name];
     let output = "";
     runner = spawn(process.execPath, ["--import", "tsx", "scripts/local-cluster.ts"], {
       cwd: ROOT,
@@ -32,6 +57,7 @@ describe("local runner", () => {
         ...env,
         GATEWAY_DATA_DIR: dataDir,
         PORT: String(apiPort),
+        SMTP_URL: operatorMail.smtpUrl,
         GATEWAY_PORT_OFFSET: String(10000 + (apiPort % 5000)),
         LOG_LEVEL: "warn",
       },
@@ -49,13 +75,31 @@ describe("local runner", () => {
         throw new Error(`runner did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    for (const name of ["signer", "settlement", "notifier", "api", "mail-catcher"])
-      expect(output).toContain(`${name} ready`);
+    for (const name of ["signer", "settlement", "notifier", "api"]) expect(output).toContain(`${name} ready`);
+    expect(output).not.toContain("mail-catcher ready");
+    expect(output).toContain("mail-catcher not started: SMTP_URL is set");
     expect(output).toContain(`PostgreSQL started on port`);
     expect(output).toContain(`data in ${dataDir}`);
     const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
     expect(ready.status).toBe(200);
     expect(pidsUnder(dataDir).length).toBeGreaterThan(0);
+
+    // A sign-up's code reaches the operator's server, and it is the code the API asks for.
+    const email = `operator-${apiPort}@example.test`;
+    const signup = await post(apiPort, "/auth/signup", {
+      email,
+      password: "correct horse battery",
+      business_name: "Operator Shop",
+    });
+    expect(signup.status).toBe(201);
+    const mail = await operatorMail.waitForMail({
+      to: email,
+      subject: "verification code",
+      timeoutMs: 20_000,
+    });
+    const signupCode = /\b(\d{6})\b/.exec(mail.subject)?.[1];
+    expect(signupCode).toBeDefined();
+    expect((await post(apiPort, "/auth/verify-email", { email, code: signupCode })).status).toBe(200);
 
     runner.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => runner!.once("exit", resolve));

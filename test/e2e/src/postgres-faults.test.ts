@@ -18,7 +18,7 @@ import {
   startCluster,
 } from "@gateway/chaos-suite";
 import { retryWhileUnavailable } from "@gateway/db";
-import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
+import { startWebhookReceiver, type WebhookReceiver } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const FAULTS = Number(process.env.PG_FAULTS ?? 20);

@@ -5,17 +5,11 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import {
-  createTestMerchant,
-  startTestApi,
-  startTestSettlement,
-  type TestApi,
-  type TestMerchant,
-} from "@gateway/api/testing";
+import { createTestMerchant, startTestApi, type TestApi, type TestMerchant } from "@gateway/api/testing";
 import { createShop } from "@gateway/example-merchant-server";
 import { type Notifier, startNotifier } from "@gateway/notifier";
 import { createGateway, InvalidRequestError } from "@gateway/sdk";
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./processes.js";

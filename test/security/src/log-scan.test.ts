@@ -4,7 +4,7 @@
 // words may appear in any of it.
 import { type Cluster, startCluster } from "@gateway/chaos-suite";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
+import { startWebhookReceiver, type WebhookReceiver } from "@gateway/testkit";
 import { generateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -2,15 +2,9 @@
 // confirmed with its mailed code) is invisible to merchant A by id and in lists, in either mode,
 // and unreachable with B's own API keys.
 import { randomBytes } from "node:crypto";
-import {
-  call,
-  createTestMerchant,
-  startTestApi,
-  startTestSettlement,
-  type TestApi,
-} from "@gateway/api/testing";
+import { call, createTestMerchant, startTestApi, type TestApi } from "@gateway/api/testing";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import bs58 from "bs58";
 import { afterAll, beforeAll, expect, it } from "vitest";
 

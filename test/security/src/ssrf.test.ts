@@ -11,7 +11,8 @@ import {
   type TestApi,
   type TestMerchant,
 } from "@gateway/api/testing";
-import { createWebhookHttpClient, isForbiddenAddress, resolveWebhookTarget } from "@gateway/notifier";
+import { createWebhookHttpClient } from "@gateway/notifier";
+import { isForbiddenAddress, resolveWebhookTarget } from "@gateway/webhook-endpoints";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const FORBIDDEN_URLS = [

@@ -2,7 +2,7 @@
 // on the local chains, each followed to its final webhook, which is checked for its signature.
 import { createTestMerchant, type TestMerchant } from "@gateway/api/testing";
 import type { Sql } from "@gateway/db";
-import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
+import { startWebhookReceiver, type WebhookReceiver } from "@gateway/testkit";
 import { verifyWebhook } from "@gateway/webhook-signature";
 import type { LatencyWindows } from "./latency.js";
 import type { ChainPayer } from "./payers.js";

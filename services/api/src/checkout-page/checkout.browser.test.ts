@@ -13,11 +13,10 @@ import {
   type Page,
   VIEWPORTS,
 } from "@gateway/browser-testkit";
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { startTestSettlement } from "../testing/test-settlement.js";
 
 const TIMEOUT = 90_000;
 let api: TestApi;

@@ -27,7 +27,8 @@ const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 
 
 /**
  * The hosted checkout page: `GET /gateway?payment_id=…`, its assets and its QR codes. Page loads
- * are not rate limited (PRODUCT.md); the JSON the page polls is, like every API call.
+ * are not rate limited (docs/dashboard.md, "Rate limits"); the JSON the page polls is, like every
+ * API call.
  */
 export function checkoutPageRoutes(deps: ApiDeps): Router {
   const { sql, log } = deps;

@@ -12,16 +12,18 @@ import {
   VIEWPORTS,
 } from "@gateway/browser-testkit";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import { type Notifier, startNotifier } from "@gateway/notifier";
-import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
-import type { Settlement } from "@gateway/settlement";
-import { waitFor } from "@gateway/testkit";
+import {
+  type Notifier,
+  type Settlement,
+  startTestNotifier,
+  startTestSettlement,
+} from "@gateway/service-harness";
+import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { verifyWebhook } from "@gateway/webhook-signature";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeIn, createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { startTestSettlement } from "../testing/test-settlement.js";
 
 let api: TestApi;
 let catcher: MailCatcher;
@@ -36,14 +38,7 @@ beforeAll(async () => {
   catcher = await createMailCatcher();
   api = await startTestApi({ SMTP_URL: catcher.smtpUrl });
   settlement = await startTestSettlement(api, { expiryPollMs: 200 });
-  notifier = await startNotifier({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    webhookSecretKey: api.deps.config.WEBHOOK_SECRET_KEY,
-    allowPrivateWebhooks: true,
-    pollMs: 50,
-  });
+  notifier = await startTestNotifier(api);
   receiver = await startWebhookReceiver(() => ({ status: 200, body: "thanks" }));
   browser = await launchChromium();
   account = await createTestAccount(api.baseUrl, catcher);

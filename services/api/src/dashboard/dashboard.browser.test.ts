@@ -13,13 +13,12 @@ import {
   VIEWPORTS,
 } from "@gateway/browser-testkit";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeIn } from "../routes/auth/test-account.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { startTestSettlement } from "../testing/test-settlement.js";
 
 const TIMEOUT = 120_000;
 let api: TestApi;

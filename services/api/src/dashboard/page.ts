@@ -77,7 +77,7 @@ function shell(assets: Map<string, Asset>): string {
 </html>`;
 }
 
-/** `GET /dashboard` and its assets. Page loads are not rate limited (PRODUCT.md). */
+/** `GET /dashboard` and its assets. Page loads are not rate limited (docs/dashboard.md, "Rate limits"). */
 export function dashboardPageRoutes(): Router {
   const router = Router();
   const assets = loadAssets();

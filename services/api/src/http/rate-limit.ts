@@ -67,7 +67,7 @@ export function createRateLimiter(sql: Sql): RateLimiter {
   };
 }
 
-/** PRODUCT.md: N requests per minute per client IP, over every JSON API call. */
+/** N requests per minute per client IP, over every JSON API call (docs/dashboard.md, "Rate limits"). */
 export function rateLimitByIp(
   limiter: RateLimiter,
   limit: number,

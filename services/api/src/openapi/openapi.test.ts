@@ -1,11 +1,10 @@
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { startTestSettlement } from "../testing/test-settlement.js";
 
 let api: TestApi;
 let merchant: TestMerchant;

@@ -3,4 +3,3 @@
 export { createSessionTokens } from "../auth/session-token.js";
 export { createTestMerchant, type TestMerchant } from "./merchant.js";
 export { call, type SharedInfra, startTestApi, type TestApi } from "./test-api.js";
-export { startTestSettlement } from "./test-settlement.js";

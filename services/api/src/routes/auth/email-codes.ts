@@ -2,7 +2,7 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Sql, TransactionSql } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 
-/** PRODUCT.md: codes have 6 digits, live 10 minutes, and 5 wrong tries void them. */
+/** Codes have 6 digits, live 10 minutes, and 5 wrong tries void them (docs/dashboard.md, "One-time codes"). */
 export const CODE_TTL_SECONDS = 600;
 export const CODE_MAX_ATTEMPTS = 5;
 const CODE_PATTERN = /^\d{6}$/;

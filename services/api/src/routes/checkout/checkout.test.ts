@@ -1,10 +1,9 @@
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { startTestSettlement } from "../../testing/test-settlement.js";
 
 let api: TestApi;
 let merchant: TestMerchant;

@@ -27,7 +27,7 @@ import {
 const FIELDS = ["amount", "currency", "redirect_url", "description", "expires_in"] as const;
 export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
 
-/** `POST /payments`: seed section 4.1; validity, limits and fee per PRODUCT.md. */
+/** `POST /payments` (docs/api-reference.md); validity, limits and fee as docs/payment-lifecycle.md sets them. */
 export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
   // Payments created while the previous insert is in flight share the next one: under load one
   // commit serves many requests; each still answers only once its row is committed.

@@ -7,7 +7,7 @@ import type { Chain, Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { generateSync } from "otplib";
 
-/** PRODUCT.md: 6 digits, valid 10 minutes, 5 wrong tries void the code, one live code per merchant. */
+/** 6 digits, valid 10 minutes, 5 wrong tries void the code, one live code per merchant (docs/payouts.md, "Codes"). */
 export const PAYOUT_CODE_TTL_SECONDS = 600;
 export const PAYOUT_CODE_MAX_ATTEMPTS = 5;
 const PURPOSE = "payout";

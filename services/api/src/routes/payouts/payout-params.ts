@@ -30,7 +30,7 @@ export function coinParam(raw: unknown): PayoutCoin {
 }
 
 /**
- * Payouts take the dashboard session only (seed section 5): a request carrying an API key is
+ * Payouts take the dashboard session only (docs/payouts.md): a request carrying an API key is
  * refused even with a valid bearer token, so a leaked server key can never move money.
  */
 export const refuseApiKey: RequestHandler = (req, _res, next) => {

@@ -3,12 +3,11 @@
 import { randomBytes } from "node:crypto";
 import { checkLedger } from "@gateway/ledger";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
-import type { Settlement } from "@gateway/settlement";
+import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { startTestSettlement } from "../../testing/test-settlement.js";
 import { codeIn, createTestAccount } from "../auth/test-account.js";
 
 let api: TestApi;

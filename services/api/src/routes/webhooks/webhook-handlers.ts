@@ -1,15 +1,14 @@
+import { EVENT_TYPES, isEventType } from "@gateway/contracts";
 import { newId, retryWhileUnavailable } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import {
   generateEndpointSecret,
-  isWebhookEventType,
   openSecret,
   parseSecretKey,
   resolveWebhookTarget,
   sealSecret,
-  WEBHOOK_EVENT_TYPES,
-} from "@gateway/notifier";
+} from "@gateway/webhook-endpoints";
 import type { RequestHandler, Response } from "express";
 import type { ApiDeps } from "../../deps.js";
 import { idempotencyClaim, idempotentId, type SecretAnswer } from "../../http/idempotency.js";
@@ -43,7 +42,7 @@ const CREATE_FIELDS = ["url", "is_test", "events", "description"] as const;
 
 function parseEvents(value: unknown): string[] | null {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value) || value.length === 0 || value.length > WEBHOOK_EVENT_TYPES.length + 1) {
+  if (!Array.isArray(value) || value.length === 0 || value.length > EVENT_TYPES.length + 1) {
     throw new GatewayError("parameter_invalid", {
       param: "events",
       message: `events must be a non-empty list of event types, or ["*"].`,
@@ -52,15 +51,15 @@ function parseEvents(value: unknown): string[] | null {
   if (value.length === 1 && value[0] === "*") return null;
   const types = new Set<string>();
   for (const [i, type] of value.entries()) {
-    if (!isWebhookEventType(type)) {
+    if (!isEventType(type)) {
       throw new GatewayError("parameter_invalid", {
         param: `events[${i}]`,
-        message: `Unknown event type; one of ${WEBHOOK_EVENT_TYPES.join(", ")}, or "*" alone.`,
+        message: `Unknown event type; one of ${EVENT_TYPES.join(", ")}, or "*" alone.`,
       });
     }
     types.add(type);
   }
-  return WEBHOOK_EVENT_TYPES.filter((t) => types.has(t));
+  return EVENT_TYPES.filter((t) => types.has(t));
 }
 
 /**

@@ -1,7 +1,8 @@
+import type { WebhookDelivery, WebhookEndpoint } from "@gateway/contracts";
 import type { AttemptRow, DeliveryRow, EndpointRow } from "./webhook-store.js";
 
 /** The endpoint as merchants see it; the secret is never part of it (only POST /webhooks adds it). */
-export function toEndpointResource(row: EndpointRow) {
+export function toEndpointResource(row: EndpointRow): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
@@ -12,7 +13,7 @@ export function toEndpointResource(row: EndpointRow) {
   };
 }
 
-export function toDeliveryResource(row: DeliveryRow, attempts: AttemptRow[]) {
+export function toDeliveryResource(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,

@@ -1,3 +1,4 @@
+import type { DeliveryStatus, EventType } from "@gateway/contracts";
 import { newId, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 
@@ -14,7 +15,8 @@ export interface EndpointRow {
   mode: Mode;
   url: string;
   description: string | null;
-  events: string[] | null;
+  /** Null: every event type. */
+  events: EventType[] | null;
   created_at: Date;
 }
 
@@ -22,8 +24,8 @@ export interface DeliveryRow {
   id: string;
   endpoint_id: string;
   event_id: string;
-  event_type: string;
-  status: "pending" | "succeeded" | "failed" | "canceled";
+  event_type: EventType;
+  status: DeliveryStatus;
   attempts: number;
   next_attempt_at: Date;
   created_at: Date;

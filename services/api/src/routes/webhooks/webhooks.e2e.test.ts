@@ -1,12 +1,14 @@
-import { type Notifier, startNotifier } from "@gateway/notifier";
-import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
-import type { Settlement } from "@gateway/settlement";
-import { waitFor } from "@gateway/testkit";
+import {
+  type Notifier,
+  type Settlement,
+  startTestNotifier,
+  startTestSettlement,
+} from "@gateway/service-harness";
+import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { buildSignatureHeader, verifyWebhook, WebhookVerificationError } from "@gateway/webhook-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { startTestSettlement } from "../../testing/test-settlement.js";
 
 // Issue 5's end-to-end acceptance: a simulated test payment reaches a real HTTP receiver, signed.
 let api: TestApi;
@@ -18,14 +20,7 @@ beforeAll(async () => {
   api = await startTestApi();
   merchant = await createTestMerchant(api.db.sql, "E2E Shop");
   settlement = await startTestSettlement(api);
-  notifier = await startNotifier({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    webhookSecretKey: api.deps.config.WEBHOOK_SECRET_KEY,
-    allowPrivateWebhooks: true,
-    pollMs: 50,
-  });
+  notifier = await startTestNotifier(api);
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { enqueueOutbox, newId } from "@gateway/db";
-import { type Notifier, startNotifier } from "@gateway/notifier";
-import { startWebhookReceiver, type WebhookReceiver } from "@gateway/notifier/testing";
-import { waitFor } from "@gateway/testkit";
+import { type Notifier, startTestNotifier } from "@gateway/service-harness";
+import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { verifyWebhook } from "@gateway/webhook-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
@@ -17,15 +16,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver((req) =>
     req.path.includes("fail") ? { status: 500 } : { status: 200 },
   );
-  notifier = await startNotifier({
-    sql: api.db.sql,
-    bus: api.deps.bus,
-    log: api.deps.log,
-    webhookSecretKey: api.deps.config.WEBHOOK_SECRET_KEY,
-    allowPrivateWebhooks: true,
-    retryScheduleMs: [60_000],
-    pollMs: 50,
-  });
+  notifier = await startTestNotifier(api, { retryScheduleMs: [60_000] });
 });
 afterAll(async () => {
   await notifier.stop();

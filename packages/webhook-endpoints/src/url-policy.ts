@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
-import type { Mode } from "@gateway/domain";
+import type { Mode } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
 
 const MAX_URL_LENGTH = 2048;

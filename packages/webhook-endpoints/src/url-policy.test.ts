@@ -1,7 +1,5 @@
 import { GatewayError } from "@gateway/errors";
 import { describe, expect, it } from "vitest";
-import { generateEndpointSecret, openSecret, parseSecretKey, sealSecret } from "./endpoint-secret.js";
-import { nextAttemptAt, retryDelayMs } from "./retry-schedule.js";
 import { isForbiddenAddress, parseWebhookUrl, resolveWebhookTarget } from "./url-policy.js";
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
@@ -107,39 +105,5 @@ describe("webhook URL policy", () => {
     expect(await refusal(resolveWebhookTarget("https://no-such-host.invalid/hook", live))).toBe(
       "url_invalid:url",
     );
-  });
-});
-
-describe("endpoint secrets", () => {
-  const key = parseSecretKey(Buffer.alloc(32, 1).toString("base64"));
-
-  it("are whsec_ + 40 base62 characters, sealed per endpoint", () => {
-    const secret = generateEndpointSecret();
-    expect(secret).toMatch(/^whsec_[0-9A-Za-z]{40}$/);
-    const sealed = sealSecret(key, "whk_a", secret);
-    expect(sealed.includes(Buffer.from(secret))).toBe(false);
-    expect(openSecret(key, "whk_a", sealed)).toBe(secret);
-    // Moved to another endpoint's row, altered, or opened with another key: refused.
-    expect(() => openSecret(key, "whk_b", sealed)).toThrow();
-    const altered = Buffer.from(sealed);
-    altered[15]! ^= 1;
-    expect(() => openSecret(key, "whk_a", altered)).toThrow();
-    expect(() =>
-      openSecret(parseSecretKey(Buffer.alloc(32, 2).toString("base64")), "whk_a", sealed),
-    ).toThrow();
-  });
-});
-
-describe("retry schedule", () => {
-  const schedule = [10_000, 60_000, 300_000];
-  it("follows the schedule and repeats its last step", () => {
-    expect([1, 2, 3, 4, 9].map((n) => retryDelayMs(n, schedule))).toEqual([
-      10_000, 60_000, 300_000, 300_000, 300_000,
-    ]);
-  });
-  it("stops at the retry window", () => {
-    const now = new Date(0);
-    expect(nextAttemptAt(1, now, new Date(10_000), schedule)?.getTime()).toBe(10_000);
-    expect(nextAttemptAt(1, now, new Date(9_999), schedule)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { connectBus } from "@gateway/bus";
 import { createLogger } from "@gateway/logging";
 import { type Settlement, startSettlement } from "@gateway/settlement";
-import type { TestApi } from "./test-api.js";
+import type { TestHost } from "./test-host.js";
 
 /**
  * The settlement service in-process beside a test API, on its database and stream prefix, with
@@ -9,7 +9,7 @@ import type { TestApi } from "./test-api.js";
  * a NATS connection of its own, as it has when it runs as its own process.
  */
 export async function startTestSettlement(
-  api: TestApi,
+  api: TestHost,
   options: { expiryPollMs?: number; ownConnection?: boolean } = {},
 ): Promise<Settlement> {
   const log = options.ownConnection ? createLogger({ name: "settlement", level: "silent" }) : api.deps.log;

@@ -1,0 +1,6 @@
+export * from "./event-types.js";
+export * from "./messages.js";
+export * from "./money.js";
+export * from "./resources.js";
+export * from "./statuses.js";
+export * from "./webhook-payloads.js";

@@ -1,0 +1,21 @@
+// The chains, coins, currencies and modes every resource and message is written in. The chain
+// registry will add chains here; until then a chain added anywhere else fails the drift test.
+
+export const CHAINS = ["solana", "sui"] as const;
+export type Chain = (typeof CHAINS)[number];
+
+/** What a customer may actually send. */
+export const COINS = ["USDC", "USDT", "SOL", "SUI"] as const;
+export type Coin = (typeof COINS)[number];
+
+/** What a merchant may price a payment in. */
+export const CURRENCIES = ["USD", ...COINS] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/** Payouts pay stablecoins only: a merchant's balance in SOL or SUI is swept, never paid out. */
+export const PAYOUT_COINS = ["USDC", "USDT"] as const satisfies readonly Coin[];
+export type PayoutCoin = (typeof PAYOUT_COINS)[number];
+
+/** Set by the key prefix on every object; test and live never mix (docs/test-mode.md). */
+export const MODES = ["test", "live"] as const;
+export type Mode = (typeof MODES)[number];

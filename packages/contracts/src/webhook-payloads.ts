@@ -1,0 +1,17 @@
+// The bodies POSTed to merchants' webhook endpoints (docs/webhooks.md), stored as they are sent
+// in the `events` table the dashboard's timeline reads.
+import type { EventType, PaymentEventType, PayoutEventType } from "./event-types.js";
+import type { Payment, Payout } from "./resources.js";
+
+interface EventOf<Type extends EventType, Data> {
+  /** `evt_…`: the same id on every delivery of the event, so receivers can drop repeats. */
+  id: string;
+  type: Type;
+  created_at: string;
+  is_test: boolean;
+  data: Data;
+}
+
+export type PaymentEvent = EventOf<PaymentEventType, { payment: Payment }>;
+export type PayoutEvent = EventOf<PayoutEventType, { payout: Payout }>;
+export type GatewayEvent = PaymentEvent | PayoutEvent;

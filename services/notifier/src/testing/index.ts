@@ -1,6 +1,0 @@
-export {
-  type ReceivedWebhook,
-  type ReceiverBehaviour,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "./webhook-receiver.js";
