@@ -8,10 +8,9 @@ import { expect, it } from "vitest";
 
 const SRC = import.meta.dirname;
 const CORE = ["keys", "intents", "policy", "state", "signer-core.ts", "access.ts", "refusal.ts"];
-// The issue's goal is 1,500; the core measures 1,673 after the payout and refund policies landed
-// (see docs/signer.md, "Size"). This bound is a ratchet: it only ever goes down.
-const GOAL = 1_500;
-const LIMIT = 1_547;
+// At most 1,500 lines, what a security team reads in a sitting (docs/signer.md, "Size"). A change
+// that needs more must take as much out first.
+const LIMIT = 1_500;
 
 function files(path: string): string[] {
   if (statSync(path).isFile()) return [path];
@@ -37,7 +36,7 @@ export function codeLines(text: string): number {
   return count;
 }
 
-it(`keeps the decision core within ${LIMIT} lines of code (goal ${GOAL})`, () => {
+it(`keeps the decision core within ${LIMIT} lines of code`, () => {
   const sources = CORE.flatMap((entry) => files(join(SRC, entry))).filter(
     (f) => f.endsWith(".ts") && !f.endsWith(".test.ts"),
   );

@@ -1,11 +1,14 @@
 // The signer's modules, for tests and benchmarks; the process itself starts from main.ts.
 export * from "./access.js";
+export { BadRequestError } from "./addresses.js";
 export * from "./certificates.js";
 export * from "./config.js";
+export { type DestinationOutcome, NotFoundError } from "./destinations.js";
 export * from "./dev-certs.js";
 export * from "./health.js";
 export * from "./identity.js";
 export * from "./intents/approvals.js";
+export type { SignerLimits } from "./intents/intent.js";
 export * from "./intents/intent.js";
 export { nonceAccountAddress } from "./intents/solana.js";
 export * from "./keys/keyring.js";

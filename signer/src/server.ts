@@ -30,8 +30,10 @@ import {
 } from "@gateway/signer-proto";
 import type { Logger } from "pino";
 import { type IntentKindName, mayCall, mayRequest } from "./access.js";
+import { BadRequestError } from "./addresses.js";
+import { type DestinationOutcome, NotFoundError } from "./destinations.js";
 import { type Caller, callerFromCertificate, describeCaller } from "./identity.js";
-import { BadRequestError, type DestinationOutcome, NotFoundError, type SignerCore } from "./signer-core.js";
+import type { SignerCore } from "./signer-core.js";
 import type { AuditLog } from "./state/audit-log.js";
 
 /** Upper bound on one batch: keeps one caller from holding the event loop for long. */

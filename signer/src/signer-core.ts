@@ -11,10 +11,6 @@ import type { Logger } from "pino";
 import { type AddressBook, createAddressBook } from "./addresses.js";
 import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
 
-export { BadRequestError } from "./addresses.js";
-export { type DestinationOutcome, NotFoundError } from "./destinations.js";
-export type { SignerLimits } from "./intents/intent.js";
-
 import type { ApprovalVerifier } from "./intents/approvals.js";
 import {
   auditView,
@@ -67,14 +63,9 @@ const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).dige
 const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
 
 function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {
-  if (key.chain === "solana") {
-    return { address: key.address, signature: key.sign(bytes), serialized: "" };
-  }
+  if (key.chain === "solana") return { address: key.address, signature: key.sign(bytes), serialized: "" };
   // Sui signs BLAKE2b-256 of the intent message (TransactionData scope, V0, Sui app).
-  const message = new Uint8Array(3 + bytes.length);
-  message.set(SUI_INTENT_PREFIX);
-  message.set(bytes, 3);
-  const signature = key.sign(blake2b(message, { dkLen: 32 }));
+  const signature = key.sign(blake2b(Buffer.concat([SUI_INTENT_PREFIX, bytes]), { dkLen: 32 }));
   const serialized = Buffer.concat([Buffer.from([0]), signature, key.publicKey]).toString("base64");
   return { address: key.address, signature, serialized };
 }
@@ -110,14 +101,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       if (bound.effect !== intentEffect(intent))
         refuse(RefusalCode.REPLAY, "intent id was signed before for another effect");
       // The bytes sent are ignored: the answer is the transaction signed the first time.
-      return {
-        intent,
-        first: false,
-        transaction: bound.transaction,
-        signers: bound.signers,
-        locks: [],
-        worstCaseFee: bound.worstCaseFee,
-      };
+      return { ...bound, intent, first: false, locks: [] };
     }
     const checked = checkTransaction(intent, request);
     return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
@@ -147,10 +131,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
           signers: signatures.map((s) => s.address),
           ledger: record,
         });
-        log.debug(
-          { intentId: intent.intentId, kind: intent.action.kind, first: signing.first },
-          "intent signed",
-        );
+        log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");
         return {
           ok: true,
           response: { intentId: intent.intentId, signatures, transaction: signing.transaction },

@@ -21,6 +21,9 @@ export interface TrustedApprover {
   publicKey: Uint8Array;
 }
 
+type Approvable = TrustedApprover["approves"];
+type Approval = { keyId: string; signature: Uint8Array };
+
 export interface ApprovalVerifier {
   verify(intent: SignerIntent): void;
   /** A payout destination request needs the approval of a key trusted for payouts. */
@@ -39,14 +42,23 @@ export function createApprovalVerifier(
   approvers: TrustedApprover[],
   options: ApprovalVerifierOptions = {},
 ): ApprovalVerifier {
-  const keys = new Map<string, { approves: TrustedApprover["approves"]; key: KeyObject }>();
-  for (const approver of approvers) {
-    if (keys.has(approver.keyId)) throw new Error(`approver key id ${approver.keyId} is listed twice`);
-    keys.set(approver.keyId, {
-      approves: approver.approves,
-      key: ed25519PublicKeyObject(approver.publicKey),
-    });
+  const keys = new Map<string, { approves: Approvable; key: KeyObject }>();
+  for (const { keyId, approves, publicKey } of approvers) {
+    if (keys.has(keyId)) throw new Error(`approver key id ${keyId} is listed twice`);
+    keys.set(keyId, { approves, key: ed25519PublicKeyObject(publicKey) });
   }
+  /** Refuses an approval that is missing, by an unknown key, by a key for another kind, or forged. */
+  function check(approval: Approval | undefined, kind: Approvable, message: Uint8Array, what: string): void {
+    if (!approval || approval.signature.length === 0)
+      refuse(RefusalCode.APPROVAL_MISSING, `a ${what} needs an approval`);
+    const trusted = keys.get(approval.keyId);
+    if (!trusted) refuse(RefusalCode.APPROVAL_INVALID, `approval key ${approval.keyId} is not trusted`);
+    if (trusted.approves !== kind)
+      refuse(RefusalCode.APPROVAL_INVALID, `key ${approval.keyId} may not approve a ${what}`);
+    if (!ed25519Verify(trusted.key, message, approval.signature))
+      refuse(RefusalCode.APPROVAL_INVALID, "the approval signature does not verify");
+  }
+
   return {
     verify(intent) {
       const kind = intent.action.kind;
@@ -57,27 +69,11 @@ export function createApprovalVerifier(
         intent.approval = undefined;
         return;
       }
-      if (!intent.approval || intent.approval.signature.length === 0)
-        refuse(RefusalCode.APPROVAL_MISSING, `a ${kind} needs an approval`);
-      const trusted = keys.get(intent.approval.keyId);
-      if (!trusted)
-        refuse(RefusalCode.APPROVAL_INVALID, `approval key ${intent.approval.keyId} is not trusted`);
-      if (trusted.approves !== kind)
-        refuse(RefusalCode.APPROVAL_INVALID, `key ${intent.approval.keyId} may not approve a ${kind}`);
-      if (!ed25519Verify(trusted.key, approvalMessage(intent.proto), intent.approval.signature))
-        refuse(RefusalCode.APPROVAL_INVALID, "the approval signature does not verify");
+      check(intent.approval, kind, approvalMessage(intent.proto), kind);
     },
 
     verifyDestination(request) {
-      const approval = request.approval;
-      if (!approval || approval.signature.length === 0)
-        refuse(RefusalCode.APPROVAL_MISSING, "a payout destination needs an approval");
-      const trusted = keys.get(approval.keyId);
-      if (!trusted) refuse(RefusalCode.APPROVAL_INVALID, `approval key ${approval.keyId} is not trusted`);
-      if (trusted.approves !== "payout")
-        refuse(RefusalCode.APPROVAL_INVALID, `key ${approval.keyId} may not approve payout destinations`);
-      if (!ed25519Verify(trusted.key, destinationMessage(request), approval.signature))
-        refuse(RefusalCode.APPROVAL_INVALID, "the approval signature does not verify");
+      check(request.approval, "payout", destinationMessage(request), "payout destination");
     },
   };
 }

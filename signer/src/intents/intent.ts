@@ -61,9 +61,7 @@ const INTENT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
 const MAX_INDEX = 2 ** 31 - 1;
 const MAX_U64 = 2n ** 64n - 1n;
 
-function invalid(reason: string): never {
-  refuse(RefusalCode.INVALID_INTENT, reason);
-}
+const invalid: (reason: string) => never = (reason) => refuse(RefusalCode.INVALID_INTENT, reason);
 
 // Mints and vaults recur in every intent: remember addresses already found canonical.
 const canonicalSolana = new Set<string>();
@@ -147,11 +145,14 @@ export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
   return { intentId: proto.intentId, chain, mode, asset, amount: proto.amount, action, approval, proto };
 }
 
-/** A payout's merchant is part of its effect; intents signed before merchant_id existed have none. */
-function payoutMerchantOf(intent: SignerIntent): { merchantId?: string } {
-  const kind = intent.proto.kind;
-  return kind.case === "payout" && kind.value.merchantId ? { merchantId: kind.value.merchantId } : {};
+/** The merchant of a payout intent ("" when none was given). */
+export function payoutMerchant(intent: SignerIntent): string {
+  return intent.proto.kind.case === "payout" ? intent.proto.kind.value.merchantId : "";
 }
+
+// A payout's merchant is part of its effect; intents signed before merchant_id existed have none.
+const merchantOf = (intent: SignerIntent) =>
+  payoutMerchant(intent) ? { merchantId: payoutMerchant(intent) } : {};
 
 const effects = new WeakMap<SignerIntent, { fields: Record<string, unknown>; json: string }>();
 
@@ -164,7 +165,7 @@ function effectOf(intent: SignerIntent) {
         ? { depositIndex: action.depositIndex }
         : action.kind === "nonce_account"
           ? { index: action.index }
-          : { destination: action.destination, reference: action.reference, ...payoutMerchantOf(intent) };
+          : { destination: action.destination, reference: action.reference, ...merchantOf(intent) };
     const fields = { kind: action.kind, chain, mode, asset, amount: amount.toString(), ...target };
     effect = { fields, json: JSON.stringify(fields) };
     effects.set(intent, effect);

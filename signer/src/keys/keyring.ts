@@ -29,8 +29,6 @@ export interface SigningKey {
 
 export interface Keyring {
   key(chain: ChainName, role: KeyRole, mode: ModeName, index?: number): SigningKey;
-  /** The derivation path of a key, for documentation and audit. */
-  path(chain: ChainName, role: KeyRole, mode: ModeName, index?: number): string;
 }
 
 export function solanaAddress(publicKey: Uint8Array): string {
@@ -67,11 +65,6 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
     return node;
   }
 
-  function path(chain: ChainName, role: KeyRole, mode: ModeName, index = 0): string {
-    const branch = BRANCHES[role][mode];
-    return chain === "solana" ? `m/44'/501'/${branch}'/${index}'` : `m/44'/784'/${branch}'/0'/${index}'`;
-  }
-
   function key(chain: ChainName, role: KeyRole, mode: ModeName, index = 0): SigningKey {
     const branch = BRANCHES[role][mode];
     const id = `${chain}/${branch}/${index}`;
@@ -93,5 +86,5 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
     return signingKey;
   }
 
-  return { key, path };
+  return { key };
 }

@@ -5,7 +5,12 @@
 // count and amount per UTC day. The allow-list changes are audit entries replayed at start; the
 // paid payouts and the day's totals come from the facts of signed payouts.
 import { RefusalCode } from "@gateway/signer-proto";
-import { canonicalSolanaAddress, canonicalSuiAddress, type SignerIntent } from "../intents/intent.js";
+import {
+  canonicalSolanaAddress,
+  canonicalSuiAddress,
+  payoutMerchant,
+  type SignerIntent,
+} from "../intents/intent.js";
 import type { ChainName, ModeName } from "../keys/keyring.js";
 import { refuse } from "../refusal.js";
 import type { Facts, PolicyRule } from "./rule.js";
@@ -73,11 +78,6 @@ export function isPayoutPolicy(rule: PolicyRule): rule is PayoutPolicy {
 const MERCHANT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 const entryKey = (d: DestinationKey) => `${d.merchantId}|${d.chain}|${d.mode}|${d.address}`;
-
-/** The merchant of a payout intent ("" when none was given). */
-export function payoutMerchant(intent: SignerIntent): string {
-  return intent.proto.kind.case === "payout" ? intent.proto.kind.value.merchantId : "";
-}
 
 /** The signer's spelling of an address (Sui: normalized), so list entries and intents compare equal. */
 export function canonicalDestination(chain: ChainName, address: string): string {

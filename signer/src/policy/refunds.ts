@@ -27,15 +27,8 @@ export function createRefundAttestationRule(approvers: readonly TrustedApprover[
       refuse(RefusalCode.NOT_ATTESTED, "a refund needs a watcher's attestation of the transfer it returns");
     const key = attestors.get(a.keyId);
     if (!key) refuse(RefusalCode.NOT_ATTESTED, `attestation key ${a.keyId} is not a trusted watcher's`);
-    const message = attestationMessage({
-      chain: intent.chain,
-      mode: intent.mode,
-      asset: intent.asset,
-      transferId: a.transferId,
-      depositAddress: a.depositAddress,
-      sender: a.sender,
-      amount: a.amount,
-    });
+    // The chain, mode and asset signed are the intent's own: an attestation for another never verifies.
+    const message = attestationMessage({ ...a, chain: intent.chain, mode: intent.mode, asset: intent.asset });
     if (!verify(null, message, key, a.signature))
       refuse(RefusalCode.NOT_ATTESTED, "the attestation does not verify for this transfer");
     const sender = intent.chain === "sui" ? normalizeSuiAddress(a.sender) : a.sender;

@@ -60,25 +60,18 @@ function hashLine(prev: string, body: string): string {
 export const genesisMarkerPath = (path: string) => `${path}.genesis`;
 
 export function openAuditLog(path: string, options: OpenAuditLogOptions = {}): AuditLog {
-  const now = options.now ?? (() => new Date());
-  const marker = genesisMarkerPath(path);
   // The lock first: a second signer on the same files must fail on it, whatever they hold.
-  const file: AppendFile = openAppendFile(path);
+  const file = openAppendFile(path);
   try {
-    return openLocked(path, marker, file, now, options.replay);
+    return openLocked(path, file, options);
   } catch (error) {
     file.close();
     throw error;
   }
 }
 
-function openLocked(
-  path: string,
-  marker: string,
-  file: AppendFile,
-  now: () => Date,
-  replay: OpenAuditLogOptions["replay"],
-): AuditLog {
+function openLocked(path: string, file: AppendFile, { now = () => new Date(), replay }: OpenAuditLogOptions) {
+  const marker = genesisMarkerPath(path);
   const logExists = existsSync(path) && readFileSync(path).length > 0;
   if (!logExists && existsSync(marker))
     throw new AuditChainError(

@@ -84,9 +84,9 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
 
   const capFor = (intent: SignerIntent) =>
     limits.caps.get(`${intent.chain}:${intent.asset}`) ?? limits.caps.get(`${intent.chain}:*`);
-  const moved = (day: string, chain: string, mode: string, asset: string) =>
-    `moved|${day}|${chain}:${mode}:${asset}`;
-  const gas = (day: string, chain: string, mode: string) => `gas|${day}|${chain}:${mode}`;
+  type Where = { chain: string; mode: string; asset: string };
+  const moved = (day: string, w: Where) => `moved|${day}|${w.chain}:${w.mode}:${w.asset}`;
+  const gas = (day: string, w: Where) => `gas|${day}|${w.chain}:${w.mode}`;
   const gasBudget = (chain: string, mode: string) =>
     limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
 
@@ -101,14 +101,10 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
       });
       for (const lock of record.locks ?? []) lockOwners.set(lock, record.id);
       if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
-      for (const rule of rules) {
-        const facts = record.policy?.[rule.name];
-        if (facts) rule.apply?.(facts, at);
-      }
+      for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
     }
-    if (movesValue(record.kind))
-      add(moved(day, record.chain, record.mode, record.asset), BigInt(record.amount));
-    add(gas(day, record.chain, record.mode), BigInt(record.fee));
+    if (movesValue(record.kind)) add(moved(day, record), BigInt(record.amount));
+    add(gas(day, record), BigInt(record.fee));
   }
 
   return {
@@ -138,12 +134,12 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           refuse(RefusalCode.INTENT_CAP_EXCEEDED, `no cap is configured for ${intent.chain}:${intent.asset}`);
         if (intent.amount > cap.perIntent)
           refuse(RefusalCode.INTENT_CAP_EXCEEDED, "amount is over the per-intent cap");
-        const today = dayTotals.get(moved(day, intent.chain, intent.mode, intent.asset)) ?? 0n;
+        const today = dayTotals.get(moved(day, intent)) ?? 0n;
         if (today + intent.amount > cap.perDay)
           refuse(RefusalCode.DAILY_CAP_EXCEEDED, "today's total would pass the cap");
       }
       const budget = gasBudget(intent.chain, intent.mode);
-      const spent = dayTotals.get(gas(day, intent.chain, intent.mode)) ?? 0n;
+      const spent = dayTotals.get(gas(day, intent)) ?? 0n;
       if (budget === undefined || spent + plan.worstCaseFee > budget)
         refuse(RefusalCode.GAS_BUDGET_EXCEEDED, `over today's gas budget on ${intent.chain}`);
     },
