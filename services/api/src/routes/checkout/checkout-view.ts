@@ -1,4 +1,11 @@
-import { type Coin, type Currency, coinsForPayment, formatAmount, toCoinUnits } from "@gateway/domain";
+import {
+  type Coin,
+  type Currency,
+  coinsForPayment,
+  formatAmount,
+  needsQuote,
+  toCoinUnits,
+} from "@gateway/domain";
 import { type PaymentRow, stateOf } from "@gateway/payments";
 import type { SolanaMints } from "../../deps.js";
 
@@ -78,11 +85,13 @@ export function checkoutView(
     expires_at: row.expires_at.toISOString(),
     // Only once paid: the page redirects there, and before that it would just invite a skip.
     redirect_url: completed ? row.redirect_url : null,
-    options: coinsForPayment(currency).map(({ chain, coin }) => ({
-      chain,
-      coin,
-      amount: formatAmount(toCoinUnits(state.amount, currency, coin), coin),
-    })),
+    options: coinsForPayment(currency)
+      .filter(({ coin }) => !needsQuote(currency, coin))
+      .map(({ chain, coin }) => ({
+        chain,
+        coin,
+        amount: formatAmount(toCoinUnits(state.amount, currency, coin), coin),
+      })),
     wallet: wallet ? walletView(wallet, row, merchantName, mints) : null,
     amount_received: state.wallet ? formatAmount(state.amountReceived, state.wallet.coin) : null,
     refunds: state.refunds.map((r) => ({

@@ -4,6 +4,7 @@ import {
   type Coin,
   canPay,
   type Mode,
+  needsQuote,
   parseChain,
   parseCoin,
   toCoinUnits,
@@ -63,7 +64,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     const coin = withMoneyParam("coin", () => parseCoin(required(body, "coin")));
     const { row, merchantName } = await load(String(req.params.id));
     const state = stateOf(row);
-    if (!canPay(state.currency, chain, coin)) {
+    if (!canPay(state.currency, chain, coin) || needsQuote(state.currency, coin)) {
       throw new GatewayError("coin_unsupported", {
         param: "coin",
         message: `${coin} on ${chain} cannot pay a ${state.currency} payment.`,
