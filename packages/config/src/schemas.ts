@@ -81,7 +81,7 @@ export const apiConfigSchema = z.object({
   ...infrastructure,
   ...priceFields,
   /** How long a quote (a USD payment paid in SOL/SUI) locks its rate; never past the payment's expiry. */
-  QUOTE_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
+  QUOTE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   ...signerClientFields,
   PORT: port(3000),
   PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),

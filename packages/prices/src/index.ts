@@ -10,6 +10,7 @@ export {
 export { priceServiceFromConfig } from "./from-config.js";
 export { priceMetrics } from "./metrics.js";
 export { decimalToMicros, isPlausible, MAX_PLAUSIBLE_MICROS, pythToMicros } from "./micro-usd.js";
+export { priceForMode, usdRateForMode } from "./mode-prices.js";
 export {
   createPriceService,
   type PriceService,
