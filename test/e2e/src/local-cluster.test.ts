@@ -49,12 +49,16 @@ describe("local runner", () => {
         throw new Error(`runner did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    for (const name of ["signer", "settlement", "notifier", "api", "mail-catcher"])
+    for (const name of ["signer", "settlement", "notifier", "api", "mail-catcher", "price-server"])
       expect(output).toContain(`${name} ready`);
     expect(output).toContain(`PostgreSQL started on port`);
     expect(output).toContain(`data in ${dataDir}`);
     const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
     expect(ready.status).toBe(200);
+    // Live mode reads the local price server: SOL and SUI have live prices.
+    const metrics = await (await fetch(`http://127.0.0.1:${apiPort}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_price_available\{coin="SOL",service="api"\} 1/);
+    expect(metrics).toMatch(/gateway_price_available\{coin="SUI",service="api"\} 1/);
     expect(pidsUnder(dataDir).length).toBeGreaterThan(0);
 
     runner.kill("SIGINT");
