@@ -54,6 +54,9 @@ export interface LedgerTransactionInput extends Book {
   merchantId?: string;
   paymentId?: string;
   payoutId?: string;
+  /** Payment credits: the USD value booked (micro-USD) and the rate used (micro-USD per coin). */
+  usdValue?: bigint | null;
+  usdRate?: bigint | null;
   postings: Posting[];
 }
 
@@ -121,9 +124,11 @@ export async function postTransaction(tx: TransactionSql, input: LedgerTransacti
 
   const id = newId("ltx");
   const inserted = await tx`
-    insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id)
+    insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
+      usd_value_micros, usd_rate_micros)
     values (${id}, ${input.reference}, ${input.kind}, ${input.mode}, ${input.chain}, ${input.coin},
-      ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null})
+      ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null},
+      ${input.usdValue ?? null}, ${input.usdRate ?? null})
     on conflict (reference) do nothing returning 1`;
   if (inserted.length === 0) return false;
   for (const p of signed) {

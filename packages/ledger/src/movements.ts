@@ -12,6 +12,9 @@ export interface PaymentCredit extends Book {
   gross: bigint;
   fee: bigint;
   net: bigint;
+  /** The payment's USD value in micro-USD and the rate it was valued at (null: 1:1 or unknown). */
+  usdValue?: bigint | null;
+  usdRate?: bigint | null;
 }
 
 /**
@@ -28,6 +31,8 @@ export function creditPayment(tx: TransactionSql, c: PaymentCredit): Promise<boo
     coin: c.coin,
     merchantId: c.merchantId,
     paymentId: c.paymentId,
+    usdValue: c.usdValue ?? null,
+    usdRate: c.usdRate ?? null,
     postings: [
       { account: { kind: "platform_vault" }, debit: c.gross },
       { account: merchant, credit: c.net },
