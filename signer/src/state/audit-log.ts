@@ -2,7 +2,7 @@
 // removing, reordering or editing a line breaks the chain. It is also the ledger: signed
 // decisions carry the record the signer's state is rebuilt from, so the whole chain is verified
 // and replayed at every start, and a broken chain stops the signer.
-import { createHash, randomUUID } from "node:crypto";
+import { hash as oneShotHash, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { type AppendFile, openAppendFile } from "../storage/append-file.js";
 import type { LedgerRecord } from "./ledger.js";
@@ -49,7 +49,7 @@ export interface OpenAuditLogOptions {
 }
 
 function hashLine(prev: string, body: string): string {
-  return createHash("sha256").update(prev).update("\n").update(body).digest("hex");
+  return oneShotHash("sha256", `${prev}\n${body}`, "hex");
 }
 
 /**
