@@ -32,8 +32,8 @@ export interface AuditHead {
 export interface AuditLog {
   append(decision: AuditDecision): AuditHead;
   head(): AuditHead;
-  /** Writes appended entries to the file now; `sync` does this and waits for the disk. */
-  flush(): void;
+  /** Writes appended entries to the file now (`durable`: and to the disk); `sync` does both, async. */
+  flush(durable?: boolean): void;
   sync(): Promise<void>;
   close(): void;
 }
@@ -98,14 +98,16 @@ function openLocked(path: string, file: AppendFile, { now = () => new Date(), re
       return head;
     },
     head: () => head,
-    flush: () => file.flush(),
+    flush: (durable) => file.flush(durable),
     sync: () => file.sync(),
     close: () => file.close(),
   };
   if (!logExists) {
     // A new chain starts with a genesis entry, so a log that ever existed is never empty.
     const id = randomUUID();
+    // The genesis line is on disk before its marker: a marker never stands beside an empty log.
     log.append({ decision: "genesis", intent: {}, chain: id });
+    log.flush(true);
     writeFileSync(marker, `${JSON.stringify({ id, created: now().toISOString() })}\n`, { mode: 0o600 });
   }
   return log;
