@@ -131,14 +131,19 @@ export async function postTransaction(tx: TransactionSql, input: LedgerTransacti
       ${input.usdValue ?? null}, ${input.usdRate ?? null})
     on conflict (reference) do nothing returning 1`;
   if (inserted.length === 0) return false;
-  for (const p of signed) {
-    const account = await accountId(tx, input, p.account);
+  const entries: { account: bigint; amount: bigint }[] = [];
+  for (const p of signed) entries.push({ account: await accountId(tx, input, p.account), amount: p.amount });
+  // Each entry updates its account's row: taking the rows in one global order (by id) means two
+  // transactions over the same accounts queue instead of deadlocking (a hold and its release
+  // touch the same two accounts in opposite posting orders). The sort is stable.
+  entries.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  for (const { account, amount } of entries) {
     try {
       await tx`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${id}, ${account}, ${input.mode}, ${input.chain}, ${input.coin}, ${p.amount})`;
+        values (${id}, ${account}, ${input.mode}, ${input.chain}, ${input.coin}, ${amount})`;
     } catch (err) {
       if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
-        throw new InsufficientBalanceError(0n, -p.amount);
+        throw new InsufficientBalanceError(0n, -amount);
       }
       throw err;
     }
