@@ -1,4 +1,5 @@
 import type { PricedCoin } from "@gateway/domain";
+import { decimalToMicros, isPlausible } from "./micro-usd.js";
 
 /** One source's price of one coin, and the time it describes (epoch ms). */
 export interface Reading {
@@ -53,4 +54,48 @@ export async function getJson(fetchFn: Fetch, url: string, signal: AbortSignal):
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Where a source is read, and (for tests) how. */
+export interface SourceOptions {
+  baseUrl: string;
+  fetch?: Fetch;
+  now?: () => number;
+}
+
+/**
+ * A feed read with one request per coin and no timestamp of its own (exchange tickers): a reading
+ * is as fresh as our successful fetch. `parse` returns the price as a decimal string, or a
+ * refusal's reason; a coin whose request or answer fails is refused, the others still count.
+ */
+export function perCoinTicker(
+  name: string,
+  options: SourceOptions,
+  path: (coin: PricedCoin) => string,
+  parse: (body: unknown, coin: PricedCoin) => { price: unknown } | { refused: string },
+): PriceSource {
+  const fetchFn = options.fetch ?? fetch;
+  const now = options.now ?? Date.now;
+  return {
+    name,
+    async read(coins, signal): Promise<SourceResult> {
+      const readings: Reading[] = [];
+      const refused: SourceResult["refused"] = [];
+      await Promise.all(
+        coins.map(async (coin) => {
+          try {
+            const parsed = parse(await getJson(fetchFn, joinUrl(options.baseUrl, path(coin)), signal), coin);
+            if ("refused" in parsed) return void refused.push({ coin, reason: parsed.refused });
+            const micros = decimalToMicros(parsed.price);
+            if (!isPlausible(micros))
+              refused.push({ coin, reason: `implausible price ${String(parsed.price)}` });
+            else readings.push({ coin, micros, at: now() });
+          } catch (err) {
+            refused.push({ coin, reason: err instanceof Error ? err.message : String(err) });
+          }
+        }),
+      );
+      return { readings, refused };
+    },
+  };
 }

@@ -4,13 +4,13 @@
 import type { PricedCoin } from "@gateway/domain";
 import { isPlausible, pythToMicros } from "../micro-usd.js";
 import {
-  type Fetch,
   getJson,
   isRecord,
   joinUrl,
   type PriceSource,
   type Reading,
   SourceError,
+  type SourceOptions,
   type SourceResult,
 } from "../source.js";
 
@@ -25,11 +25,7 @@ const MAX_CONFIDENCE_BPS = 200n;
 /** Clocks differ a little; a publish time further ahead than this is not believed. */
 const MAX_FUTURE_MS = 10_000;
 
-export function createPythHermesSource(options: {
-  baseUrl: string;
-  fetch?: Fetch;
-  now?: () => number;
-}): PriceSource {
+export function createPythHermesSource(options: SourceOptions): PriceSource {
   const fetchFn = options.fetch ?? fetch;
   const now = options.now ?? Date.now;
   return {
