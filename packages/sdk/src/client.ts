@@ -1,4 +1,3 @@
-import { type HttpOptions, query, type RequestOptions, request } from "./http.js";
 import type {
   CheckoutView,
   CreatedWebhookEndpoint,
@@ -11,7 +10,8 @@ import type {
   SimulatedOutcome,
   WebhookDelivery,
   WebhookEndpoint,
-} from "./types.js";
+} from "./gen/types.js";
+import { type HttpOptions, query, type RequestOptions, request } from "./http.js";
 
 export interface GatewayOptions {
   /** `gw_test_…` or `gw_live_…`: the key's prefix selects the mode. Server-side only. */

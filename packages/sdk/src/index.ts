@@ -19,5 +19,5 @@ export {
   InvalidRequestError,
   RateLimitError,
 } from "./errors.js";
+export type * from "./gen/types.js";
 export type { RequestOptions } from "./http.js";
-export type * from "./types.js";

@@ -44,11 +44,3 @@ function unsafeJson(value: unknown, depth: number): string | undefined {
   }
   return undefined;
 }
-
-/** A request body must be a JSON object; arrays and scalars are refused here. */
-export function bodyObject(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new GatewayError("body_invalid", { message: "The request body must be a JSON object." });
-  }
-  return body as Record<string, unknown>;
-}

@@ -1,171 +1,175 @@
-import { payoutPaths } from "../routes/payouts/openapi.js";
-import { morePaths } from "./more-paths.js";
-import { moreSchemas } from "./more-schemas.js";
-import { schemas } from "./schemas.js";
+// The OpenAPI 3.1 document, generated from the operations' declarations (http/operation.ts) by
+// zod's own JSON Schema output: nothing here describes a path or a schema by hand.
+import { z } from "zod";
+import type { Answer, OperationSpec } from "../http/operation.js";
+import { OPERATIONS } from "./operations.js";
+import { ErrorSchema } from "./resources.js";
 
 type Json = Record<string, unknown>;
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const jsonBody = (schema: Json, description = "OK") => ({
-  description,
-  content: { "application/json": { schema } },
-});
-const error = (description: string) => jsonBody(ref("Error"), description);
-
-const standardErrors = {
-  "400": error("Invalid request: `code` and `param` say what and where."),
-  "429": error("Rate limited: retry after the `Retry-After` header's seconds."),
+const REF = "#/components/schemas/";
+const SHARED = `${REF}__shared#/$defs/`;
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  503: "Unavailable",
 };
-const authErrors = { "401": error("Missing, unknown or inactive API key.") };
-const notFound = { "404": error("No such object (or it belongs to another merchant or mode).") };
 
-const apiKey = [{ apiKey: [] }];
-const idempotencyKey = {
+/** What each documented error status means, unless the operation says more. */
+function errorAnswers(op: OperationSpec): Record<string, string> {
+  const errors: Record<string, string> = {
+    "400": "Invalid request: `code` and `param` say what and where.",
+  };
+  if (op.auth === "apiKey") errors["401"] = "Missing, unknown or inactive API key.";
+  if (op.auth === "bearer") errors["401"] = "Missing or invalid session token.";
+  for (const [status, description] of Object.entries(op.errors ?? {})) errors[status] = description;
+  errors["429"] = "Rate limited, or too many attempts: retry after the `Retry-After` header's seconds.";
+  return errors;
+}
+
+/**
+ * Converts every schema the operations use in one pass per direction: requests as they are sent
+ * (zod's input), answers and parsed parameters as they come out (its output). Schemas with an
+ * `id` become components; the others are inlined where they are used.
+ */
+function convert(operations: readonly OperationSpec[]) {
+  const registries = { input: z.registry<{ id: string }>(), output: z.registry<{ id: string }>() };
+  const used = { input: new Map<z.ZodType, string>(), output: new Map<z.ZodType, string>() };
+  const add = (io: "input" | "output", schema: z.ZodType, name: string) => {
+    if (used[io].has(schema)) return;
+    const id = z.globalRegistry.get(schema)?.id ?? `__inline_${name}`;
+    used[io].set(schema, id);
+    registries[io].add(schema, { id });
+  };
+  add("output", ErrorSchema, "error");
+  for (const op of operations) {
+    if (op.params) add("output", op.params, `${op.operationId}_params`);
+    if (op.query) add("output", op.query, `${op.operationId}_query`);
+    if (op.body) add("input", op.body, `${op.operationId}_body`);
+    for (const [status, answer] of Object.entries(op.responses)) {
+      const schema = schemaOf(answer);
+      if (schema) add("output", schema, `${op.operationId}_${status}`);
+    }
+  }
+  const components: Record<string, Json> = {};
+  const inline = new Map<z.ZodType, Json>();
+  for (const io of ["input", "output"] as const) {
+    const { schemas } = z.toJSONSchema(registries[io], {
+      target: "draft-2020-12",
+      io,
+      metadata: z.globalRegistry,
+      uri: (id) => `${REF}${id}`,
+    }) as { schemas: Record<string, Json> };
+    const shared = (schemas.__shared?.$defs ?? {}) as Record<string, Json>;
+    const found: Record<string, Json> = { ...shared };
+    for (const [id, schema] of Object.entries(schemas)) if (id !== "__shared") found[id] = schema;
+    for (const [id, raw] of Object.entries(found)) {
+      const schema = tidy(raw);
+      if (id.startsWith("__inline_")) continue;
+      const before = components[id];
+      if (before && JSON.stringify(before) !== JSON.stringify(schema)) {
+        throw new Error(`component ${id} differs between requests and answers`);
+      }
+      components[id] = schema;
+    }
+    for (const [schema, id] of used[io]) {
+      inline.set(schema, id.startsWith("__inline_") ? tidy(found[id]!) : { $ref: `${REF}${id}` });
+    }
+  }
+  const sorted = Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)));
+  return { components: sorted, jsonOf: (schema: z.ZodType) => inline.get(schema)! };
+}
+
+/** Drops what a component does not need and points shared definitions at the components. */
+function tidy(schema: Json): Json {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return JSON.parse(JSON.stringify(rest).replaceAll(SHARED, REF)) as Json;
+}
+
+const isSchema = (answer: Answer): answer is z.ZodType => "_zod" in answer;
+
+function schemaOf(answer: Answer): z.ZodType | undefined {
+  if (isSchema(answer)) return answer;
+  return "schema" in answer ? answer.schema : undefined;
+}
+
+function parameters(location: "path" | "query", json: Json): Json[] {
+  const properties = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return {
+      name,
+      in: location,
+      ...(location === "path" || required.has(name) ? { required: true } : {}),
+      ...(description === undefined ? {} : { description }),
+      schema: rest,
+    };
+  });
+}
+
+const IDEMPOTENCY_KEY = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
   description: "Replays the first response for 24 h; another body with the same key is a 409.",
   schema: { type: "string", maxLength: 255 },
 };
-const idParam = (description: string) => ({
-  name: "id",
-  in: "path",
-  required: true,
-  description,
-  schema: { type: "string" },
-});
 
-/** Path items by module; routes added by later work add their own entry here. */
-export const paths: Record<string, Json> = {
-  "/payments": {
-    post: {
-      operationId: "createPayment",
-      summary: "Create a payment",
-      security: apiKey,
-      parameters: [idempotencyKey],
-      requestBody: {
-        required: true,
-        content: { "application/json": { schema: ref("CreatePaymentRequest") } },
-      },
-      responses: {
-        "201": jsonBody(ref("Payment"), "Created"),
-        ...standardErrors,
-        ...authErrors,
-        "409": error("Idempotency-Key reused with another body."),
-      },
-    },
-    get: {
-      operationId: "listPayments",
-      summary: "List payments, newest first",
-      security: apiKey,
-      parameters: [
-        { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 10 } },
-        {
-          name: "starting_after",
-          in: "query",
-          schema: { type: "string" },
-          description: "Cursor: the last id of the previous page.",
-        },
-        { name: "status", in: "query", schema: ref("PaymentStatus") },
-      ],
-      responses: { "200": jsonBody(ref("PaymentList")), ...standardErrors, ...authErrors },
-    },
-  },
-  "/payments/{id}": {
-    get: {
-      operationId: "getPayment",
-      summary: "Fetch a payment to confirm its outcome server-side",
-      security: apiKey,
-      parameters: [idParam("Payment id (UUID).")],
-      responses: {
-        "200": jsonBody(ref("Payment")),
-        ...authErrors,
-        ...notFound,
-        "429": standardErrors["429"],
-      },
-    },
-  },
-  "/payments/checkout/{id}": {
-    get: {
-      operationId: "getCheckout",
-      summary: "Public view of a payment for the checkout page",
-      security: [],
-      parameters: [idParam("Payment id (UUID).")],
-      responses: { "200": jsonBody(ref("CheckoutView")), ...notFound, "429": standardErrors["429"] },
-    },
-  },
-  "/payments/checkout/{id}/events": {
-    get: {
-      operationId: "followCheckout",
-      summary: "Server-Sent Events: a notice each time the payment changes, until it is final",
-      description:
-        "A `text/event-stream` of `change` events whose `id` is the payment's version and whose " +
-        '`data` is `{"version": n, "status": "…"}`; never the view itself, which the ' +
-        "page reads again with `GET /payments/checkout/{id}`. The first event is the current " +
-        "version. The stream ends once the status is completed, refunded, expired or failed, " +
-        "and after 10 minutes in any case (EventSource reconnects). A comment line every 15 s " +
-        "keeps proxies from closing it. The whole stream counts as one request against the rate limit.",
-      security: [],
-      parameters: [idParam("Payment id (UUID).")],
-      responses: {
-        "200": {
-          description: "The stream of change notices.",
-          content: { "text/event-stream": { schema: { type: "string" } } },
-        },
-        ...notFound,
-        "429": standardErrors["429"],
-      },
-    },
-  },
-  "/payments/checkout/{id}/generate-wallet": {
-    post: {
-      operationId: "generateWallet",
-      summary: "Choose chain and coin; returns the one-time deposit wallet",
-      security: [],
-      parameters: [idParam("Payment id (UUID)."), idempotencyKey],
-      requestBody: {
-        required: true,
-        content: { "application/json": { schema: ref("GenerateWalletRequest") } },
-      },
-      responses: {
-        "200": jsonBody(ref("DepositWallet")),
-        ...standardErrors,
-        ...notFound,
-        "409": error("The payment no longer accepts a wallet (not pending or expired)."),
-      },
-    },
-  },
-  "/payments/checkout/{id}/simulate": {
-    post: {
-      operationId: "simulatePayment",
-      summary: "Test mode only: simulate an outcome",
-      security: [],
-      parameters: [idParam("Payment id (UUID) of a test payment."), idempotencyKey],
-      requestBody: { required: true, content: { "application/json": { schema: ref("SimulateRequest") } } },
-      responses: {
-        "202": jsonBody(ref("CheckoutView"), "Accepted; the payment changes shortly."),
-        ...standardErrors,
-        "404": error("No such test payment."),
-        "409": error("The payment is not pending."),
-      },
-    },
-  },
-  "/healthz": {
-    get: { operationId: "healthz", security: [], responses: { "200": jsonBody(ref("Health")) } },
-  },
-  "/readyz": {
-    get: {
-      operationId: "readyz",
-      security: [],
-      responses: {
-        "200": jsonBody(ref("Health")),
-        "503": jsonBody(ref("Health"), "A dependency is unreachable."),
-      },
-    },
-  },
-};
+function operationObject(op: OperationSpec, jsonOf: (schema: z.ZodType) => Json): Json {
+  const json = (schema: Json, description: string) => ({
+    description,
+    content: { "application/json": { schema } },
+  });
+  const responses: Record<string, Json> = {};
+  for (const [status, answer] of Object.entries(op.responses)) {
+    const description = isSchema(answer) ? (STATUS_TEXT[Number(status)] ?? "OK") : answer.description;
+    responses[status] =
+      !isSchema(answer) && "stream" in answer
+        ? { description, content: { [answer.stream]: { schema: { type: "string" } } } }
+        : json(jsonOf(schemaOf(answer)!), description);
+  }
+  if (!op.outsideApi) {
+    for (const [status, description] of Object.entries(errorAnswers(op)))
+      responses[status] ??= json({ $ref: `${REF}Error` }, description);
+  }
+  const params = [
+    ...(op.params ? parameters("path", jsonOf(op.params)) : []),
+    ...(op.query ? parameters("query", jsonOf(op.query)) : []),
+    ...(op.idempotent ? [IDEMPOTENCY_KEY] : []),
+  ];
+  const body = op.body ? jsonOf(op.body) : undefined;
+  const bodyRequired = op.body
+    ? Object.values(op.body.shape).some((f) => !f.safeParse(undefined).success)
+    : false;
+  return {
+    operationId: op.operationId,
+    ...(op.summary ? { summary: op.summary } : {}),
+    ...(op.description ? { description: op.description } : {}),
+    security: op.auth === "none" ? [] : [{ [op.auth]: [] }],
+    ...(params.length ? { parameters: params } : {}),
+    ...(body
+      ? { requestBody: { required: bodyRequired, content: { "application/json": { schema: body } } } }
+      : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
+  };
+}
+
+let built: { components: Record<string, Json>; paths: Record<string, Record<string, Json>> } | undefined;
+
+function build() {
+  const { components, jsonOf } = convert(OPERATIONS);
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const op of OPERATIONS) {
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = operationObject(op, jsonOf);
+  }
+  return { components, paths };
+}
 
 export function openApiDocument(serverUrl: string) {
+  built ??= build();
   return {
     openapi: "3.1.0",
     info: {
@@ -180,9 +184,9 @@ export function openApiDocument(serverUrl: string) {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
       },
-      schemas: { ...schemas, ...moreSchemas },
+      schemas: built.components,
     },
     security: [{ apiKey: [] }],
-    paths: { ...paths, ...morePaths, ...payoutPaths },
+    paths: built.paths,
   };
 }

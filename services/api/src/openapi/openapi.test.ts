@@ -1,19 +1,30 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { creditPayment } from "@gateway/ledger";
+import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MOUNTED } from "../http/operation.js";
+import { codeIn, createTestAccount, fromIp } from "../routes/auth/test-account.js";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { OPERATIONS } from "./operations.js";
 
 let api: TestApi;
+let catcher: MailCatcher;
 let merchant: TestMerchant;
 let settlement: Settlement;
 let doc: any;
 let ajv: Ajv2020;
+/** `METHOD path` of every operation a real answer was checked for. */
+const checked = new Set<string>();
 
 beforeAll(async () => {
-  api = await startTestApi();
+  catcher = await createMailCatcher();
+  api = await startTestApi({ SMTP_URL: catcher.smtpUrl, TRUSTED_PROXIES: "127.0.0.1" });
   merchant = await createTestMerchant(api.db.sql);
   settlement = await startTestSettlement(api);
   doc = (await call(api.baseUrl, "GET", "/openapi.json")).body;
@@ -22,8 +33,9 @@ beforeAll(async () => {
   ajv.addSchema({ $id: "doc", components: doc.components }, "doc");
 });
 afterAll(async () => {
-  await settlement.stop();
-  await api.close();
+  await settlement?.stop();
+  await api?.close();
+  await catcher?.close();
 });
 
 /** Checks a real response against the document: its status is declared and its body matches. */
@@ -38,6 +50,7 @@ function conforms(path: string, method: string, res: { status: number; headers?:
     expect(res.headers?.get("content-type")?.split(";")[0], `${method} ${path} ${res.status}`).toBe(
       mediaType,
     );
+    checked.add(`${method.toUpperCase()} ${path}`);
     return;
   }
   const schema = response.content["application/json"].schema;
@@ -46,6 +59,7 @@ function conforms(path: string, method: string, res: { status: number; headers?:
   const validate = ajv.compile(absolute);
   const valid = validate(res.body);
   expect(valid, `${method} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  checked.add(`${method.toUpperCase()} ${path}`);
 }
 
 describe("openapi.json", () => {
@@ -211,5 +225,212 @@ describe("openapi.json", () => {
       "delete",
       await call(api.baseUrl, "DELETE", `/webhooks/${hook.body.id}`, { headers }),
     );
+  });
+  it("describes what the accounts, payout wallet and allow-list endpoints really answer", async () => {
+    const email = `o${randomBytes(5).toString("hex")}@example.test`;
+    const password = "correct horse battery";
+    const ip = fromIp("10.77.0.1");
+    conforms(
+      "/auth/signup",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/signup", {
+        body: { email, password, business_name: "Openapi" },
+        headers: ip,
+      }),
+    );
+    const mail = await catcher.waitForMail({ to: email, subject: "verification code" });
+    conforms(
+      "/auth/verify-email",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/verify-email", { body: { email, code: "12" }, headers: ip }),
+    );
+    conforms(
+      "/auth/verify-email",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/verify-email", {
+        body: { email, code: codeIn(mail.subject) },
+        headers: ip,
+      }),
+    );
+    const login = await call(api.baseUrl, "POST", "/auth/login", { body: { email, password }, headers: ip });
+    expect(login.status).toBe(200);
+    conforms("/auth/login", "post", login);
+    const h = { headers: { authorization: `Bearer ${login.body.token}` } };
+    const address = bs58.encode(randomBytes(32));
+    const code = await call(api.baseUrl, "POST", "/payout-wallets/solana/request-code", {
+      ...h,
+      body: { address },
+    });
+    conforms("/payout-wallets/{chain}/request-code", "post", code);
+    conforms(
+      "/payout-wallets/{chain}/request-code",
+      "post",
+      await call(api.baseUrl, "POST", "/payout-wallets/btc/request-code", { ...h, body: { address } }),
+    );
+    const walletMail = await catcher.waitForMail({ to: email, subject: "payout wallet code" });
+    const linked = await call(api.baseUrl, "PUT", "/payout-wallets/solana", {
+      ...h,
+      body: { address, otp: codeIn(walletMail.subject) },
+    });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    conforms("/payout-wallets/{chain}", "put", linked);
+    const destinations = await call(api.baseUrl, "GET", "/payout-destinations?mode=live", h);
+    expect(destinations.status, JSON.stringify(destinations.body)).toBe(200);
+    conforms("/payout-destinations", "get", destinations);
+    conforms(
+      "/payout-destinations",
+      "get",
+      await call(api.baseUrl, "GET", "/payout-destinations?mode=staging", h),
+    );
+    const cancelled = await call(
+      api.baseUrl,
+      "DELETE",
+      `/payout-destinations/solana/${address}?mode=test`,
+      h,
+    );
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    conforms("/payout-destinations/{chain}/{address}", "delete", cancelled);
+    conforms(
+      "/payout-destinations/{chain}/{address}",
+      "delete",
+      await call(api.baseUrl, "DELETE", `/payout-destinations/solana/${bs58.encode(randomBytes(32))}`, h),
+    );
+  });
+
+  it("describes what the dashboard's payment and webhook endpoints really answer", async () => {
+    const token = await api.deps.sessions.issue(merchant.merchantId);
+    const h = { headers: { authorization: `Bearer ${token}` } };
+    const payment = await call(api.baseUrl, "POST", "/payments", {
+      body: { amount: 3, currency: "USDC" },
+      headers: { "x-api-key": merchant.liveKey },
+    });
+    conforms(
+      "/dashboard/api/payments/{id}",
+      "get",
+      await call(api.baseUrl, "GET", `/dashboard/api/payments/${payment.body.id}`, h),
+    );
+    conforms(
+      "/dashboard/api/payments/{id}",
+      "get",
+      await call(api.baseUrl, "GET", `/dashboard/api/payments/${randomUUID()}`, h),
+    );
+    const hook = await call(api.baseUrl, "POST", "/dashboard/api/webhooks", {
+      ...h,
+      body: { url: "http://127.0.0.1:9/dash", is_test: true, events: ["payment.completed"] },
+    });
+    conforms("/dashboard/api/webhooks", "post", hook);
+    conforms(
+      "/dashboard/api/webhooks",
+      "post",
+      await call(api.baseUrl, "POST", "/dashboard/api/webhooks", {
+        ...h,
+        body: { url: "http://127.0.0.1:9/x" },
+      }),
+    );
+    conforms(
+      "/dashboard/api/webhooks",
+      "get",
+      await call(api.baseUrl, "GET", "/dashboard/api/webhooks?mode=test", h),
+    );
+    const id = hook.body.id;
+    conforms(
+      "/dashboard/api/webhooks/{id}/deliveries",
+      "get",
+      await call(api.baseUrl, "GET", `/dashboard/api/webhooks/${id}/deliveries?limit=5`, h),
+    );
+    conforms(
+      "/dashboard/api/webhooks/{id}/redeliver",
+      "post",
+      await call(api.baseUrl, "POST", `/dashboard/api/webhooks/${id}/redeliver`, {
+        ...h,
+        body: { event_id: "evt_missing" },
+      }),
+    );
+    conforms(
+      "/webhooks/{id}/redeliver",
+      "post",
+      await call(api.baseUrl, "POST", `/webhooks/${id}/redeliver`, {
+        headers: { "x-api-key": merchant.testKey },
+        body: { event_id: "evt_missing" },
+      }),
+    );
+    conforms(
+      "/dashboard/api/webhook-deliveries",
+      "get",
+      await call(api.baseUrl, "GET", `/dashboard/api/webhook-deliveries?payment_id=${payment.body.id}`, h),
+    );
+    conforms(
+      "/dashboard/api/webhooks/{id}",
+      "delete",
+      await call(api.baseUrl, "DELETE", `/dashboard/api/webhooks/${id}`, h),
+    );
+  });
+
+  it("describes what the payout endpoints really answer", async () => {
+    const owner = await createTestAccount(api.baseUrl, catcher);
+    await api.db.sql.begin((tx) =>
+      creditPayment(tx, {
+        mode: "live",
+        chain: "solana",
+        coin: "USDC",
+        paymentId: randomUUID(),
+        merchantId: owner.merchantId,
+        gross: 5_100_000n,
+        fee: 100_000n,
+        net: 5_000_000n,
+      }),
+    );
+    const h = { headers: owner.auth };
+    const schedule = await call(api.baseUrl, "PUT", "/payouts/schedule", { ...h, body: { hour: 3 } });
+    conforms("/payouts/schedule", "put", schedule);
+    conforms("/payouts/schedule", "get", await call(api.baseUrl, "GET", "/payouts/schedule", h));
+    conforms("/payouts/context", "get", await call(api.baseUrl, "GET", "/payouts/context", h));
+    const destination = bs58.encode(randomBytes(32));
+    const otp = await call(api.baseUrl, "POST", "/payouts/request-otp", {
+      ...h,
+      body: { chain: "solana", destination_address: destination, mode: "test" },
+    });
+    conforms("/payouts/request-otp", "post", otp);
+    const mail = await catcher.waitForMail({ to: owner.email, subject: "payout code" });
+    const body = { chain: "solana", coin_symbol: "USDC", amount: 2, destination_address: destination };
+    await api.db.sql.begin((tx) =>
+      creditPayment(tx, {
+        mode: "test",
+        chain: "solana",
+        coin: "USDC",
+        paymentId: randomUUID(),
+        merchantId: owner.merchantId,
+        gross: 5_100_000n,
+        fee: 100_000n,
+        net: 5_000_000n,
+      }),
+    );
+    const created = await call(api.baseUrl, "POST", "/payouts", {
+      ...h,
+      body: { ...body, mode: "test", otp: codeIn(mail.subject) },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    conforms("/payouts", "post", created);
+    conforms(
+      "/payouts",
+      "post",
+      await call(api.baseUrl, "POST", "/payouts", { ...h, body: { ...body, otp: "000000" } }),
+    );
+    conforms("/payouts", "get", await call(api.baseUrl, "GET", "/payouts?mode=test", h));
+    conforms("/payouts/{id}", "get", await call(api.baseUrl, "GET", `/payouts/${created.body.id}`, h));
+    conforms("/payouts/{id}", "get", await call(api.baseUrl, "GET", "/payouts/po_nope", h));
+    conforms("/payouts", "get", await call(api.baseUrl, "GET", "/payouts", {}));
+  });
+
+  it("lists exactly the operations the app serves", () => {
+    expect(MOUNTED.size).toBeGreaterThan(0);
+    expect(new Set(OPERATIONS)).toEqual(MOUNTED);
+  });
+
+  it("checked a real answer of every operation the document lists", () => {
+    const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.filter((op) => !checked.has(op))).toEqual([]);
   });
 });

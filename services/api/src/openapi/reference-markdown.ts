@@ -19,7 +19,7 @@ export function apiReferenceMarkdown(): string {
   const lines = [
     "# API reference",
     "",
-    "Generated from `GET /openapi.json` (`pnpm --filter @gateway/api run reference`); a test fails when it is stale.",
+    "Generated from `GET /openapi.json` (`pnpm --filter @gateway/api run generate`); a test fails when it is stale.",
     "Amounts are JSON numbers in requests and decimal strings in responses. Errors: [errors.md](errors.md).",
     "",
   ];

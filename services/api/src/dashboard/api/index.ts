@@ -1,6 +1,14 @@
 import { Router } from "express";
 import type { ApiDeps } from "../../deps.js";
-import { getDashboardPayment, listDashboardPayments } from "./payments.js";
+import { mount } from "../../http/operation.js";
+import {
+  dashboardGetPaymentOperation,
+  dashboardListPaymentsOperation,
+  getDashboardPayment,
+  listDashboardPayments,
+} from "./payments.js";
+
+export const dashboardOperations = [dashboardListPaymentsOperation, dashboardGetPaymentOperation] as const;
 
 /**
  * JSON read by the dashboard page, behind the session JWT. Webhooks, balances and payouts have
@@ -9,7 +17,7 @@ import { getDashboardPayment, listDashboardPayments } from "./payments.js";
 export function dashboardApiRoutes(deps: ApiDeps): Router {
   const router = Router();
   const session = deps.sessions.require;
-  router.get("/dashboard/api/payments", session, listDashboardPayments(deps));
-  router.get("/dashboard/api/payments/:id", session, getDashboardPayment(deps));
+  mount(router, dashboardListPaymentsOperation, [session], listDashboardPayments(deps));
+  mount(router, dashboardGetPaymentOperation, [session], getDashboardPayment(deps));
   return router;
 }

@@ -1,70 +1,78 @@
-import { type Mode, PAYMENT_STATUSES } from "@gateway/domain";
+import type { EventType } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
 import { findPayment, listPayments, toPaymentResource } from "@gateway/payments";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { pageLimit, queryString } from "../../http/params.js";
+import { cursor, modeField, pageLimit } from "../../http/fields.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { DashboardPaymentSchema, PaymentListSchema, PaymentStatusSchema } from "../../openapi/resources.js";
 
-function modeParam(raw: unknown): Mode {
-  if (raw === undefined) return "live";
-  if (raw === "live" || raw === "test") return raw;
-  throw new GatewayError("parameter_invalid", { param: "mode", message: "mode must be live or test." });
-}
-
-function statusParam(raw: unknown): string | undefined {
-  const status = queryString(raw, "status");
-  if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status)) {
-    throw new GatewayError("parameter_invalid", {
-      param: "status",
-      message: `status must be one of ${PAYMENT_STATUSES.join(", ")}.`,
-    });
-  }
-  return status;
-}
+export const dashboardListPaymentsOperation = defineOperation({
+  method: "get",
+  path: "/dashboard/api/payments",
+  operationId: "dashboardListPayments",
+  summary: "The signed-in merchant's payments of one mode, newest first",
+  auth: "bearer",
+  query: z.object({
+    mode: modeField.optional().meta({ description: "live (default) or test." }),
+    status: PaymentStatusSchema.optional(),
+    limit: pageLimit,
+    starting_after: cursor,
+  }),
+  responses: { 200: PaymentListSchema },
+});
 
 /**
  * `GET /dashboard/api/payments?mode=&status=&limit=&starting_after=`: the signed-in merchant's
  * payments of one mode (live unless asked), newest first, in the merchant API's shape.
  */
-export function listDashboardPayments({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
-  return async (req, res) => {
+export function listDashboardPayments({
+  sql,
+  config,
+}: Pick<ApiDeps, "sql" | "config">): Handler<typeof dashboardListPaymentsOperation> {
+  return async ({ query }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    for (const key of Object.keys(req.query)) {
-      if (!["mode", "status", "limit", "starting_after"].includes(key)) {
-        throw new GatewayError("parameter_unknown", { param: key });
-      }
-    }
-    const mode = modeParam(req.query.mode);
-    const status = statusParam(req.query.status);
-    const limit = pageLimit(req.query.limit);
-    const startingAfter = queryString(req.query.starting_after, "starting_after");
     const page = await listPayments(sql, {
       merchantId,
-      mode,
-      limit,
-      ...(status === undefined ? {} : { status }),
-      ...(startingAfter === undefined ? {} : { startingAfter }),
+      mode: query.mode ?? "live",
+      limit: query.limit ?? 10,
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
     });
-    res.json({
+    return {
       object: "list",
       data: page.rows.map((row) => toPaymentResource(row, config.PUBLIC_BASE_URL)),
       has_more: page.hasMore,
-    });
+    };
   };
 }
 
+export const dashboardGetPaymentOperation = defineOperation({
+  method: "get",
+  path: "/dashboard/api/payments/{id}",
+  operationId: "dashboardGetPayment",
+  summary: "A payment and its events, oldest first (the timeline)",
+  auth: "bearer",
+  params: z.object({ id: z.string().meta({ description: "Payment id." }) }),
+  responses: { 200: DashboardPaymentSchema },
+  errors: { 404: "No such payment (or another merchant's)." },
+});
+
 /** `GET /dashboard/api/payments/:id`: the payment and its events, oldest first (the timeline). */
-export function getDashboardPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
-  return async (req, res) => {
+export function getDashboardPayment({
+  sql,
+  config,
+}: Pick<ApiDeps, "sql" | "config">): Handler<typeof dashboardGetPaymentOperation> {
+  return async ({ params }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const row = await findPayment(sql, { id: String(req.params.id), merchantId });
+    const row = await findPayment(sql, { id: params.id, merchantId });
     if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
-    const events = await sql<{ id: string; type: string; created_at: Date; data: unknown }[]>`
+    const events = await sql<{ id: string; type: EventType; created_at: Date; data: unknown }[]>`
       select id, type, created_at, data from events
       where payment_id = ${row.id} and merchant_id = ${merchantId}
       order by seq`;
-    res.json({
+    return {
       payment: toPaymentResource(row, config.PUBLIC_BASE_URL),
       events: events.map((e) => ({
         id: e.id,
@@ -73,6 +81,6 @@ export function getDashboardPayment({ sql, config }: Pick<ApiDeps, "sql" | "conf
         created_at: e.created_at.toISOString(),
         data: e.data,
       })),
-    });
+    };
   };
 }

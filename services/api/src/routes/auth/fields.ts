@@ -1,47 +1,29 @@
-import { GatewayError } from "@gateway/errors";
-import { required } from "../../http/params.js";
+import { z } from "zod";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PASSWORD_MIN = 10;
 const PASSWORD_MAX = 256;
 
 /** E-mail addresses are stored and compared lower-cased and trimmed. */
-export function emailField(body: Record<string, unknown>): string {
-  const value = required<unknown>(body, "email");
-  if (typeof value !== "string") throw new GatewayError("parameter_invalid", { param: "email" });
-  const email = value.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL.test(email)) {
-    throw new GatewayError("parameter_invalid", {
-      param: "email",
-      message: "email is not an e-mail address.",
-    });
-  }
-  return email;
-}
+export const emailField = z
+  .string()
+  .transform((value) => value.trim().toLowerCase())
+  .pipe(z.string().max(254).regex(EMAIL, "is not an e-mail address."))
+  .meta({ description: "Compared lower-cased and trimmed." });
 
 /** Only a type check at login: length rules apply when a password is chosen, not when tried. */
-export function passwordField(body: Record<string, unknown>, { choosing }: { choosing: boolean }): string {
-  const value = required<unknown>(body, "password");
-  if (typeof value !== "string" || value.length > PASSWORD_MAX) {
-    throw new GatewayError("parameter_invalid", { param: "password" });
-  }
-  if (choosing && [...value].length < PASSWORD_MIN) {
-    throw new GatewayError("parameter_invalid", {
-      param: "password",
-      message: `password must have at least ${PASSWORD_MIN} characters.`,
-    });
-  }
-  return value;
-}
+export const triedPassword = z.string().min(1).max(PASSWORD_MAX);
 
-export function businessNameField(body: Record<string, unknown>): string {
-  const value = required<unknown>(body, "business_name");
-  const name = typeof value === "string" ? value.trim() : "";
-  if (name.length === 0 || name.length > 100) {
-    throw new GatewayError("parameter_invalid", {
-      param: "business_name",
-      message: "business_name must be 1 to 100 characters.",
-    });
-  }
-  return name;
-}
+export const chosenPassword = z
+  .string()
+  .max(PASSWORD_MAX)
+  .refine((value) => [...value].length >= PASSWORD_MIN, `must have at least ${PASSWORD_MIN} characters.`)
+  .meta({ description: `At least ${PASSWORD_MIN} characters.` });
+
+export const businessNameField = z
+  .string()
+  .transform((value) => value.trim())
+  .pipe(z.string().min(1).max(100));
+
+/** A code mailed to the merchant; any other text is a wrong try (and counted as one). */
+export const mailedCode = z.string().min(1).meta({ description: "The 6-digit code from the e-mail." });

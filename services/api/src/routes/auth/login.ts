@@ -1,11 +1,26 @@
 import { GatewayError } from "@gateway/errors";
-import type { Request, RequestHandler } from "express";
+import type { Request } from "express";
+import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown } from "../../http/params.js";
-import { emailField, passwordField } from "./fields.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { TokenSchema } from "../../openapi/resources.js";
+import { emailField, triedPassword } from "./fields.js";
 import { verifyPassword } from "./passwords.js";
 import { LIMITS, throttle } from "./throttle.js";
+
+export const loginOperation = defineOperation({
+  method: "post",
+  path: "/auth/login",
+  operationId: "login",
+  summary: "Returns a short-lived JWT for the dashboard and /payouts.",
+  auth: "none",
+  body: z.strictObject({ email: emailField, password: triedPassword }).meta({ id: "LoginRequest" }),
+  responses: { 200: TokenSchema },
+  errors: {
+    401: "Unknown e-mail or wrong password (the same answer for both).",
+    403: "E-mail not verified yet.",
+  },
+});
 
 /**
  * `POST /auth/login {email, password}` → `{token}`. An unknown address and a wrong password are
@@ -15,12 +30,8 @@ import { LIMITS, throttle } from "./throttle.js";
 export function login(
   { sql, limiter, sessions }: Pick<ApiDeps, "sql" | "limiter" | "sessions">,
   clientIp: (req: Request) => string,
-): RequestHandler {
-  return async (req, res) => {
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["email", "password"]);
-    const email = emailField(body);
-    const password = passwordField(body, { choosing: false });
+): Handler<typeof loginOperation> {
+  return async ({ body: { email, password } }, req) => {
     await throttle(limiter, [
       [`login:ip:${clientIp(req)}`, LIMITS.loginPerIp],
       [`login:account:${email}`, LIMITS.loginPerAccount],
@@ -32,6 +43,6 @@ export function login(
       throw new GatewayError("credentials_invalid");
     }
     if (!merchant.verified) throw new GatewayError("email_not_verified");
-    res.json({ token: await sessions.issue(merchant.id) });
+    return { token: await sessions.issue(merchant.id) };
   };
 }

@@ -1,17 +1,31 @@
 import { newId } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
-import type { Request, RequestHandler } from "express";
+import type { Request } from "express";
+import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown } from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
 import type { Mailer, MailMessage } from "../../mail/mailer.js";
 import { alreadyRegisteredMail, verificationCodeMail } from "../../mail/messages.js";
+import { SignupSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "./email-codes.js";
-import { businessNameField, emailField, passwordField } from "./fields.js";
+import { businessNameField, chosenPassword, emailField } from "./fields.js";
 import { hashPassword } from "./passwords.js";
 import { LIMITS, throttle } from "./throttle.js";
 
 export const VERIFY_EMAIL = "verify_email";
+
+export const signupOperation = defineOperation({
+  method: "post",
+  path: "/auth/signup",
+  operationId: "signup",
+  summary:
+    "Sign up; e-mails a 6-digit verification code. Same answer whether or not the e-mail is registered.",
+  auth: "none",
+  body: z
+    .strictObject({ email: emailField, password: chosenPassword, business_name: businessNameField })
+    .meta({ id: "SignupRequest" }),
+  responses: { 201: SignupSchema },
+});
 
 /**
  * `POST /auth/signup`. The answer is the same 201 whether or not the address has an account, so
@@ -24,13 +38,8 @@ export function signup(
   { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter"> & { mailer: Mailer },
   codes: EmailCodes,
   clientIp: (req: Request) => string,
-): RequestHandler {
-  return async (req, res) => {
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["email", "password", "business_name"]);
-    const email = emailField(body);
-    const password = passwordField(body, { choosing: true });
-    const businessName = businessNameField(body);
+): Handler<typeof signupOperation> {
+  return async ({ body: { email, password, business_name: businessName } }, req) => {
     await throttle(limiter, [
       [`signup:ip:${clientIp(req)}`, LIMITS.signupPerIp],
       [`mail:account:${email}`, LIMITS.mailPerAccount],
@@ -68,6 +77,6 @@ export function signup(
         message: "The e-mail could not be sent; retry shortly.",
       });
     }
-    res.status(201).json({ object: "signup", email, verification: "code_sent" });
+    return { object: "signup", email, verification: "code_sent" };
   };
 }

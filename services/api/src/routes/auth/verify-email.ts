@@ -1,12 +1,23 @@
 import { GatewayError } from "@gateway/errors";
-import type { Request, RequestHandler } from "express";
+import type { Request } from "express";
+import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown, required } from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { EmailVerificationSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "./email-codes.js";
-import { emailField } from "./fields.js";
+import { emailField, mailedCode } from "./fields.js";
 import { VERIFY_EMAIL } from "./signup.js";
 import { LIMITS, throttle } from "./throttle.js";
+
+export const verifyEmailOperation = defineOperation({
+  method: "post",
+  path: "/auth/verify-email",
+  operationId: "verifyEmail",
+  summary: "Proves the e-mail address with the code sign-up sent.",
+  auth: "none",
+  body: z.strictObject({ email: emailField, code: mailedCode }).meta({ id: "VerifyEmailRequest" }),
+  responses: { 200: EmailVerificationSchema },
+});
 
 /**
  * `POST /auth/verify-email {email, code}`. An unknown address, an already verified one and a
@@ -16,12 +27,8 @@ export function verifyEmail(
   { sql, limiter }: Pick<ApiDeps, "sql" | "limiter">,
   codes: EmailCodes,
   clientIp: (req: Request) => string,
-): RequestHandler {
-  return async (req, res) => {
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["email", "code"]);
-    const email = emailField(body);
-    const code = required<unknown>(body, "code");
+): Handler<typeof verifyEmailOperation> {
+  return async ({ body: { email, code } }, req) => {
     await throttle(limiter, [
       [`verify:ip:${clientIp(req)}`, LIMITS.verifyPerIp],
       [`verify:account:${email}`, LIMITS.verifyPerAccount],
@@ -36,6 +43,6 @@ export function verifyEmail(
       param: "code",
       onValid: (tx) => tx`update merchants set email_verified_at = now() where id = ${merchant.id}`,
     });
-    res.json({ object: "email_verification", email, verified: true });
+    return { object: "email_verification", email, verified: true };
   };
 }

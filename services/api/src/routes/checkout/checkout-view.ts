@@ -125,7 +125,7 @@ export function checkoutView(
       amount: formatAmount(r.amount, r.coin),
       coin: r.coin,
       reason: r.kind,
-      status: r.simulated || r.txid !== null ? "sent" : "pending",
+      status: r.simulated || r.txid !== null ? ("sent" as const) : ("pending" as const),
     })),
   };
 }

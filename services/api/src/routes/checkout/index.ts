@@ -1,3 +1,4 @@
+import { CHAINS, COINS, SIMULATED_OUTCOMES } from "@gateway/contracts";
 import { enqueueOutbox, newId } from "@gateway/db";
 import {
   type Chain,
@@ -14,15 +15,86 @@ import {
 import { GatewayError } from "@gateway/errors";
 import { applyPaymentMessage, findPayment, type PaymentRow, stateOf } from "@gateway/payments";
 import { Router } from "express";
+import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
+import { parsedBy } from "../../http/fields.js";
 import { idempotency } from "../../http/idempotency.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown, required, withMoneyParam } from "../../http/params.js";
+import { ANSWERED, defineOperation, mount } from "../../http/operation.js";
+import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources.js";
 import { usdRate } from "../../pricing.js";
 import { streamPaymentChanges } from "./checkout-events.js";
 import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
 
-const OUTCOMES = ["paid", "underpaid", "overpaid", "expired"] as const;
+const paymentId = z.object({ id: z.string().meta({ description: "Payment id (UUID)." }) });
+const NOT_FOUND = "No such payment.";
+
+export const getCheckoutOperation = defineOperation({
+  method: "get",
+  path: "/payments/checkout/{id}",
+  operationId: "getCheckout",
+  summary: "Public view of a payment for the checkout page",
+  auth: "none",
+  params: paymentId,
+  responses: { 200: CheckoutViewSchema },
+  errors: { 404: NOT_FOUND },
+});
+
+export const followCheckoutOperation = defineOperation({
+  method: "get",
+  path: "/payments/checkout/{id}/events",
+  operationId: "followCheckout",
+  summary: "Server-Sent Events: a notice each time the payment changes, until it is final",
+  description:
+    "A `text/event-stream` of `change` events whose `id` is the payment's version and whose " +
+    '`data` is `{"version": n, "status": "…"}`; never the view itself, which the ' +
+    "page reads again with `GET /payments/checkout/{id}`. The first event is the current " +
+    "version. The stream ends once the status is completed, refunded, expired or failed, " +
+    "and after 10 minutes in any case (EventSource reconnects). A comment line every 15 s " +
+    "keeps proxies from closing it. The whole stream counts as one request against the rate limit.",
+  auth: "none",
+  params: paymentId,
+  responses: { 200: { stream: "text/event-stream", description: "The stream of change notices." } },
+  errors: { 404: NOT_FOUND },
+});
+
+export const generateWalletOperation = defineOperation({
+  method: "post",
+  path: "/payments/checkout/{id}/generate-wallet",
+  operationId: "generateWallet",
+  summary: "Choose chain and coin; returns the one-time deposit wallet",
+  auth: "none",
+  idempotent: true,
+  params: paymentId,
+  body: z
+    .strictObject({
+      chain: parsedBy(z.string(), parseChain, z.enum(CHAINS)).meta({ description: "solana or sui." }),
+      coin: parsedBy(z.string(), parseCoin, z.enum(COINS)).meta({ description: "USDC, USDT, SOL or SUI." }),
+    })
+    .meta({ id: "GenerateWalletRequest" }),
+  codes: { chain: "chain_unsupported", coin: "coin_unsupported" },
+  responses: { 200: DepositWalletSchema },
+  errors: { 404: NOT_FOUND, 409: "The payment no longer accepts a wallet (not pending or expired)." },
+});
+
+export const simulateOperation = defineOperation({
+  method: "post",
+  path: "/payments/checkout/{id}/simulate",
+  operationId: "simulatePayment",
+  summary: "Test mode only: simulate an outcome",
+  auth: "none",
+  idempotent: true,
+  params: paymentId,
+  body: z.strictObject({ outcome: z.enum(SIMULATED_OUTCOMES) }).meta({ id: "SimulateRequest" }),
+  responses: { 202: { schema: CheckoutViewSchema, description: "Accepted; the payment changes shortly." } },
+  errors: { 404: "No such test payment.", 409: "The payment is not pending." },
+});
+
+export const checkoutOperations = [
+  getCheckoutOperation,
+  followCheckoutOperation,
+  generateWalletOperation,
+  simulateOperation,
+] as const;
 
 /**
  * The public checkout API, addressed by payment id alone (a UUID is unguessable). It never
@@ -35,7 +107,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
 
   async function load(id: string) {
     const row = await findPayment(sql, { id });
-    if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
+    if (!row) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
     const [merchant] = await sql<{ business_name: string }[]>`
       select business_name from merchants where id = ${row.merchant_id}`;
     return { row, merchantName: merchant?.business_name ?? "" };
@@ -49,22 +121,19 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     return wallet;
   }
 
-  router.get("/payments/checkout/:id", async (req, res) => {
-    const { row, merchantName } = await load(String(req.params.id));
-    res.json(checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints, deps.prices));
+  mount(router, getCheckoutOperation, [], async ({ params }) => {
+    const { row, merchantName } = await load(params.id);
+    return checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints, deps.prices);
   });
 
-  router.get("/payments/checkout/:id/events", async (req, res) => {
-    const { row } = await load(String(req.params.id));
+  mount(router, followCheckoutOperation, [], async ({ params }, req, res) => {
+    const { row } = await load(params.id);
     streamPaymentChanges(req, res, row, deps.paymentWatch);
+    return ANSWERED;
   });
 
-  router.post("/payments/checkout/:id/generate-wallet", idem, async (req, res) => {
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["chain", "coin"]);
-    const chain = withMoneyParam("chain", () => parseChain(required(body, "chain")));
-    const coin = withMoneyParam("coin", () => parseCoin(required(body, "coin")));
-    const { row, merchantName } = await load(String(req.params.id));
+  mount(router, generateWalletOperation, [idem], async ({ params, body: { chain, coin } }) => {
+    const { row, merchantName } = await load(params.id);
     const state = stateOf(row);
     if (!canPay(state.currency, chain, coin)) {
       throw new GatewayError("coin_unsupported", {
@@ -105,7 +174,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     }
     // Only the chosen wallet is watched; an abandoned choice stops being an open address.
     await sql`update deposit_wallets set active = (address = ${wallet.address}) where payment_id = ${row.id}`;
-    res.json(walletView(wallet, applied?.row ?? row, merchantName, deps.solanaMints));
+    return walletView(wallet, applied?.row ?? row, merchantName, deps.solanaMints);
   });
 
   /**
@@ -167,20 +236,11 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     return winner!;
   }
 
-  router.post("/payments/checkout/:id/simulate", idem, async (req, res) => {
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["outcome"]);
-    const outcome = required<unknown>(body, "outcome");
-    if (typeof outcome !== "string" || !(OUTCOMES as readonly string[]).includes(outcome)) {
-      throw new GatewayError("parameter_invalid", {
-        param: "outcome",
-        message: `outcome must be one of ${OUTCOMES.join(", ")}.`,
-      });
-    }
-    const { row, merchantName } = await load(String(req.params.id));
+  mount(router, simulateOperation, [idem], async ({ params, body: { outcome } }) => {
+    const { row, merchantName } = await load(params.id);
     // Live payments cannot be simulated; to this endpoint they do not exist.
     if (row.mode !== "test")
-      throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
+      throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
     if (row.status !== "pending") {
       throw new GatewayError("state_conflict", {
         message: `The payment is ${row.status}; only pending payments can be simulated.`,
@@ -195,9 +255,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         payload: { payment_id: row.id, message: { type: "simulate", outcome } },
       },
     ]);
-    res
-      .status(202)
-      .json(checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints, deps.prices));
+    return checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints, deps.prices);
   });
 
   return router;

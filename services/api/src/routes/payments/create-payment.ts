@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { CURRENCIES } from "@gateway/contracts";
 import { retryWhileUnavailable } from "@gateway/db";
 import {
   checkPaymentLimits,
@@ -9,43 +10,67 @@ import {
   parseCurrency,
 } from "@gateway/domain";
 import { type InsertPayment, insertPayment, insertPayments, toPaymentResource } from "@gateway/payments";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
 import { batched } from "../../http/batched.js";
+import { httpUrl, parsedBy, withMoneyParam } from "../../http/fields.js";
 import { idempotencyClaim, idempotentUuid } from "../../http/idempotency.js";
-import { bodyObject } from "../../http/json-body.js";
-import {
-  httpUrl,
-  optionalInteger,
-  optionalString,
-  rejectUnknown,
-  required,
-  withMoneyParam,
-} from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { PaymentSchema } from "../../openapi/resources.js";
 import { pricesWith, usdRate } from "../../pricing.js";
 
-const FIELDS = ["amount", "currency", "redirect_url", "description", "expires_in"] as const;
 export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
+
+export const CreatePaymentRequest = z
+  .strictObject({
+    currency: parsedBy(z.string(), parseCurrency, z.enum(CURRENCIES)).meta({
+      description: "USD, USDC, USDT, SOL or SUI; case-insensitive.",
+    }),
+    amount: z.union([z.number(), z.string()]).meta({
+      description: "A JSON number (or decimal string), at most the currency's decimals.",
+    }),
+    redirect_url: httpUrl.nullish(),
+    description: z.string().max(1000).nullish(),
+    expires_in: z
+      .number()
+      .int()
+      .min(300)
+      .max(86_400)
+      .nullish()
+      .meta({ description: "Seconds; 1,800 by default." }),
+  })
+  .meta({ id: "CreatePaymentRequest" });
+
+export const createPaymentOperation = defineOperation({
+  method: "post",
+  path: "/payments",
+  operationId: "createPayment",
+  summary: "Create a payment",
+  auth: "apiKey",
+  idempotent: true,
+  body: CreatePaymentRequest,
+  codes: { currency: "currency_unsupported", amount: "amount_invalid" },
+  responses: { 201: PaymentSchema },
+  errors: { 409: "Idempotency-Key reused with another body." },
+});
 
 /** `POST /payments` (docs/api-reference.md); validity, limits and fee as docs/payment-lifecycle.md sets them. */
 export function createPayment({
   sql,
   config,
   prices: priceService,
-}: Pick<ApiDeps, "sql" | "config" | "prices">): RequestHandler {
+}: Pick<ApiDeps, "sql" | "config" | "prices">): Handler<typeof createPaymentOperation> {
   // Payments created while the previous insert is in flight share the next one: under load one
   // commit serves many requests; each still answers only once its row is committed.
   const insert = batched((inputs: InsertPayment[]) => insertPayments(sql, inputs));
-  return async (req, res) => {
+  return async ({ body }, _req, res) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
-    const body = bodyObject(req.body);
-    rejectUnknown(body, FIELDS);
-    const currency = withMoneyParam("currency", () => parseCurrency(required(body, "currency")));
-    const amount = withMoneyParam("amount", () => parseAmount(required(body, "amount"), currency));
-    const redirectUrl = httpUrl(optionalString(body, "redirect_url", 2048), "redirect_url");
-    const description = optionalString(body, "description", 1000);
-    const expiresIn = optionalInteger(body, "expires_in", 300, 86_400) ?? DEFAULT_EXPIRES_IN_SECONDS;
+    const { currency } = body;
+    const amount = withMoneyParam("amount", () => parseAmount(body.amount, currency));
+    const redirectUrl = body.redirect_url ?? null;
+    const description = body.description ?? null;
+    const expiresIn = body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS;
     // Only SOL and SUI payments need a price (limits and the creation fee); every bad input has
     // been answered with its 400 before a missing price can answer 503.
     const rate = isPriced(currency) ? usdRate(priceService, mode, currency) : null;
@@ -73,6 +98,6 @@ export function createPayment({
     // attempt cut off by a database restart (committed or not) is simply made again.
     const row = await retryWhileUnavailable(() => insert(input).catch(() => insertPayment(sql, input)));
     if (row.merchant_id !== merchantId) throw new Error(`payment id ${row.id} belongs to another merchant`);
-    res.status(201).json(toPaymentResource(row, config.PUBLIC_BASE_URL));
+    return toPaymentResource(row, config.PUBLIC_BASE_URL);
   };
 }

@@ -2,8 +2,20 @@ import { Router } from "express";
 import { apiKeyPrincipal, requireApiKey } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
-import { createPayment } from "./create-payment.js";
-import { getPayment, listPaymentsRoute } from "./read-payments.js";
+import { mount } from "../../http/operation.js";
+import { createPayment, createPaymentOperation } from "./create-payment.js";
+import {
+  getPayment,
+  getPaymentOperation,
+  listPaymentsOperation,
+  listPaymentsRoute,
+} from "./read-payments.js";
+
+export const paymentOperations = [
+  createPaymentOperation,
+  listPaymentsOperation,
+  getPaymentOperation,
+] as const;
 
 /** The merchant API (x-api-key). */
 export function paymentRoutes(deps: ApiDeps): Router {
@@ -13,8 +25,8 @@ export function paymentRoutes(deps: ApiDeps): Router {
     const { merchantId, mode } = apiKeyPrincipal(res);
     return `key:${merchantId}:${mode}`;
   });
-  router.post("/payments", auth, idem, createPayment(deps));
-  router.get("/payments", auth, listPaymentsRoute(deps));
-  router.get("/payments/:id", auth, getPayment(deps));
+  mount(router, createPaymentOperation, [auth, idem], createPayment(deps));
+  mount(router, listPaymentsOperation, [auth], listPaymentsRoute(deps));
+  mount(router, getPaymentOperation, [auth], getPayment(deps));
   return router;
 }

@@ -1,49 +1,64 @@
-import { PAYMENT_STATUSES } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { findPayment, listPayments, toPaymentResource } from "@gateway/payments";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
-import { pageLimit, queryString } from "../../http/params.js";
+import { cursor, pageLimit } from "../../http/fields.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { PaymentListSchema, PaymentSchema, PaymentStatusSchema } from "../../openapi/resources.js";
+
+export const getPaymentOperation = defineOperation({
+  method: "get",
+  path: "/payments/{id}",
+  operationId: "getPayment",
+  summary: "Fetch a payment to confirm its outcome server-side",
+  auth: "apiKey",
+  params: z.object({ id: z.string().meta({ description: "Payment id (UUID)." }) }),
+  responses: { 200: PaymentSchema },
+  errors: { 404: "No such payment (or it belongs to another merchant or mode)." },
+});
 
 /** `GET /payments/:id`: another merchant's or the other mode's payment does not exist (404). */
-export function getPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
-  return async (req, res) => {
+export function getPayment({
+  sql,
+  config,
+}: Pick<ApiDeps, "sql" | "config">): Handler<typeof getPaymentOperation> {
+  return async ({ params }, _req, res) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
-    const row = await findPayment(sql, { id: String(req.params.id), merchantId, mode });
+    const row = await findPayment(sql, { id: params.id, merchantId, mode });
     if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
-    res.json(toPaymentResource(row, config.PUBLIC_BASE_URL));
+    return toPaymentResource(row, config.PUBLIC_BASE_URL);
   };
 }
 
+export const listPaymentsOperation = defineOperation({
+  method: "get",
+  path: "/payments",
+  operationId: "listPayments",
+  summary: "List payments, newest first",
+  auth: "apiKey",
+  query: z.object({ limit: pageLimit, starting_after: cursor, status: PaymentStatusSchema.optional() }),
+  responses: { 200: PaymentListSchema },
+});
+
 /** `GET /payments?limit=&starting_after=&status=`: newest first, cursor pagination. */
-export function listPaymentsRoute({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
-  return async (req, res) => {
+export function listPaymentsRoute({
+  sql,
+  config,
+}: Pick<ApiDeps, "sql" | "config">): Handler<typeof listPaymentsOperation> {
+  return async ({ query }, _req, res) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
-    const limit = pageLimit(req.query.limit);
-    const startingAfter = queryString(req.query.starting_after, "starting_after");
-    const status = queryString(req.query.status, "status");
-    if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status)) {
-      throw new GatewayError("parameter_invalid", {
-        param: "status",
-        message: `status must be one of ${PAYMENT_STATUSES.join(", ")}.`,
-      });
-    }
-    for (const key of Object.keys(req.query)) {
-      if (!["limit", "starting_after", "status"].includes(key))
-        throw new GatewayError("parameter_unknown", { param: key });
-    }
     const page = await listPayments(sql, {
       merchantId,
       mode,
-      limit,
-      ...(status === undefined ? {} : { status }),
-      ...(startingAfter === undefined ? {} : { startingAfter }),
+      limit: query.limit ?? 10,
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
     });
-    res.json({
+    return {
       object: "list",
       data: page.rows.map((row) => toPaymentResource(row, config.PUBLIC_BASE_URL)),
       has_more: page.hasMore,
-    });
+    };
   };
 }

@@ -2,10 +2,17 @@ import { Router } from "express";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
+import { mount } from "../../http/operation.js";
 import { createEmailCodes } from "../auth/email-codes.js";
-import { listPayoutWallets } from "./list-payout-wallets.js";
-import { requestWalletCode } from "./request-wallet-code.js";
-import { setPayoutWallet } from "./set-payout-wallet.js";
+import { listPayoutWallets, listPayoutWalletsOperation } from "./list-payout-wallets.js";
+import { requestWalletCode, requestWalletCodeOperation } from "./request-wallet-code.js";
+import { setPayoutWallet, setPayoutWalletOperation } from "./set-payout-wallet.js";
+
+export const payoutWalletOperations = [
+  listPayoutWalletsOperation,
+  requestWalletCodeOperation,
+  setPayoutWalletOperation,
+] as const;
 
 /** Payout wallets, one per chain, managed from the dashboard (session JWT + e-mailed code). */
 export function payoutWalletRoutes(deps: ApiDeps): Router {
@@ -13,8 +20,8 @@ export function payoutWalletRoutes(deps: ApiDeps): Router {
   const session = deps.sessions.require;
   const idem = idempotency(deps.sql, (_req, res) => `session:${sessionPrincipal(res).merchantId}`);
   const codes = createEmailCodes({ sql: deps.sql, secret: deps.config.JWT_SECRET });
-  router.get("/payout-wallets", session, listPayoutWallets(deps));
-  router.post("/payout-wallets/:chain/request-code", session, idem, requestWalletCode(deps, codes));
-  router.put("/payout-wallets/:chain", session, setPayoutWallet(deps, codes));
+  mount(router, listPayoutWalletsOperation, [session], listPayoutWallets(deps));
+  mount(router, requestWalletCodeOperation, [session, idem], requestWalletCode(deps, codes));
+  mount(router, setPayoutWalletOperation, [session], setPayoutWallet(deps, codes));
   return router;
 }

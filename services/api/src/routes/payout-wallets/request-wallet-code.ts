@@ -1,16 +1,29 @@
 import { GatewayError } from "@gateway/errors";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown, required } from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutWalletCodeMail } from "../../mail/messages.js";
+import { PayoutWalletCodeSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
 import { throttle } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import { WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
 
 const CODES_PER_HOUR = { limit: 5, windowSeconds: 3600 };
+
+export const requestWalletCodeOperation = defineOperation({
+  method: "post",
+  path: "/payout-wallets/{chain}/request-code",
+  operationId: "requestPayoutWalletCode",
+  summary: "E-mails a code bound to this chain and address.",
+  auth: "bearer",
+  idempotent: true,
+  params: z.object({ chain: chainParam }),
+  body: z.strictObject({ address: z.string().min(1) }),
+  codes: { chain: "chain_unsupported", address: "address_invalid" },
+  responses: { 202: { schema: PayoutWalletCodeSchema, description: "Code sent" } },
+});
 
 /**
  * `POST /payout-wallets/:chain/request-code {address}` → 202. E-mails a code that sets this
@@ -19,13 +32,10 @@ const CODES_PER_HOUR = { limit: 5, windowSeconds: 3600 };
 export function requestWalletCode(
   { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
   codes: EmailCodes,
-): RequestHandler {
-  return async (req, res) => {
+): Handler<typeof requestWalletCodeOperation> {
+  return async ({ params: { chain }, body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const chain = chainParam(req.params.chain);
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["address"]);
-    const address = walletAddress(chain, required<unknown>(body, "address"));
+    const address = walletAddress(chain, body.address);
     await throttle(limiter, [[`wallet-code:account:${merchantId}`, CODES_PER_HOUR]]);
     const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
     if (!merchant) throw new GatewayError("token_invalid");
@@ -42,12 +52,12 @@ export function requestWalletCode(
         message: "The e-mail could not be sent; retry shortly.",
       });
     }
-    res.status(202).json({
+    return {
       object: "payout_wallet_code",
       chain,
       address,
       sent_to: merchant.email,
       expires_at: expiresAt.toISOString(),
-    });
+    };
   };
 }

@@ -1,10 +1,11 @@
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown, required } from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutWalletChangedMail } from "../../mail/messages.js";
+import { SetPayoutWalletAnswerSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
+import { mailedCode } from "../auth/fields.js";
 import { throttle } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import {
@@ -15,6 +16,18 @@ import {
 } from "./wallet-resource.js";
 
 const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
+
+export const setPayoutWalletOperation = defineOperation({
+  method: "put",
+  path: "/payout-wallets/{chain}",
+  operationId: "setPayoutWallet",
+  summary: "Sets or replaces the chain's payout wallet with the code mailed for it.",
+  auth: "bearer",
+  params: z.object({ chain: chainParam }),
+  body: z.strictObject({ address: z.string().min(1), otp: mailedCode }),
+  codes: { chain: "chain_unsupported", address: "address_invalid" },
+  responses: { 200: SetPayoutWalletAnswerSchema },
+});
 
 /**
  * `PUT /payout-wallets/:chain {address, otp}`: sets or replaces the chain's payout wallet. The
@@ -31,14 +44,10 @@ export function setPayoutWallet(
     payoutDestinations,
   }: Pick<ApiDeps, "limiter" | "mailer" | "log" | "payoutDestinations">,
   codes: EmailCodes,
-): RequestHandler {
-  return async (req, res) => {
+): Handler<typeof setPayoutWalletOperation> {
+  return async ({ params: { chain }, body: { otp, ...body } }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const chain = chainParam(req.params.chain);
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["address", "otp"]);
-    const address = walletAddress(chain, required<unknown>(body, "address"));
-    const otp = required<unknown>(body, "otp");
+    const address = walletAddress(chain, body.address);
     await throttle(limiter, [[`wallet-otp:account:${merchantId}`, TRIES_PER_TEN_MINUTES]]);
     const row = await codes.consume({
       merchantId,
@@ -64,10 +73,10 @@ export function setPayoutWallet(
     mailer.send(payoutWalletChangedMail(row.email, chain, address, row.effectiveAt)).catch((err: unknown) => {
       log.warn({ err, merchantId, chain }, "payout wallet change notice not sent");
     });
-    res.json({
+    return {
       ...toPayoutWalletResource(row),
       // When live payouts may start going to this address (the signer's delay; null without one).
       effective_at: row.effectiveAt?.toISOString() ?? null,
-    });
+    };
   };
 }

@@ -1,19 +1,14 @@
-import { type Chain, MoneyError, parseChain } from "@gateway/domain";
+import { CHAINS } from "@gateway/contracts";
+import { type Chain, parseChain } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import bs58 from "bs58";
+import { z } from "zod";
+import { parsedBy } from "../../http/fields.js";
 
 const SUI_ADDRESS = /^0x[0-9a-fA-F]{64}$/;
 
-/** The `:chain` path parameter, case-insensitive. */
-export function chainParam(raw: unknown): Chain {
-  try {
-    return parseChain(raw);
-  } catch (err) {
-    if (err instanceof MoneyError)
-      throw new GatewayError("chain_unsupported", { param: "chain", cause: err });
-    throw err;
-  }
-}
+/** The `{chain}` path parameter, case-insensitive; `chain_unsupported` otherwise. */
+export const chainParam = parsedBy(z.string(), parseChain, z.enum(CHAINS));
 
 /**
  * A payout address in its canonical form, or 400 `address_invalid`. Solana: base58 of exactly 32

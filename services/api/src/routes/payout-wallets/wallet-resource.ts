@@ -1,5 +1,7 @@
+import type { Chain } from "@gateway/contracts";
+
 export interface PayoutWalletRow {
-  chain: string;
+  chain: Chain;
   address: string;
   created_at: Date;
   updated_at: Date;

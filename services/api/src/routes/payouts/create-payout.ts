@@ -9,12 +9,14 @@ import {
   createPayout as recordPayout,
   toPayoutResource,
 } from "@gateway/ledger";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown, required, withMoneyParam } from "../../http/params.js";
+import { withMoneyParam } from "../../http/fields.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutDestinationRequestedMail } from "../../mail/messages.js";
+import { PayoutSchema } from "../../openapi/resources.js";
+import { mailedCode } from "../auth/fields.js";
 import { throttle } from "../auth/throttle.js";
 import {
   findDestination,
@@ -22,10 +24,11 @@ import {
   type PayoutDestinationEntry,
   type PayoutDestinations,
 } from "../payout-destinations/registry.js";
+import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
 import { approvePayout, type PayoutApprover } from "./payout-approval.js";
 import type { PayoutCodes } from "./payout-codes.js";
-import { coinParam, modeParam } from "./payout-params.js";
+import { payoutCoinField, payoutMode } from "./payout-params.js";
 
 const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
 
@@ -50,6 +53,40 @@ const insufficient = (available: bigint) =>
     param: "amount",
     message: `The amount exceeds the available balance (${available} base units).`,
   });
+
+export const createPayoutOperation = defineOperation({
+  method: "post",
+  path: "/payouts",
+  operationId: "createPayout",
+  summary: "Pay out from the available balance with the e-mailed code; the amount is reserved at once",
+  auth: "bearer",
+  idempotent: true,
+  body: z
+    .strictObject({
+      chain: chainParam,
+      coin_symbol: payoutCoinField,
+      amount: z.union([z.number(), z.string()]).meta({
+        description: "Leaves the balance; includes the network fee. At most the coin's decimals.",
+      }),
+      destination_address: z
+        .string()
+        .nullish()
+        .meta({ description: "Defaults to the chain's payout wallet." }),
+      otp: mailedCode,
+      mode: payoutMode,
+    })
+    .meta({ id: "CreatePayoutRequest" }),
+  codes: {
+    chain: "chain_unsupported",
+    coin_symbol: "coin_unsupported",
+    amount: "amount_invalid",
+    destination_address: "address_invalid",
+  },
+  responses: { 201: PayoutSchema },
+  errors: {
+    409: "Idempotency-Key reused with another body, or `destination_not_allowed`: the address is not on the payout allow-list or not in effect yet (an address asked for with this code joins it after the delay).",
+  },
+});
 
 /**
  * `POST /payouts {chain, coin_symbol, amount, destination_address?, otp, mode?}` → 201 with the
@@ -78,8 +115,8 @@ export function createPayoutHandler(
   codes: PayoutCodes,
   subjects: PayoutSubjects,
   approver?: PayoutApprover,
-): RequestHandler {
-  return async (req, res) => {
+): Handler<typeof createPayoutOperation> {
+  return async ({ body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
     /** The merchant is told of every address added to the allow-list, as a tripwire. */
     const notifyRequested = (entry: PayoutDestinationEntry) => {
@@ -93,13 +130,9 @@ export function createPayoutHandler(
         )
         .catch((err: unknown) => log.warn({ err, merchantId }, "payout destination notice not sent"));
     };
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["chain", "coin_symbol", "amount", "destination_address", "otp", "mode"]);
-    required<unknown>(body, "chain");
-    const coin = coinParam(body.coin_symbol);
-    const amount = withMoneyParam("amount", () => parseAmount(required<unknown>(body, "amount"), coin));
-    const otp = required<unknown>(body, "otp");
-    const mode = modeParam(body.mode);
+    const { coin_symbol: coin, otp } = body;
+    const amount = withMoneyParam("amount", () => parseAmount(body.amount, coin));
+    const mode = body.mode ?? "live";
     const { chain, destination } = await resolveDestination(sql, merchantId, body);
     const networkFee = MANUAL_PAYOUT_NETWORK_FEE[chain];
     if (amount <= networkFee) {
@@ -156,7 +189,7 @@ export function createPayoutHandler(
         });
       });
       if (requested) notifyRequested(requested);
-      res.status(201).json(toPayoutResource(row));
+      return toPayoutResource(row);
     } catch (err) {
       if (err instanceof DestinationPendingError) {
         notifyRequested(err.entry);

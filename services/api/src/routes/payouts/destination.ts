@@ -1,7 +1,7 @@
 import type { Sql } from "@gateway/db";
 import type { Chain } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import { chainParam, walletAddress } from "../payout-wallets/wallet-address.js";
+import { walletAddress } from "../payout-wallets/wallet-address.js";
 
 /**
  * Where a payout goes: the explicit `destination_address` (validated for its chain), else the
@@ -11,14 +11,12 @@ import { chainParam, walletAddress } from "../payout-wallets/wallet-address.js";
 export async function resolveDestination(
   sql: Sql,
   merchantId: string,
-  body: { chain?: unknown; destination_address?: unknown },
+  body: { chain?: Chain | null | undefined; destination_address?: string | null | undefined },
 ): Promise<{ chain: Chain; destination: string }> {
   const explicit = body.destination_address;
-  const hasAddress = explicit !== undefined && explicit !== null && explicit !== "";
-  let chain: Chain | undefined =
-    body.chain === undefined || body.chain === null || body.chain === "" ? undefined : chainParam(body.chain);
-  if (hasAddress) {
-    chain ??= typeof explicit === "string" && explicit.trim().startsWith("0x") ? "sui" : "solana";
+  let chain = body.chain ?? undefined;
+  if (explicit !== undefined && explicit !== null && explicit !== "") {
+    chain ??= explicit.trim().startsWith("0x") ? "sui" : "solana";
     return { chain, destination: addressParam(chain, explicit) };
   }
   const wallets = await sql<{ chain: Chain; address: string }[]>`
@@ -42,7 +40,7 @@ export async function resolveDestination(
   return { chain, destination: wallet.address };
 }
 
-function addressParam(chain: Chain, raw: unknown): string {
+function addressParam(chain: Chain, raw: string): string {
   try {
     return walletAddress(chain, raw);
   } catch (err) {

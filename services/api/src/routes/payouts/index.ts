@@ -3,14 +3,30 @@ import { Router } from "express";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
-import { createPayoutHandler } from "./create-payout.js";
-import { getPayout, listPayouts } from "./list-payouts.js";
+import { mount } from "../../http/operation.js";
+import { createPayoutHandler, createPayoutOperation } from "./create-payout.js";
+import { getPayout, getPayoutOperation, listPayouts, listPayoutsOperation } from "./list-payouts.js";
 import type { PayoutApprover } from "./payout-approval.js";
 import { createPayoutCodes } from "./payout-codes.js";
-import { payoutContext } from "./payout-context.js";
+import { payoutContext, payoutContextOperation } from "./payout-context.js";
 import { refuseApiKey } from "./payout-params.js";
-import { getSchedule, putPayoutSchedule } from "./payout-schedule.js";
-import { requestPayoutOtp } from "./request-otp.js";
+import {
+  getSchedule,
+  getScheduleOperation,
+  putPayoutSchedule,
+  setScheduleOperation,
+} from "./payout-schedule.js";
+import { requestOtpOperation, requestPayoutOtp } from "./request-otp.js";
+
+export const payoutOperations = [
+  payoutContextOperation,
+  requestOtpOperation,
+  getScheduleOperation,
+  setScheduleOperation,
+  listPayoutsOperation,
+  createPayoutOperation,
+  getPayoutOperation,
+] as const;
 
 /**
  * Balances and payouts, for the signed-in merchant only (session JWT; API keys are refused).
@@ -22,12 +38,17 @@ export function payoutRoutes(deps: ApiDeps, options: { approver?: PayoutApprover
   const idem = idempotency(deps.sql, (_req, res) => `session:${sessionPrincipal(res).merchantId}`);
   const codes = createPayoutCodes({ sql: deps.sql, secret: deps.config.JWT_SECRET });
   const subjects = payoutSubjects(deps.bus.topology);
-  router.get("/payouts/context", session, payoutContext(deps));
-  router.post("/payouts/request-otp", session, idem, requestPayoutOtp(deps, codes));
-  router.get("/payouts/schedule", session, getSchedule(deps));
-  router.put("/payouts/schedule", session, putPayoutSchedule(deps));
-  router.get("/payouts", session, listPayouts(deps));
-  router.post("/payouts", session, idem, createPayoutHandler(deps, codes, subjects, options.approver));
-  router.get("/payouts/:id", session, getPayout(deps));
+  mount(router, payoutContextOperation, session, payoutContext(deps));
+  mount(router, requestOtpOperation, [...session, idem], requestPayoutOtp(deps, codes));
+  mount(router, getScheduleOperation, session, getSchedule(deps));
+  mount(router, setScheduleOperation, session, putPayoutSchedule(deps));
+  mount(router, listPayoutsOperation, session, listPayouts(deps));
+  mount(
+    router,
+    createPayoutOperation,
+    [...session, idem],
+    createPayoutHandler(deps, codes, subjects, options.approver),
+  );
+  mount(router, getPayoutOperation, session, getPayout(deps));
   return router;
 }

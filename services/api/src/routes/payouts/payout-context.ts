@@ -1,19 +1,30 @@
-import { CHAINS, formatAmount } from "@gateway/domain";
-import { GatewayError } from "@gateway/errors";
+import { CHAINS, type Chain, formatAmount } from "@gateway/domain";
 import {
   getPayoutSchedule,
   MANUAL_PAYOUT_NETWORK_FEE,
   merchantBalances,
   PAYOUT_COINS,
 } from "@gateway/ledger";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { modeParam } from "./payout-params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { PayoutContextSchema } from "../../openapi/resources.js";
+import { payoutModeQuery } from "./list-payouts.js";
 import { toScheduleResource } from "./payout-schedule.js";
 
 /** Stablecoin amounts as JSON numbers (seed 2.2); exact for every balance below 2^53 base units. */
 const asNumber = (units: bigint) => Number(formatAmount(units, "USDC"));
+
+export const payoutContextOperation = defineOperation({
+  method: "get",
+  path: "/payouts/context",
+  operationId: "getPayoutContext",
+  summary: "Balances per chain (and per coin), linked payout wallets and the schedule",
+  auth: "bearer",
+  query: z.object({ mode: payoutModeQuery }),
+  responses: { 200: PayoutContextSchema },
+});
 
 /**
  * `GET /payouts/context?mode=live|test`: the seed's shape (total_available, balances[] per chain,
@@ -21,16 +32,13 @@ const asNumber = (units: bigint) => Number(formatAmount(units, "USDC"));
  * numbers count USDC and USDT (1:1 with USD), the coins payouts are made in; SOL and SUI
  * balances appear in `coins` only.
  */
-export function payoutContext({ sql }: Pick<ApiDeps, "sql">): RequestHandler {
-  return async (req, res) => {
+export function payoutContext({ sql }: Pick<ApiDeps, "sql">): Handler<typeof payoutContextOperation> {
+  return async ({ query }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    for (const key of Object.keys(req.query)) {
-      if (key !== "mode") throw new GatewayError("parameter_unknown", { param: key });
-    }
-    const mode = modeParam(req.query.mode);
+    const mode = query.mode ?? "live";
     const [balances, wallets, schedule] = await Promise.all([
       merchantBalances(sql, merchantId, mode),
-      sql<{ chain: string; address: string }[]>`
+      sql<{ chain: Chain; address: string }[]>`
         select chain, address from payout_wallets where merchant_id = ${merchantId} order by chain`,
       getPayoutSchedule(sql, merchantId, mode),
     ]);
@@ -55,13 +63,13 @@ export function payoutContext({ sql }: Pick<ApiDeps, "sql">): RequestHandler {
         manual_payout_network_fee: formatAmount(MANUAL_PAYOUT_NETWORK_FEE[chain], "USDC"),
       };
     });
-    res.json({
+    return {
       object: "payout_context",
       mode,
       total_available: asNumber(total),
       balances: perChain,
       wallets: wallets.map((w) => ({ chain: w.chain, address: w.address })),
       schedule: schedule ? toScheduleResource(schedule) : null,
-    });
+    };
   };
 }

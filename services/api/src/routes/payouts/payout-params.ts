@@ -1,33 +1,25 @@
-import { type Chain, type Mode, parseCoin } from "@gateway/domain";
+import { type Chain, type Mode, MoneyError, parseCoin } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { PAYOUT_COINS, type PayoutCoin } from "@gateway/ledger";
 import type { RequestHandler } from "express";
+import { z } from "zod";
+import { modeField, parsedBy } from "../../http/fields.js";
 import type { MailMessage } from "../../mail/mailer.js";
 
-/** `mode`: live unless the call asks for the test balance. */
-export function modeParam(raw: unknown): Mode {
-  if (raw === undefined || raw === null) return "live";
-  if (raw === "live" || raw === "test") return raw;
-  throw new GatewayError("parameter_invalid", { param: "mode", message: "mode must be live or test." });
-}
+/** `coin_symbol`: a stablecoin, case-insensitive; `coin_unsupported` otherwise. */
+export const payoutCoinField = parsedBy(
+  z.string(),
+  (raw) => {
+    const coin = parseCoin(raw);
+    if (!(PAYOUT_COINS as readonly string[]).includes(coin))
+      throw new MoneyError("coin_unsupported", "Payouts are in USDC or USDT.");
+    return coin as PayoutCoin;
+  },
+  z.enum(PAYOUT_COINS),
+).meta({ description: "USDC or USDT." });
 
-export function coinParam(raw: unknown): PayoutCoin {
-  if (raw === undefined || raw === null || raw === "")
-    throw new GatewayError("parameter_missing", { param: "coin_symbol" });
-  let coin: string;
-  try {
-    coin = parseCoin(raw);
-  } catch (cause) {
-    throw new GatewayError("coin_unsupported", { param: "coin_symbol", cause });
-  }
-  if (!(PAYOUT_COINS as readonly string[]).includes(coin)) {
-    throw new GatewayError("coin_unsupported", {
-      param: "coin_symbol",
-      message: "Payouts are in USDC or USDT.",
-    });
-  }
-  return coin as PayoutCoin;
-}
+/** `mode`: live unless the call asks for the test balance. */
+export const payoutMode = modeField.nullish().meta({ description: "live (default) or test." });
 
 /**
  * Payouts take the dashboard session only (docs/payouts.md): a request carrying an API key is

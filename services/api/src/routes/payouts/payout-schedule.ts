@@ -1,12 +1,14 @@
 import { formatAmount, parseAmount } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { getPayoutSchedule, type PayoutSchedule, setPayoutSchedule } from "@gateway/ledger";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown, required, withMoneyParam } from "../../http/params.js";
-import { modeParam } from "./payout-params.js";
+import { withMoneyParam } from "../../http/fields.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { PayoutScheduleSchema } from "../../openapi/resources.js";
+import { payoutModeQuery } from "./list-payouts.js";
+import { payoutMode } from "./payout-params.js";
 
 export function toScheduleResource(s: PayoutSchedule) {
   return {
@@ -20,51 +22,66 @@ export function toScheduleResource(s: PayoutSchedule) {
   };
 }
 
+export const setScheduleOperation = defineOperation({
+  method: "put",
+  path: "/payouts/schedule",
+  operationId: "setPayoutSchedule",
+  summary: "Set the hour (UTC), pause or resume, and the minimum of the daily free payout",
+  auth: "bearer",
+  body: z
+    .strictObject({
+      hour: z.number().int().min(0).max(23).meta({ description: "UTC hour of the daily payout." }),
+      enabled: z.boolean().nullish().meta({ description: "true by default." }),
+      minimum_amount: z.union([z.number(), z.string()]).nullish().meta({
+        description: "USD; smaller balances wait for a later day.",
+      }),
+      mode: payoutMode,
+    })
+    .meta({ id: "PayoutScheduleRequest" }),
+  codes: { minimum_amount: "amount_invalid" },
+  responses: { 200: PayoutScheduleSchema },
+});
+
 /**
  * `PUT /payouts/schedule {hour, enabled, minimum_amount?, mode?}`: the daily free payout, at
  * `hour` UTC, of each chain's available USDC and USDT to its linked payout wallet. No code is
  * asked: the wallets it pays were each linked with one.
  */
-export function putPayoutSchedule({ sql }: Pick<ApiDeps, "sql">): RequestHandler {
-  return async (req, res) => {
+export function putPayoutSchedule({ sql }: Pick<ApiDeps, "sql">): Handler<typeof setScheduleOperation> {
+  return async ({ body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["hour", "enabled", "minimum_amount", "mode"]);
-    const hour = required<unknown>(body, "hour");
-    if (typeof hour !== "number" || !Number.isInteger(hour) || hour < 0 || hour > 23) {
-      throw new GatewayError("parameter_invalid", {
-        param: "hour",
-        message: "hour must be an integer from 0 to 23 (UTC).",
-      });
-    }
-    const enabled = body.enabled ?? true;
-    if (typeof enabled !== "boolean") {
-      throw new GatewayError("parameter_invalid", {
-        param: "enabled",
-        message: "enabled must be true or false.",
-      });
-    }
     const minimum =
       body.minimum_amount === undefined || body.minimum_amount === null || body.minimum_amount === 0
         ? 0n
         : withMoneyParam("minimum_amount", () => parseAmount(body.minimum_amount, "USDC"));
     const schedule = await setPayoutSchedule(sql, {
       merchantId,
-      mode: modeParam(body.mode),
-      hour,
-      enabled,
+      mode: body.mode ?? "live",
+      hour: body.hour,
+      enabled: body.enabled ?? true,
       minimumAmount: minimum,
     });
-    res.json(toScheduleResource(schedule));
+    return toScheduleResource(schedule);
   };
 }
 
+export const getScheduleOperation = defineOperation({
+  method: "get",
+  path: "/payouts/schedule",
+  operationId: "getPayoutSchedule",
+  summary: "The daily scheduled payout",
+  auth: "bearer",
+  query: z.object({ mode: payoutModeQuery }),
+  responses: { 200: PayoutScheduleSchema },
+  errors: { 404: "No payout schedule is set." },
+});
+
 /** `GET /payouts/schedule?mode=`: the schedule, or 404 when none was set. */
-export function getSchedule({ sql }: Pick<ApiDeps, "sql">): RequestHandler {
-  return async (req, res) => {
+export function getSchedule({ sql }: Pick<ApiDeps, "sql">): Handler<typeof getScheduleOperation> {
+  return async ({ query }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const schedule = await getPayoutSchedule(sql, merchantId, modeParam(req.query.mode));
+    const schedule = await getPayoutSchedule(sql, merchantId, query.mode ?? "live");
     if (!schedule) throw new GatewayError("resource_not_found", { message: "No payout schedule is set." });
-    res.json(toScheduleResource(schedule));
+    return toScheduleResource(schedule);
   };
 }

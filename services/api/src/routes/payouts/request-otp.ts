@@ -1,15 +1,36 @@
 import { GatewayError } from "@gateway/errors";
-import type { RequestHandler } from "express";
+import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
-import { bodyObject } from "../../http/json-body.js";
-import { rejectUnknown } from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import { PayoutCodeSchema } from "../../openapi/resources.js";
 import { throttle } from "../auth/throttle.js";
+import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
 import type { PayoutCodes } from "./payout-codes.js";
-import { modeParam, payoutCodeMail } from "./payout-params.js";
+import { payoutCodeMail, payoutMode } from "./payout-params.js";
 
 const CODES_PER_HOUR = { limit: 10, windowSeconds: 3600 };
+
+export const requestOtpOperation = defineOperation({
+  method: "post",
+  path: "/payouts/request-otp",
+  operationId: "requestPayoutOtp",
+  summary: "E-mail a 6-digit code for payouts to one destination (10 minutes, 5 tries, one live code)",
+  auth: "bearer",
+  idempotent: true,
+  body: z
+    .strictObject({
+      chain: chainParam.nullish(),
+      destination_address: z.string().nullish().meta({
+        description: "Defaults to the chain's linked payout wallet.",
+      }),
+      mode: payoutMode,
+    })
+    .meta({ id: "PayoutOtpRequest" }),
+  codes: { chain: "chain_unsupported", destination_address: "address_invalid" },
+  responses: { 202: { schema: PayoutCodeSchema, description: "Code sent" } },
+});
 
 /**
  * `POST /payouts/request-otp {chain?, destination_address?, mode?}` → 202. Mails a 6-digit code
@@ -20,12 +41,10 @@ const CODES_PER_HOUR = { limit: 10, windowSeconds: 3600 };
 export function requestPayoutOtp(
   { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
   codes: PayoutCodes,
-): RequestHandler {
-  return async (req, res) => {
+): Handler<typeof requestOtpOperation> {
+  return async ({ body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const body = bodyObject(req.body ?? {});
-    rejectUnknown(body, ["chain", "destination_address", "mode"]);
-    const mode = modeParam(body.mode);
+    const mode = body.mode ?? "live";
     const { chain, destination } = await resolveDestination(sql, merchantId, body);
     await throttle(limiter, [[`payout-code:account:${merchantId}`, CODES_PER_HOUR]]);
     const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
@@ -39,13 +58,13 @@ export function requestPayoutOtp(
         message: "The e-mail could not be sent; retry shortly.",
       });
     }
-    res.status(202).json({
+    return {
       object: "payout_code",
       mode,
       chain,
       destination_address: destination,
       sent_to: merchant.email,
       expires_at: expiresAt.toISOString(),
-    });
+    };
   };
 }

@@ -5,16 +5,26 @@ import { apiKeyPrincipal, requireApiKey } from "../../auth/require-api-key.js";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
+import { mount } from "../../http/operation.js";
 import {
   createWebhook,
+  dashboardWebhookOperations as dashboard,
   deleteWebhook,
   endpointSecretAnswer,
   listDeliveriesOfPayment,
   listWebhookDeliveries,
   listWebhooks,
+  merchantWebhookOperations as merchant,
+  paymentDeliveriesOperation,
   redeliverWebhook,
   type WebhookCaller,
 } from "./webhook-handlers.js";
+
+export const webhookOperations = [
+  ...Object.values(merchant),
+  ...Object.values(dashboard),
+  paymentDeliveriesOperation,
+] as const;
 
 /**
  * An API key manages its own mode's endpoints only: the key never sees the other mode's objects,
@@ -29,12 +39,6 @@ const apiKeyCaller: WebhookCaller = {
   modeForNewEndpoint: (isTest, res) => {
     const { mode } = apiKeyPrincipal(res);
     if (isTest === undefined || isTest === null) return mode;
-    if (typeof isTest !== "boolean") {
-      throw new GatewayError("parameter_invalid", {
-        param: "is_test",
-        message: "is_test must be a boolean.",
-      });
-    }
     const wanted: Mode = isTest ? "test" : "live";
     if (wanted !== mode) {
       throw new GatewayError("mode_forbidden", {
@@ -46,28 +50,11 @@ const apiKeyCaller: WebhookCaller = {
   },
 };
 
-/** The dashboard (session JWT) manages both modes; `is_test` is then required. */
+/** The dashboard (session JWT) manages both modes; `is_test` (required there) says which. */
 const sessionCaller: WebhookCaller = {
   scope: (res) => ({ merchantId: sessionPrincipal(res).merchantId, mode: undefined }),
-  modeForNewEndpoint: (isTest) => {
-    if (typeof isTest !== "boolean") {
-      throw new GatewayError(isTest === undefined ? "parameter_missing" : "parameter_invalid", {
-        param: "is_test",
-        message: "is_test (boolean) is required.",
-      });
-    }
-    return isTest ? "test" : "live";
-  },
+  modeForNewEndpoint: (isTest) => (isTest ? "test" : "live"),
 };
-
-function dashboardModeFilter(res: Response): Mode | undefined {
-  const mode = res.req.query.mode;
-  if (mode === undefined) return undefined;
-  if (mode !== "test" && mode !== "live") {
-    throw new GatewayError("parameter_invalid", { param: "mode", message: "mode must be test or live." });
-  }
-  return mode;
-}
 
 /**
  * Merchant API (`/webhooks`, x-api-key) and the dashboard's JSON (`/dashboard/api/webhooks`,
@@ -84,34 +71,29 @@ export function webhookRoutes(deps: ApiDeps): Router {
   // Creation answers hold the endpoint's secret: their stored copies leave it out.
   const secretAnswer = endpointSecretAnswer(deps);
   const idem = idempotency(deps.sql, keyScope);
-  router.post(
-    "/webhooks",
-    auth,
-    idempotency(deps.sql, keyScope, secretAnswer),
+  mount(
+    router,
+    merchant.create,
+    [auth, idempotency(deps.sql, keyScope, secretAnswer)],
     createWebhook(deps, apiKeyCaller),
   );
-  router.get("/webhooks", auth, listWebhooks(deps, apiKeyCaller));
-  router.delete("/webhooks/:id", auth, deleteWebhook(deps, apiKeyCaller));
-  router.get("/webhooks/:id/deliveries", auth, listWebhookDeliveries(deps, apiKeyCaller));
-  router.post("/webhooks/:id/redeliver", auth, idem, redeliverWebhook(deps, apiKeyCaller));
+  mount(router, merchant.list, [auth], listWebhooks(deps, apiKeyCaller));
+  mount(router, merchant.delete, [auth], deleteWebhook(deps, apiKeyCaller));
+  mount(router, merchant.deliveries, [auth], listWebhookDeliveries(deps, apiKeyCaller));
+  mount(router, merchant.redeliver, [auth, idem], redeliverWebhook(deps, apiKeyCaller));
 
   const session = deps.sessions.require;
   const sessionIdem = idempotency(deps.sql, sessionScope);
-  router.post(
-    "/dashboard/api/webhooks",
-    session,
-    idempotency(deps.sql, sessionScope, secretAnswer),
+  mount(
+    router,
+    dashboard.create,
+    [session, idempotency(deps.sql, sessionScope, secretAnswer)],
     createWebhook(deps, sessionCaller),
   );
-  router.get("/dashboard/api/webhooks", session, listWebhooks(deps, sessionCaller, dashboardModeFilter));
-  router.delete("/dashboard/api/webhooks/:id", session, deleteWebhook(deps, sessionCaller));
-  router.get("/dashboard/api/webhooks/:id/deliveries", session, listWebhookDeliveries(deps, sessionCaller));
-  router.get("/dashboard/api/webhook-deliveries", session, listDeliveriesOfPayment(deps, sessionCaller));
-  router.post(
-    "/dashboard/api/webhooks/:id/redeliver",
-    session,
-    sessionIdem,
-    redeliverWebhook(deps, sessionCaller),
-  );
+  mount(router, dashboard.list, [session], listWebhooks(deps, sessionCaller));
+  mount(router, dashboard.delete, [session], deleteWebhook(deps, sessionCaller));
+  mount(router, dashboard.deliveries, [session], listWebhookDeliveries(deps, sessionCaller));
+  mount(router, paymentDeliveriesOperation, [session], listDeliveriesOfPayment(deps, sessionCaller));
+  mount(router, dashboard.redeliver, [session, sessionIdem], redeliverWebhook(deps, sessionCaller));
   return router;
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, isEventType } from "@gateway/contracts";
+import { EVENT_TYPES, type EventType } from "@gateway/contracts";
 import { newId, retryWhileUnavailable } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
@@ -9,11 +9,20 @@ import {
   resolveWebhookTarget,
   sealSecret,
 } from "@gateway/webhook-endpoints";
-import type { RequestHandler, Response } from "express";
+import type { Response } from "express";
+import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
+import { cursor, modeField, pageLimit, queryText } from "../../http/fields.js";
 import { idempotencyClaim, idempotentId, type SecretAnswer } from "../../http/idempotency.js";
-import { bodyObject } from "../../http/json-body.js";
-import { optionalString, pageLimit, queryString, rejectUnknown, required } from "../../http/params.js";
+import { defineOperation, type Handler } from "../../http/operation.js";
+import {
+  CreatedWebhookEndpointSchema,
+  DeletedSchema,
+  EventTypeSchema,
+  WebhookDeliveryListSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+} from "../../openapi/resources.js";
 import { toDeliveryResource, toEndpointResource } from "./webhook-resource.js";
 import {
   deleteEndpoint,
@@ -35,32 +44,130 @@ type Deps = Pick<ApiDeps, "sql" | "config">;
  */
 export interface WebhookCaller {
   scope(res: Response): WebhookScope;
-  modeForNewEndpoint(isTest: unknown, res: Response): Mode;
+  modeForNewEndpoint(isTest: boolean | null | undefined, res: Response): Mode;
 }
 
-const CREATE_FIELDS = ["url", "is_test", "events", "description"] as const;
+/** Event types, or `["*"]` (the default) for every type, including those added later. */
+const eventsField = z
+  .array(z.union([EventTypeSchema, z.literal("*")]))
+  .min(1, `must be a non-empty list of event types, or ["*"].`)
+  .max(EVENT_TYPES.length + 1)
+  .superRefine((events, ctx) => {
+    if (events.length === 1) return;
+    const star = events.indexOf("*");
+    if (star >= 0)
+      ctx.addIssue({ code: "custom", path: [star], input: events, message: '"*" stands alone.' });
+  })
+  .nullish()
+  .meta({ description: "Default: every event." });
 
-function parseEvents(value: unknown): string[] | null {
-  if (value === undefined || value === null) return null;
-  if (!Array.isArray(value) || value.length === 0 || value.length > EVENT_TYPES.length + 1) {
-    throw new GatewayError("parameter_invalid", {
-      param: "events",
-      message: `events must be a non-empty list of event types, or ["*"].`,
-    });
-  }
-  if (value.length === 1 && value[0] === "*") return null;
-  const types = new Set<string>();
-  for (const [i, type] of value.entries()) {
-    if (!isEventType(type)) {
-      throw new GatewayError("parameter_invalid", {
-        param: `events[${i}]`,
-        message: `Unknown event type; one of ${EVENT_TYPES.join(", ")}, or "*" alone.`,
-      });
-    }
-    types.add(type);
-  }
-  return EVENT_TYPES.filter((t) => types.has(t));
+const createFields = {
+  url: z.string().min(1).meta({ description: "https in live mode; http for test endpoints." }),
+  events: eventsField,
+  description: z.string().max(500).nullish(),
+};
+
+/** With an API key `is_test` may only repeat the key's mode, and defaults to it. */
+export const CreateWebhookRequest = z
+  .strictObject({ ...createFields, is_test: z.boolean().nullish() })
+  .meta({ id: "CreateWebhookRequest" });
+
+/** The dashboard manages both modes: `is_test` says which. */
+export const DashboardCreateWebhookRequest = z
+  .strictObject({ ...createFields, is_test: z.boolean() })
+  .meta({ id: "DashboardCreateWebhookRequest" });
+
+const endpointId = z.object({ id: z.string().meta({ description: "Endpoint id (whk_…)." }) });
+const NOT_FOUND = "No such webhook endpoint (or another merchant's or mode's).";
+
+/** The operations of `/webhooks` (x-api-key) and of `/dashboard/api/webhooks` (session JWT). */
+function webhookOperations<const Prefix extends string>(prefix: Prefix, auth: "apiKey" | "bearer") {
+  const dashboard = auth === "bearer";
+  const id = (name: string) => (dashboard ? `dashboard${name[0]!.toUpperCase()}${name.slice(1)}` : name);
+  return {
+    create: defineOperation({
+      method: "post",
+      path: prefix,
+      operationId: id("createWebhook"),
+      summary: "Registers an endpoint; the `whsec_` signing secret is returned once.",
+      auth,
+      idempotent: true,
+      body: dashboard ? DashboardCreateWebhookRequest : CreateWebhookRequest,
+      codes: { url: "url_invalid" },
+      responses: { 201: CreatedWebhookEndpointSchema },
+      errors: {
+        ...(dashboard ? {} : { 403: "A test key registers only test endpoints." }),
+        409: "Idempotency-Key reused with another body, or too many endpoints for this mode.",
+      },
+    }),
+    list: defineOperation({
+      method: "get",
+      path: prefix,
+      operationId: id("listWebhooks"),
+      auth,
+      ...(dashboard
+        ? { query: z.object({ mode: modeField.optional().meta({ description: "Both when absent." }) }) }
+        : {}),
+      responses: { 200: WebhookEndpointListSchema },
+    }),
+    delete: defineOperation({
+      method: "delete",
+      path: `${prefix}/{id}`,
+      operationId: id("deleteWebhook"),
+      auth,
+      params: endpointId,
+      responses: { 200: DeletedSchema },
+      errors: { 404: NOT_FOUND },
+    }),
+    deliveries: defineOperation({
+      method: "get",
+      path: `${prefix}/{id}/deliveries`,
+      operationId: id("listWebhookDeliveries"),
+      summary: "Every delivery with each attempt: status, latency, response excerpt.",
+      auth,
+      params: endpointId,
+      query: z.object({
+        limit: pageLimit.meta({ description: "1 to 100; 20 by default." }),
+        starting_after: cursor,
+        event_id: queryText.optional().meta({ description: "Only this event's deliveries." }),
+      }),
+      responses: { 200: WebhookDeliveryListSchema },
+      errors: { 404: NOT_FOUND },
+    }),
+    redeliver: defineOperation({
+      method: "post",
+      path: `${prefix}/{id}/redeliver`,
+      operationId: id("redeliverWebhook"),
+      summary:
+        "One more attempt now, for any event of the endpoint's merchant and mode (even one older than the endpoint).",
+      auth,
+      idempotent: true,
+      params: endpointId,
+      body: z.strictObject({ event_id: z.string().regex(/^evt_[0-9A-Za-z]{1,64}$/, "must be an evt_ id.") }),
+      responses: { 202: { schema: WebhookDeliverySchema, description: "Queued" } },
+      errors: { 404: `${NOT_FOUND} Or no such event.` },
+    }),
+  };
 }
+
+export const merchantWebhookOperations = webhookOperations("/webhooks", "apiKey");
+export const dashboardWebhookOperations = webhookOperations("/dashboard/api/webhooks", "bearer");
+
+export const paymentDeliveriesOperation = defineOperation({
+  method: "get",
+  path: "/dashboard/api/webhook-deliveries",
+  operationId: "dashboardPaymentDeliveries",
+  summary: "The webhook deliveries of one payment's events.",
+  auth: "bearer",
+  query: z.object({
+    payment_id: z
+      .string()
+      .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a payment id."),
+  }),
+  responses: { 200: WebhookDeliveryListSchema },
+});
+
+type Ops = typeof merchantWebhookOperations;
 
 /**
  * The stored Idempotency-Key answer of an endpoint creation keeps no secret: a replay opens it
@@ -83,17 +190,21 @@ export function endpointSecretAnswer({ sql, config }: Deps): SecretAnswer {
 }
 
 /** `POST /webhooks`: the `whsec_` secret is in this response only; it is stored sealed. */
-export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): RequestHandler {
+export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Handler<Ops["create"]> {
   const key = parseSecretKey(config.WEBHOOK_SECRET_KEY);
-  return async (req, res) => {
+  return async ({ body }, _req, res) => {
     const { merchantId } = caller.scope(res);
-    const body = bodyObject(req.body);
-    rejectUnknown(body, CREATE_FIELDS);
-    const rawUrl = required<unknown>(body, "url");
     const mode = caller.modeForNewEndpoint(body.is_test, res);
-    const events = parseEvents(body.events);
-    const description = optionalString(body, "description", 500);
-    const target = await resolveWebhookTarget(rawUrl, { mode, allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS });
+    // Stored in the contracts' order; none (null) means every type, "*".
+    const events =
+      !body.events || body.events[0] === "*"
+        ? null
+        : EVENT_TYPES.filter((t) => (body.events as EventType[]).includes(t));
+    const description = body.description ?? null;
+    const target = await resolveWebhookTarget(body.url, {
+      mode,
+      allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS,
+    });
     // With an Idempotency-Key the id is the key's, so a retry of a request whose answer was lost
     // finds the endpoint already made (and answers its secret) instead of making a second one.
     const claim = idempotencyClaim(res);
@@ -110,20 +221,19 @@ export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Req
     }
     // An endpoint an earlier attempt made keeps its own secret, opened from its sealed copy.
     const answer = created.sealed === sealed ? secret : openSecret(key, id, created.sealed);
-    res.status(201).json({ ...toEndpointResource(created.endpoint), secret: answer });
+    return { ...toEndpointResource(created.endpoint), secret: answer };
   };
 }
 
 export function listWebhooks(
   { sql }: Deps,
   caller: WebhookCaller,
-  modeFilter?: (res: Response) => Mode | undefined,
-): RequestHandler {
-  return async (_req, res) => {
+): Handler<Ops["list"] | (typeof dashboardWebhookOperations)["list"]> {
+  return async ({ query }, _req, res) => {
     const scope = caller.scope(res);
-    const mode = scope.mode ?? modeFilter?.(res);
+    const mode = scope.mode ?? ("mode" in query ? query.mode : undefined);
     const rows = await listEndpoints(sql, { ...scope, mode });
-    res.json({ object: "list", data: rows.map(toEndpointResource), has_more: false });
+    return { object: "list", data: rows.map(toEndpointResource), has_more: false };
   };
 }
 
@@ -135,35 +245,28 @@ async function endpointOr404(sql: Deps["sql"], scope: WebhookScope, id: string) 
 }
 
 /** `DELETE /webhooks/:id`. */
-export function deleteWebhook({ sql }: Deps, caller: WebhookCaller): RequestHandler {
-  return async (req, res) => {
-    const id = String(req.params.id);
+export function deleteWebhook({ sql }: Deps, caller: WebhookCaller): Handler<Ops["delete"]> {
+  return async ({ params: { id } }, _req, res) => {
     if (!(await deleteEndpoint(sql, caller.scope(res), id))) {
       throw new GatewayError("resource_not_found", { param: "id", message: "No such webhook endpoint." });
     }
-    res.json({ id, deleted: true });
+    return { id, deleted: true };
   };
 }
 
 /** `GET /webhooks/:id/deliveries?limit=&starting_after=&event_id=`: newest first, each with its attempts. */
-export function listWebhookDeliveries({ sql }: Deps, caller: WebhookCaller): RequestHandler {
-  return async (req, res) => {
-    const endpoint = await endpointOr404(sql, caller.scope(res), String(req.params.id));
-    for (const name of Object.keys(req.query)) {
-      if (!["limit", "starting_after", "event_id"].includes(name))
-        throw new GatewayError("parameter_unknown", { param: name });
-    }
-    const limit = req.query.limit === undefined ? 20 : pageLimit(req.query.limit);
-    const startingAfter = queryString(req.query.starting_after, "starting_after");
-    const eventId = queryString(req.query.event_id, "event_id");
+export function listWebhookDeliveries({ sql }: Deps, caller: WebhookCaller): Handler<Ops["deliveries"]> {
+  return async ({ params, query }, _req, res) => {
+    const endpoint = await endpointOr404(sql, caller.scope(res), params.id);
+    const { starting_after: startingAfter, event_id: eventId } = query;
     const page = await listDeliveries(sql, endpoint.id, {
-      limit,
+      limit: query.limit ?? 20,
       ...(startingAfter === undefined ? {} : { startingAfter }),
       ...(eventId === undefined ? {} : { eventId }),
     });
     if (!page)
       throw new GatewayError("resource_not_found", { param: "starting_after", message: "No such delivery." });
-    res.json({
+    return {
       object: "list",
       data: page.rows.map((d) =>
         toDeliveryResource(
@@ -172,48 +275,30 @@ export function listWebhookDeliveries({ sql }: Deps, caller: WebhookCaller): Req
         ),
       ),
       has_more: page.hasMore,
-    });
+    };
   };
 }
 
 /** `POST /webhooks/:id/redeliver {event_id}`: one more attempt now; 202 with the delivery. */
-export function redeliverWebhook({ sql }: Deps, caller: WebhookCaller): RequestHandler {
-  return async (req, res) => {
-    const endpoint = await endpointOr404(sql, caller.scope(res), String(req.params.id));
-    const body = bodyObject(req.body);
-    rejectUnknown(body, ["event_id"]);
-    const eventId = required<unknown>(body, "event_id");
-    if (typeof eventId !== "string" || !/^evt_[0-9A-Za-z]{1,64}$/.test(eventId)) {
-      throw new GatewayError("parameter_invalid", {
-        param: "event_id",
-        message: "event_id must be an evt_ id.",
-      });
-    }
+export function redeliverWebhook({ sql }: Deps, caller: WebhookCaller): Handler<Ops["redeliver"]> {
+  return async ({ params, body: { event_id: eventId } }, _req, res) => {
+    const endpoint = await endpointOr404(sql, caller.scope(res), params.id);
     const delivery = await redeliver(sql, endpoint, eventId);
     if (!delivery)
       throw new GatewayError("resource_not_found", { param: "event_id", message: "No such event." });
-    res.status(202).json(toDeliveryResource(delivery, []));
+    return toDeliveryResource(delivery, []);
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `GET /dashboard/api/webhook-deliveries?payment_id=`: a payment's deliveries, for its detail page. */
-export function listDeliveriesOfPayment({ sql }: Deps, caller: WebhookCaller): RequestHandler {
-  return async (req, res) => {
+export function listDeliveriesOfPayment(
+  { sql }: Deps,
+  caller: WebhookCaller,
+): Handler<typeof paymentDeliveriesOperation> {
+  return async ({ query: { payment_id: paymentId } }, _req, res) => {
     const { merchantId } = caller.scope(res);
-    for (const name of Object.keys(req.query)) {
-      if (name !== "payment_id") throw new GatewayError("parameter_unknown", { param: name });
-    }
-    const paymentId = required<unknown>(req.query as Record<string, unknown>, "payment_id");
-    if (typeof paymentId !== "string" || !UUID.test(paymentId)) {
-      throw new GatewayError("parameter_invalid", {
-        param: "payment_id",
-        message: "payment_id must be a payment id.",
-      });
-    }
     const { rows, attempts } = await listPaymentDeliveries(sql, merchantId, paymentId);
-    res.json({
+    return {
       object: "list",
       data: rows.map((d) =>
         toDeliveryResource(
@@ -222,6 +307,6 @@ export function listDeliveriesOfPayment({ sql }: Deps, caller: WebhookCaller): R
         ),
       ),
       has_more: false,
-    });
+    };
   };
 }

@@ -1,0 +1,26 @@
+// Every operation the API serves, in the order the document lists them. A test checks that the
+// app mounts exactly these, so an operation cannot be served undocumented.
+import { dashboardOperations } from "../dashboard/api/index.js";
+import type { OperationSpec } from "../http/operation.js";
+import { apiKeyOperations } from "../routes/api-keys/index.js";
+import { authOperations } from "../routes/auth/index.js";
+import { checkoutOperations } from "../routes/checkout/index.js";
+import { healthOperations } from "../routes/health.js";
+import { paymentOperations } from "../routes/payments/index.js";
+import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
+import { payoutWalletOperations } from "../routes/payout-wallets/index.js";
+import { payoutOperations } from "../routes/payouts/index.js";
+import { webhookOperations } from "../routes/webhooks/index.js";
+
+export const OPERATIONS: readonly OperationSpec[] = [
+  ...paymentOperations,
+  ...checkoutOperations,
+  ...healthOperations,
+  ...authOperations,
+  ...apiKeyOperations,
+  ...payoutDestinationOperations,
+  ...payoutWalletOperations,
+  ...dashboardOperations,
+  ...webhookOperations,
+  ...payoutOperations,
+];

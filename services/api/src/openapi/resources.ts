@@ -1,0 +1,417 @@
+// The answers of the API as zod schemas, each a component of the OpenAPI document (its `id`).
+// The resources merchants see are checked at compile time against @gateway/contracts, so the
+// contracts, these schemas, the document and the SDK's generated types cannot disagree.
+import {
+  CHAINS,
+  COINS,
+  CURRENCIES,
+  DELIVERY_STATUSES,
+  type DeliveryAttempt,
+  type DepositWallet,
+  EVENT_TYPES,
+  MODES,
+  PAYMENT_STATUSES,
+  PAYOUT_COINS,
+  PAYOUT_KINDS,
+  PAYOUT_STATUSES,
+  type Payment,
+  type Payout,
+  type Quote,
+  REFUND_REASONS,
+  REFUND_STATUSES,
+  type Refund,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from "@gateway/contracts";
+import { ERROR_CODES } from "@gateway/errors";
+import { z } from "zod";
+
+export const ERROR_CODE_LIST_DOC = "See docs/errors.md for the closed list of codes.";
+
+/** Amounts on the wire: decimal strings, never floats. */
+export const decimal = z.string().regex(/^\d+\.\d+$/);
+/** Timestamps: ISO 8601 in UTC with milliseconds. */
+export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+const mode = z.enum(MODES);
+
+export const ChainSchema = z.enum(CHAINS).meta({ id: "Chain" });
+export const CoinSchema = z.enum(COINS).meta({ id: "Coin" });
+export const PaymentStatusSchema = z.enum(PAYMENT_STATUSES).meta({ id: "PaymentStatus" });
+export const EventTypeSchema = z.enum(EVENT_TYPES).meta({ id: "WebhookEventType" });
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      type: z.enum([...new Set(Object.values(ERROR_CODES).map((c) => c.type))]),
+      code: z.string().meta({ description: ERROR_CODE_LIST_DOC }),
+      message: z.string(),
+      param: z.string().optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const RefundSchema = z
+  .object({
+    id: z.string(),
+    reason: z.enum(REFUND_REASONS),
+    amount: decimal,
+    coin: CoinSchema,
+    chain: ChainSchema,
+    to: z.string().nullable(),
+    status: z.enum(REFUND_STATUSES),
+    transaction_hash: z.string().nullable(),
+    simulated: z.boolean(),
+  })
+  .meta({ id: "Refund" });
+
+export const QuoteSchema = z
+  .object({
+    rate: decimal.meta({ description: "USD per coin the amount is locked at.", examples: ["150.12"] }),
+    expires_at: timestamp.meta({
+      description: "Transfers seen after this are returned; a new generate-wallet call quotes afresh.",
+    }),
+  })
+  .meta({ id: "Quote" });
+
+export const PaymentSchema = z
+  .object({
+    id: z.uuid(),
+    object: z.literal("payment"),
+    amount: decimal.meta({ description: "In `currency`, as a decimal string." }),
+    currency: z.enum(CURRENCIES),
+    status: PaymentStatusSchema,
+    is_test: z.boolean(),
+    description: z.string().nullable(),
+    redirect_url: z.string().nullable(),
+    checkout_url: z.string(),
+    fee: decimal.meta({ description: "1% of the USD value, at least 0.10 USD; charged only on completion." }),
+    chain: ChainSchema.nullable(),
+    coin: CoinSchema.nullable(),
+    deposit_address: z.string().nullable(),
+    amount_due: decimal.nullable(),
+    amount_received: decimal,
+    overpaid_amount: decimal.nullable(),
+    refunds: z.array(RefundSchema),
+    quote: QuoteSchema.nullable().meta({
+      description: "The chosen wallet's quote (a USD payment paid in SOL or SUI).",
+    }),
+    usd_value_at_creation: decimal.nullable().meta({
+      description: "USD value when created: the amount for USD/USDC/USDT, amount × live price for SOL/SUI.",
+    }),
+    usd_value_at_completion: decimal.nullable().meta({
+      description:
+        "USD value booked on completion: the USD amount (at the quote when paid in SOL/SUI), amount × price at completion for SOL/SUI payments.",
+    }),
+    usd_rate_at_creation: decimal
+      .nullable()
+      .meta({ description: "SOL/SUI payments: USD per coin when created." }),
+    usd_rate_at_completion: decimal.nullable().meta({
+      description:
+        "USD per coin the completion was valued at (the quote's rate, or the live price for SOL/SUI payments).",
+    }),
+    expires_at: timestamp,
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "Payment" });
+
+/** A page of a list, newest first; `has_more` says whether `starting_after` the last id finds more. */
+function listOf<T extends z.ZodType>(item: T, id: string) {
+  return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() }).meta({ id });
+}
+
+export const PaymentListSchema = listOf(PaymentSchema, "PaymentList");
+
+export const DepositWalletSchema = z
+  .object({
+    chain: ChainSchema,
+    coin: CoinSchema,
+    address: z.string(),
+    amount: decimal.meta({ description: "The exact amount to send, in the coin." }),
+    expires_at: timestamp,
+    payment_uri: z.string().nullable().meta({ description: "Solana Pay URI on Solana." }),
+    quote: QuoteSchema.nullable().meta({
+      description: "SOL or SUI for a USD payment: the locked rate; null for USDC/USDT and SOL/SUI payments.",
+    }),
+  })
+  .meta({ id: "DepositWallet" });
+
+export const CheckoutViewSchema = z
+  .object({
+    id: z.uuid(),
+    merchant_name: z.string(),
+    description: z.string().nullable(),
+    amount: decimal,
+    currency: z.enum(CURRENCIES),
+    status: PaymentStatusSchema,
+    is_test: z.boolean(),
+    expires_at: timestamp,
+    redirect_url: z.string().nullable(),
+    options: z.array(
+      z.object({
+        chain: ChainSchema,
+        coin: CoinSchema,
+        amount: decimal.nullable().meta({
+          description: "What to send; for a quoted coin an estimate at the current price (null while none).",
+        }),
+        rate: decimal.nullable().meta({ description: "Quoted coins: USD per coin now; null for 1:1 coins." }),
+      }),
+    ),
+    wallet: DepositWalletSchema.nullable(),
+    amount_received: decimal.nullable(),
+    refunds: z.array(
+      z.object({
+        amount: decimal,
+        coin: CoinSchema,
+        reason: z.enum(REFUND_REASONS),
+        status: z.enum(REFUND_STATUSES),
+      }),
+    ),
+  })
+  .meta({ id: "CheckoutView" });
+
+export const HealthSchema = z
+  .object({
+    status: z.enum(["ok", "unavailable"]),
+    database: z.enum(["ok", "unavailable"]).optional(),
+    nats: z.enum(["ok", "unavailable"]).optional(),
+  })
+  .meta({ id: "Health" });
+
+export const SignupSchema = z
+  .object({ object: z.literal("signup"), email: z.string(), verification: z.literal("code_sent") })
+  .meta({ id: "Signup" });
+
+export const EmailVerificationSchema = z
+  .object({ object: z.literal("email_verification"), email: z.string(), verified: z.literal(true) })
+  .meta({ id: "EmailVerification" });
+
+export const TokenSchema = z.object({ token: z.string() }).meta({ id: "Token" });
+
+export const MerchantSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("merchant"),
+    email: z.string(),
+    business_name: z.string(),
+    created_at: timestamp,
+  })
+  .meta({ id: "Merchant" });
+
+const apiKeypairFields = {
+  id: z.string(),
+  object: z.literal("api_keypair"),
+  active: z.boolean(),
+  test_key_prefix: z.string(),
+  live_key_prefix: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+export const ApiKeypairSchema = z.object(apiKeypairFields).meta({ id: "ApiKeypair" });
+export const CreatedApiKeypairSchema = z
+  .object({
+    ...apiKeypairFields,
+    test_key: z
+      .string()
+      .regex(/^gw_test_/)
+      .meta({ description: "Shown once." }),
+    live_key: z
+      .string()
+      .regex(/^gw_live_/)
+      .meta({ description: "Shown once." }),
+  })
+  .meta({ id: "CreatedApiKeypair" });
+export const ApiKeypairListSchema = listOf(ApiKeypairSchema, "ApiKeypairList");
+
+export const PayoutWalletSchema = z
+  .object({
+    object: z.literal("payout_wallet"),
+    chain: ChainSchema,
+    address: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "PayoutWallet" });
+export const SetPayoutWalletAnswerSchema = z
+  .object({
+    ...PayoutWalletSchema.shape,
+    effective_at: timestamp.nullable().meta({
+      description: "When live payouts may start going here (after the signer's delay); null without one.",
+    }),
+  })
+  .meta({ id: "LinkedPayoutWallet" });
+export const PayoutWalletListSchema = listOf(PayoutWalletSchema, "PayoutWalletList");
+
+export const PayoutWalletCodeSchema = z
+  .object({
+    object: z.literal("payout_wallet_code"),
+    chain: ChainSchema,
+    address: z.string(),
+    sent_to: z.string(),
+    expires_at: timestamp,
+  })
+  .meta({ id: "PayoutWalletCode" });
+
+export const PayoutDestinationSchema = z
+  .object({
+    object: z.literal("payout_destination"),
+    chain: ChainSchema,
+    mode,
+    address: z.string(),
+    linked: z.boolean().meta({ description: "The payout wallet: scheduled payouts go here." }),
+    status: z.enum(["pending", "active", "cancelled"]),
+    requested_at: timestamp,
+    effective_at: timestamp,
+    cancelled_at: timestamp.nullable(),
+  })
+  .meta({ id: "PayoutDestination" });
+export const PayoutDestinationListSchema = listOf(PayoutDestinationSchema, "PayoutDestinationList");
+
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.string().regex(/^whk_/),
+    url: z.string(),
+    is_test: z.boolean(),
+    events: z.array(z.union([EventTypeSchema, z.literal("*")])).meta({
+      description: '`["*"]`: every event type, including those added later.',
+    }),
+    description: z.string().nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: "WebhookEndpoint" });
+export const CreatedWebhookEndpointSchema = z
+  .object({
+    ...WebhookEndpointSchema.shape,
+    secret: z
+      .string()
+      .regex(/^whsec_/)
+      .meta({ description: "Shown once." }),
+  })
+  .meta({ id: "CreatedWebhookEndpoint" });
+export const WebhookEndpointListSchema = listOf(WebhookEndpointSchema, "WebhookEndpointList");
+export const DeletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: "Deleted" });
+
+export const DeliveryAttemptSchema = z
+  .object({
+    attempt: z.number().int(),
+    started_at: timestamp,
+    status_code: z.number().int().nullable(),
+    latency_ms: z.number().int().nullable(),
+    response_excerpt: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "DeliveryAttempt" });
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    event_id: z.string(),
+    event_type: EventTypeSchema,
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.number().int(),
+    next_attempt_at: timestamp.nullable().meta({ description: "Set while the delivery is pending." }),
+    created_at: timestamp,
+    last_attempt_at: timestamp.nullable(),
+    last_status_code: z.number().int().nullable(),
+    attempt_log: z.array(DeliveryAttemptSchema),
+  })
+  .meta({ id: "WebhookDelivery" });
+export const WebhookDeliveryListSchema = listOf(WebhookDeliverySchema, "WebhookDeliveryList");
+
+export const DashboardPaymentSchema = z
+  .object({
+    payment: PaymentSchema,
+    events: z.array(
+      z.object({
+        id: z.string(),
+        object: z.literal("event"),
+        type: EventTypeSchema,
+        created_at: timestamp,
+        data: z.unknown(),
+      }),
+    ),
+  })
+  .meta({ id: "DashboardPayment" });
+
+export const PayoutSchema = z
+  .object({
+    id: z.string().regex(/^po_/),
+    object: z.literal("payout"),
+    status: z.enum(PAYOUT_STATUSES),
+    amount: decimal,
+    network_fee: decimal.meta({
+      description: "What the network costs, taken from `amount`; zero for the scheduled payout of the day.",
+    }),
+    net_amount: decimal,
+    coin: z.enum(PAYOUT_COINS),
+    chain: ChainSchema,
+    destination: z.string(),
+    transaction_hash: z.string().nullable(),
+    kind: z.enum(PAYOUT_KINDS),
+    mode,
+    is_test: z.boolean(),
+    simulated: z.boolean(),
+    failure_reason: z.string().nullable(),
+    created_at: timestamp,
+    completed_at: timestamp.nullable(),
+  })
+  .meta({ id: "Payout" });
+export const PayoutListSchema = listOf(PayoutSchema, "PayoutList");
+
+export const PayoutScheduleSchema = z
+  .object({
+    object: z.literal("payout_schedule"),
+    mode,
+    hour: z.number().int().min(0).max(23),
+    enabled: z.boolean(),
+    minimum_amount: decimal,
+    next_run_at: timestamp.nullable(),
+    last_run_at: timestamp.nullable(),
+  })
+  .meta({ id: "PayoutSchedule" });
+
+export const PayoutContextSchema = z
+  .object({
+    object: z.literal("payout_context"),
+    mode,
+    total_available: z.number().meta({ description: "USDC and USDT available on every chain (1:1 USD)." }),
+    balances: z.array(
+      z.object({
+        chain: ChainSchema,
+        available: z.number(),
+        pending: z.number().meta({ description: "Reserved by payouts not completed yet." }),
+        coins: z.array(
+          z.object({ coin: CoinSchema, available: decimal, pending: decimal, payable: z.boolean() }),
+        ),
+        manual_payout_network_fee: decimal,
+      }),
+    ),
+    wallets: z.array(z.object({ chain: ChainSchema, address: z.string() })),
+    schedule: PayoutScheduleSchema.nullable(),
+  })
+  .meta({ id: "PayoutContext" });
+
+export const PayoutCodeSchema = z
+  .object({
+    object: z.literal("payout_code"),
+    mode,
+    chain: ChainSchema,
+    destination_address: z.string(),
+    sent_to: z.string(),
+    expires_at: timestamp,
+  })
+  .meta({ id: "PayoutCode" });
+
+/** Same members both ways: what the schema admits is exactly the contracts' type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+export type ContractsAgree = [
+  Assert<Same<z.output<typeof PaymentSchema>, Payment>>,
+  Assert<Same<z.output<typeof RefundSchema>, Refund>>,
+  Assert<Same<z.output<typeof QuoteSchema>, Quote>>,
+  Assert<Same<z.output<typeof DepositWalletSchema>, DepositWallet>>,
+  Assert<Same<z.output<typeof PayoutSchema>, Payout>>,
+  Assert<Same<z.output<typeof WebhookEndpointSchema>, WebhookEndpoint>>,
+  Assert<Same<z.output<typeof WebhookDeliverySchema>, WebhookDelivery>>,
+  Assert<Same<z.output<typeof DeliveryAttemptSchema>, DeliveryAttempt>>,
+];
