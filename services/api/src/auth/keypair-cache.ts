@@ -10,6 +10,8 @@ export interface KeypairRow {
 export interface KeypairCache {
   /** The keypair holding this key hash in this mode, or undefined for an unknown key. */
   find(mode: Mode, hash: Buffer): Promise<KeypairRow | undefined>;
+  /** Drops every entry: this replica changed a keypair and must not wait for its own notification. */
+  clear(): void;
 }
 
 /** A bound on staleness should the LISTEN connection drop and a notification be lost. */
@@ -50,6 +52,7 @@ export function createKeypairCache(sql: Sql): KeypairCache {
     );
 
   return {
+    clear: () => entries.clear(),
     async find(mode, hash) {
       if (!listening) return (await query(mode, hash))[0];
       const id = `${mode}:${hash.toString("base64")}`;

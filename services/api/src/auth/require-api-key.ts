@@ -13,19 +13,24 @@ export interface ApiKeyPrincipal {
 
 /**
  * Merchant server calls: the key is looked up by its hash, through a per-replica cache that every
- * change to a keypair empties on every replica (keypair-cache.ts), so a keypair deactivated in the
- * dashboard is refused at once by all of them.
+ * change to a keypair empties on every replica (keypair-cache.ts): a keypair deactivated in the
+ * dashboard is refused at once by the replica that deactivated it, and by the others as soon as
+ * PostgreSQL's notification reaches them.
  */
 /** One keypair cache (and one LISTEN) per pool, however many routers authenticate with it. */
 const caches = new WeakMap<Sql, KeypairCache>();
 
-export function requireApiKey(sql: Sql): RequestHandler {
+export function keypairCacheOf(sql: Sql): KeypairCache {
   let keypairs = caches.get(sql);
   if (!keypairs) {
     keypairs = createKeypairCache(sql);
     caches.set(sql, keypairs);
   }
-  const cache = keypairs;
+  return keypairs;
+}
+
+export function requireApiKey(sql: Sql): RequestHandler {
+  const cache = keypairCacheOf(sql);
   return async (req, res, next) => {
     try {
       const header = req.headers["x-api-key"];

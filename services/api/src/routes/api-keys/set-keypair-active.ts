@@ -1,5 +1,6 @@
 import { GatewayError } from "@gateway/errors";
 import { z } from "zod";
+import { keypairCacheOf } from "../../auth/require-api-key.js";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { emptyBody } from "../../http/fields.js";
@@ -24,9 +25,10 @@ export const deactivateKeypairOperation = keypairOperation("deactivateApiKeypair
 export const activateKeypairOperation = keypairOperation("activateApiKeypair", "activate");
 
 /**
- * `POST /api-keys/:id/deactivate` and `/activate`. The update's trigger empties every replica's
- * keypair cache (auth/keypair-cache.ts), so the change holds on all of them from the moment this
- * commits. Another merchant's keypair is a 404, like one that does not exist.
+ * `POST /api-keys/:id/deactivate` and `/activate`. This replica empties its keypair cache before
+ * answering, so the change holds here at once; the update's trigger notifies every other replica
+ * (auth/keypair-cache.ts), which empties its cache when the notification arrives. Another
+ * merchant's keypair is a 404, like one that does not exist.
  */
 export function setKeypairActive(
   { sql }: Pick<ApiDeps, "sql">,
@@ -40,6 +42,7 @@ export function setKeypairActive(
       where id = ${params.id} and merchant_id = ${merchantId}
       returning ${sql(KEYPAIR_COLUMNS)}`;
     if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such API keypair." });
+    keypairCacheOf(sql).clear();
     return toKeypairResource(row);
   };
 }
