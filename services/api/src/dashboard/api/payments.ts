@@ -1,12 +1,13 @@
 import type { EventType } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
-import { findPayment, listPayments, toPaymentResource } from "@gateway/payments";
+import { findPayment, toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { cursor, modeField, pageLimit } from "../../http/fields.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { DashboardPaymentSchema, PaymentListSchema, PaymentStatusSchema } from "../../openapi/resources.js";
+import { paymentPage } from "../../routes/payments/read-payments.js";
 
 export const dashboardListPaymentsOperation = defineOperation({
   method: "get",
@@ -33,18 +34,7 @@ export function listDashboardPayments({
 }: Pick<ApiDeps, "sql" | "config">): Handler<typeof dashboardListPaymentsOperation> {
   return async ({ query }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const page = await listPayments(sql, {
-      merchantId,
-      mode: query.mode ?? "live",
-      limit: query.limit ?? 10,
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
-    });
-    return {
-      object: "list",
-      data: page.rows.map((row) => toPaymentResource(row, config.PUBLIC_BASE_URL)),
-      has_more: page.hasMore,
-    };
+    return paymentPage(sql, config.PUBLIC_BASE_URL, { merchantId, mode: query.mode ?? "live" }, query);
   };
 }
 

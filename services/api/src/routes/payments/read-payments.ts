@@ -1,3 +1,4 @@
+import type { Mode, PaymentStatus } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
 import { findPayment, listPayments, toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
@@ -48,17 +49,33 @@ export function listPaymentsRoute({
 }: Pick<ApiDeps, "sql" | "config">): Handler<typeof listPaymentsOperation> {
   return async ({ query }, _req, res) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
-    const page = await listPayments(sql, {
-      merchantId,
-      mode,
-      limit: query.limit ?? 10,
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
-    });
-    return {
-      object: "list",
-      data: page.rows.map((row) => toPaymentResource(row, config.PUBLIC_BASE_URL)),
-      has_more: page.hasMore,
-    };
+    return paymentPage(sql, config.PUBLIC_BASE_URL, { merchantId, mode }, query);
+  };
+}
+
+/**
+ * One page of a merchant's payments in one mode, newest first, as the merchant API answers it
+ * (the dashboard's list answers the same).
+ */
+export async function paymentPage(
+  sql: ApiDeps["sql"],
+  publicBaseUrl: string,
+  owner: { merchantId: string; mode: Mode },
+  query: {
+    limit?: number | undefined;
+    status?: PaymentStatus | undefined;
+    starting_after?: string | undefined;
+  },
+) {
+  const page = await listPayments(sql, {
+    ...owner,
+    limit: query.limit ?? 10,
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
+  });
+  return {
+    object: "list" as const,
+    data: page.rows.map((row) => toPaymentResource(row, publicBaseUrl)),
+    has_more: page.hasMore,
   };
 }
