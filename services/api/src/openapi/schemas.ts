@@ -1,6 +1,7 @@
 // JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the API's bodies. Tests validate real responses
 // against them, so the document cannot drift from what the API sends.
 
+import { CHAINS } from "@gateway/chains";
 import { payoutSchemas } from "../routes/payouts/openapi.js";
 
 const decimal = { type: "string", pattern: "^\\d+\\.\\d+$", examples: ["12.50"] } as const;
@@ -32,7 +33,7 @@ export const schemas = {
       },
     },
   },
-  Chain: { enum: ["solana", "sui"] },
+  Chain: { enum: [...CHAINS] },
   Coin: { enum: ["USDC", "USDT", "SOL", "SUI"] },
   PaymentStatus: {
     enum: ["pending", "confirming", "confirmed", "completed", "underpaid", "refunded", "expired", "failed"],

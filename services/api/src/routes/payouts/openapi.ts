@@ -1,4 +1,6 @@
 // The payout endpoints in the OpenAPI document (spread into openapi/document.ts and schemas.ts).
+import { CHAINS } from "@gateway/chains";
+
 type Json = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -111,7 +113,7 @@ const timestamp = {
 } as const;
 const nullable = <T extends object>(schema: T) => ({ anyOf: [schema, { type: "null" }] });
 const decimal = { type: "string", pattern: "^\\d+\\.\\d+$" } as const;
-const chain = { enum: ["solana", "sui"] } as const;
+const chain = { enum: [...CHAINS] } as const;
 
 export const payoutSchemas = {
   PayoutContext: {

@@ -1,0 +1,14 @@
+export type { ChainAsset, ChainModule, PaymentRequest } from "./chain-module.js";
+export {
+  CHAIN_COINS,
+  CHAIN_MODULES,
+  CHAINS,
+  type Chain,
+  chainAsset,
+  chainModule,
+  chainsOfAddress,
+  isChain,
+  nativeCoin,
+  perChain,
+} from "./registry.js";
+export { solanaPayUri } from "./solana.js";

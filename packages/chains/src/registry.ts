@@ -1,0 +1,58 @@
+// The chain registry: one line per chain. `satisfies` makes a chain of the contracts' CHAINS
+// without a module, or a module for a chain the contracts do not list, a compile error.
+import { CHAINS, type Chain, type Coin } from "@gateway/contracts";
+import type { ChainAsset, ChainModule } from "./chain-module.js";
+import { solana } from "./solana.js";
+import { sui } from "./sui.js";
+
+export const CHAIN_MODULES = {
+  solana,
+  sui,
+} as const satisfies { readonly [C in Chain]: ChainModule<C> };
+
+export type { Chain };
+export { CHAINS };
+
+export function chainModule<C extends Chain>(chain: C): (typeof CHAIN_MODULES)[C] {
+  return CHAIN_MODULES[chain];
+}
+
+export function isChain(value: unknown): value is Chain {
+  return typeof value === "string" && Object.hasOwn(CHAIN_MODULES, value);
+}
+
+/** A table with one entry per registered chain, computed from its module. */
+export function perChain<T>(entry: (module: ChainModule) => T): Readonly<Record<Chain, T>> {
+  const table: Partial<Record<Chain, T>> = {};
+  for (const chain of CHAINS) table[chain] = entry(CHAIN_MODULES[chain]);
+  return table as Record<Chain, T>;
+}
+
+/** Coins each chain carries, in the order the checkout offers them. */
+export const CHAIN_COINS: Readonly<Record<Chain, readonly Coin[]>> = perChain((module) =>
+  module.assets.map((asset) => asset.coin),
+);
+
+export function chainAsset(chain: Chain, coin: Coin): ChainAsset | undefined {
+  return CHAIN_MODULES[chain].assets.find((asset) => asset.coin === coin);
+}
+
+/** The coin that pays gas on `chain` (SOL, SUI): what a payout's network fee is counted in. */
+export function nativeCoin(chain: Chain): Coin {
+  const native = CHAIN_MODULES[chain].assets.find((asset) => asset.native);
+  if (!native) throw new Error(`chain ${chain} lists no native coin`);
+  return native.coin;
+}
+
+/**
+ * The chains whose address rules accept `raw`, with its canonical form on each. Address formats
+ * of the registered chains do not overlap today; a caller must still handle several matches.
+ */
+export function chainsOfAddress(raw: string): { chain: Chain; address: string }[] {
+  const found: { chain: Chain; address: string }[] = [];
+  for (const chain of CHAINS) {
+    const address = CHAIN_MODULES[chain].parseAddress(raw);
+    if (address !== undefined) found.push({ chain, address });
+  }
+  return found;
+}
