@@ -94,3 +94,16 @@ export function constObjectKeys(file: string, name: string): string[] {
     return ts.isStringLiteral(p.name) ? p.name.text : p.name.getText();
   });
 }
+
+/** `const NAME = { a: "x", b: "y" }` → { a: "x", b: "y" }. */
+export function constStringRecord(file: string, name: string): Record<string, string> {
+  const init = topLevelInitializer(file, name);
+  if (!ts.isObjectLiteralExpression(init)) throw new Error(`${file} ${name} is not an object literal`);
+  const record: Record<string, string> = {};
+  for (const p of init.properties) {
+    if (!ts.isPropertyAssignment(p) || !ts.isStringLiteral(p.initializer))
+      throw new Error(`${file} ${name}: ${p.getText()} is not a string property`);
+    record[ts.isStringLiteral(p.name) ? p.name.text : p.name.getText()] = p.initializer.text;
+  }
+  return record;
+}
