@@ -1,5 +1,6 @@
-// The chain registry: one line per chain. `satisfies` makes a chain of the contracts' CHAINS
-// without a module, or a module for a chain the contracts do not list, a compile error.
+// The chain registry: one line per chain (docs/adding-a-chain.md lists everything else a chain
+// takes). `satisfies` makes a chain of the contracts' CHAINS without a module, or a module for a
+// chain the contracts do not list, a compile error.
 import { CHAINS, type Chain, type Coin } from "@gateway/contracts";
 import type { ChainAsset, ChainModule } from "./chain-module.js";
 import { solana } from "./solana.js";

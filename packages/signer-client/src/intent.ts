@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { CHAINS, type Chain as ChainId } from "@gateway/contracts";
 import { Chain, type Intent, IntentSchema, Mode } from "@gateway/signer-proto";
 
-/** The registry's chains; each needs a module in the signer too. */
+/** The registry's chains; each needs its signer part too (docs/adding-a-chain.md). */
 export type ChainName = ChainId;
 export type ModeName = "live" | "test";
 
