@@ -36,9 +36,9 @@ interface AdapterDeps {
 type ChainAdapter = ChainSettlement & Parameters<typeof createChainPayout>[1];
 
 /**
- * Each registered chain's settlement adapter (the registry's `settlementPackage`), kept here because
- * packages must not import services nor the registry the heavy chain SDKs. The mapped type makes a
- * chain of the registry without an adapter a compile error.
+ * Each registered chain's settlement adapter (from the registry's `settlementPackage`). Kept here,
+ * not in the registry, so the registry stays free of chain SDKs (the API and the domain import
+ * it). The mapped type makes a chain of the registry without an adapter a compile error.
  */
 const ADAPTERS: {
   readonly [C in Chain]: {
