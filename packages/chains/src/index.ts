@@ -4,6 +4,7 @@ export {
   CHAIN_MODULES,
   CHAINS,
   type Chain,
+  COIN_DECIMALS,
   chainAsset,
   chainModule,
   chainsOfAddress,

@@ -1,6 +1,14 @@
 import { CHAINS, COINS } from "@gateway/contracts";
 import { describe, expect, it } from "vitest";
-import { CHAIN_COINS, CHAIN_MODULES, chainModule, chainsOfAddress, isChain, nativeCoin } from "./registry.js";
+import {
+  CHAIN_COINS,
+  CHAIN_MODULES,
+  COIN_DECIMALS,
+  chainModule,
+  chainsOfAddress,
+  isChain,
+  nativeCoin,
+} from "./registry.js";
 
 const SOLANA = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const SUI = `0x${"Ab".repeat(32)}`;
@@ -19,6 +27,7 @@ describe("the chain registry", () => {
       expect(chainModule(chain).assets.filter((a) => a.native)).toHaveLength(1);
     }
     expect(CHAIN_COINS).toEqual({ solana: ["USDC", "USDT", "SOL"], sui: ["USDC", "USDT", "SUI"] });
+    expect(COIN_DECIMALS).toEqual({ USDC: 6, USDT: 6, SOL: 9, SUI: 9 });
     expect(nativeCoin("solana")).toBe("SOL");
     expect(nativeCoin("sui")).toBe("SUI");
   });

@@ -1,7 +1,7 @@
 // The chain registry: one line per chain (docs/adding-a-chain.md lists everything else a chain
 // takes). `satisfies` makes a chain of the contracts' CHAINS without a module, or a module for a
 // chain the contracts do not list, a compile error.
-import { CHAINS, type Chain, type Coin } from "@gateway/contracts";
+import { CHAINS, type Chain, COINS, type Coin } from "@gateway/contracts";
 import type { ChainAsset, ChainModule } from "./chain-module.js";
 import { solana } from "./solana.js";
 import { sui } from "./sui.js";
@@ -33,6 +33,27 @@ export function perChain<T>(entry: (module: ChainModule) => T): Readonly<Record<
 export const CHAIN_COINS: Readonly<Record<Chain, readonly Coin[]>> = perChain((module) =>
   module.assets.map((asset) => asset.coin),
 );
+
+/**
+ * Base-unit decimals of each coin, from the chains that carry it. The money code counts a coin in
+ * one set of decimals wherever it is paid, so chains that disagree (or a coin no chain carries)
+ * stop the process at start-up rather than mis-scale an amount.
+ */
+export const COIN_DECIMALS: Readonly<Record<Coin, number>> = (() => {
+  const decimals: Partial<Record<Coin, number>> = {};
+  for (const chain of CHAINS) {
+    for (const asset of CHAIN_MODULES[chain].assets) {
+      const known = decimals[asset.coin];
+      if (known !== undefined && known !== asset.decimals) {
+        throw new Error(`${asset.coin} has ${asset.decimals} decimals on ${chain} but ${known} elsewhere`);
+      }
+      decimals[asset.coin] = asset.decimals;
+    }
+  }
+  const missing = COINS.filter((coin) => decimals[coin] === undefined);
+  if (missing.length > 0) throw new Error(`no chain carries ${missing.join(", ")}`);
+  return decimals as Record<Coin, number>;
+})();
 
 export function chainAsset(chain: Chain, coin: Coin): ChainAsset | undefined {
   return CHAIN_MODULES[chain].assets.find((asset) => asset.coin === coin);
