@@ -72,6 +72,26 @@ const suiChain = (ctx: ClusterContext) => ({
   SUI_USDT_COIN_TYPE: "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdt::USDT",
 });
 
+/**
+ * Live prices from the local price server (test/price-server), like the local chains; every
+ * variable the operator sets wins, so real feeds are one PRICE_*_URL away.
+ */
+const priceFeeds = (ctx: ClusterContext): Record<string, string> => {
+  const server = `http://127.0.0.1:${p(ctx, 8090)}`;
+  const local: Record<string, string> = {
+    PRICE_PYTH_URL: `${server}/pyth`,
+    PRICE_COINBASE_URL: `${server}/coinbase`,
+    PRICE_KRAKEN_URL: `${server}/kraken`,
+    // Moving a price on the local server shows within two seconds.
+    PRICE_REFRESH_MS: "2000",
+  };
+  const names = [...Object.keys(local), "PRICE_SOURCES", "PRICE_MAX_AGE_SECONDS", "PRICE_MAX_DEVIATION_BPS"];
+  const operator = Object.fromEntries(
+    names.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
+  );
+  return { ...local, ...operator };
+};
+
 /** The static header the local network sends with provider webhooks, derived from the dev secrets. */
 const watcherAuthHeader = (ctx: ClusterContext) =>
   `Bearer ${createHash("sha256").update(`watcher-solana:${ctx.secrets.JWT_SECRET}`).digest("hex")}`;
@@ -89,6 +109,16 @@ export const SERVICES: ServiceSpec[] = [
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8025)}/healthz`,
     urls: (ctx) => ({ "mail catcher": `http://localhost:${p(ctx, 8025)}` }),
     notNeeded: (ctx) => (ctx.operator.SMTP_URL ? "SMTP_URL is set: mail goes there" : undefined),
+  },
+  {
+    name: "price-server",
+    dir: "test/price-server",
+    env: (ctx) => ({
+      PRICE_SERVER_PORT: p(ctx, 8090),
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    }),
+    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8090)}/healthz`,
+    urls: (ctx) => ({ "price feeds (local)": `http://127.0.0.1:${p(ctx, 8090)}/control/state` }),
   },
   {
     name: "signer",
@@ -153,6 +183,7 @@ export const SERVICES: ServiceSpec[] = [
       ...signerClient(ctx, "settlement"),
       ...solanaRpc(ctx),
       ...suiChain(ctx),
+      ...priceFeeds(ctx),
       HEALTH_PORT: p(ctx, 3101),
       PUBLIC_BASE_URL: ctx.publicBaseUrl,
       SETTLEMENT_APPROVER_KEY_ID: ctx.secrets.SETTLEMENT_APPROVER.keyId,
@@ -207,6 +238,8 @@ export const SERVICES: ServiceSpec[] = [
       SMTP_URL: `smtp://127.0.0.1:${p(ctx, 1025)}`,
       API_APPROVER_KEY_ID: ctx.secrets.API_APPROVER.keyId,
       API_APPROVER_SEED: ctx.secrets.API_APPROVER.seed,
+      ...priceFeeds(ctx),
+      ...(process.env.QUOTE_TTL_SECONDS ? { QUOTE_TTL_SECONDS: process.env.QUOTE_TTL_SECONDS } : {}),
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${ctx.apiPort}/readyz`,
     urls: (ctx) => ({

@@ -4,7 +4,7 @@
 // audit. One transaction per intent id, ever: that is what makes a signature exactly-once
 // without chain access (docs/signer.md, "Exactly once"). Checks and recording run
 // synchronously per request, so two requests never interleave between check and record.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { blake2b } from "@noble/hashes/blake2.js";
 import type { Logger } from "pino";
@@ -59,7 +59,8 @@ export interface SignerCore extends AddressBook, DestinationDesk {
   auditHead(): AuditHead;
 }
 
-const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+// One-shot hashing: a third of the cost of a Hash object per call.
+const sha256Hex = (bytes: Uint8Array) => hash("sha256", bytes, "hex");
 const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
 
 function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {

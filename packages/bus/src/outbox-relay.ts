@@ -1,6 +1,7 @@
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { wakeablePause } from "./wakeable-pause.js";
 
 export interface OutboxRelayOptions {
   sql: Sql;
@@ -31,7 +32,7 @@ export function createOutboxRelay({
   pollMs = 500,
 }: OutboxRelayOptions): OutboxRelay {
   let running = false;
-  let wake: (() => void) | undefined;
+  const idle = wakeablePause();
   let loop: Promise<void> | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let failures = 0;
@@ -87,14 +88,7 @@ export function createOutboxRelay({
       }
       if (!running) break;
       const delay = failures > 0 ? Math.min(pollMs * 2 ** Math.min(failures, 4), 5_000) : pollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      await idle.pause(delay);
     }
   }
 
@@ -102,13 +96,13 @@ export function createOutboxRelay({
     async start() {
       if (running) return;
       running = true;
-      const listener = await sql.listen("outbox", () => wake?.());
+      const listener = await sql.listen("outbox", () => idle.wake());
       unlisten = listener.unlisten;
       loop = run();
     },
     async stop() {
       running = false;
-      wake?.();
+      idle.wake();
       await loop;
       await unlisten?.();
     },

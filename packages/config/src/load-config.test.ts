@@ -57,3 +57,38 @@ describe("NATS_URL", () => {
     ).toThrow(/NATS_URL/);
   });
 });
+
+describe("price variables", () => {
+  const base = { DATABASE_URL: "postgres://u@localhost/db" };
+
+  it("default to the three public feeds with PRODUCT.md's freshness and deviation", () => {
+    const config = parseConfig("settlement", settlementConfigSchema, base);
+    expect(config.PRICE_SOURCES).toEqual(["pyth", "coinbase", "kraken"]);
+    expect(config.PRICE_PYTH_URL).toBe("https://hermes.pyth.network");
+    expect(config.PRICE_MAX_AGE_SECONDS).toBe(60);
+    expect(config.PRICE_MAX_DEVIATION_BPS).toBe(100);
+  });
+
+  it.each([
+    ["pyth", "at least two sources"],
+    ["pyth,bloomberg", "each one of pyth, coinbase, kraken"],
+    ["pyth,pyth", "at least two sources"],
+  ])("refuse PRICE_SOURCES=%s", (value, problem) => {
+    try {
+      parseConfig("settlement", settlementConfigSchema, { ...base, PRICE_SOURCES: value });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).issues).toContainEqual({ variable: "PRICE_SOURCES", problem });
+    }
+  });
+
+  it("take any URL for a source, so the operator's choice wins", () => {
+    const config = parseConfig("settlement", settlementConfigSchema, {
+      ...base,
+      PRICE_SOURCES: "Kraken, coinbase",
+      PRICE_KRAKEN_URL: "http://127.0.0.1:8090/kraken",
+    });
+    expect(config.PRICE_SOURCES).toEqual(["kraken", "coinbase"]);
+    expect(config.PRICE_KRAKEN_URL).toBe("http://127.0.0.1:8090/kraken");
+  });
+});

@@ -40,8 +40,48 @@ export const suiChainFields = {
     .default("0x375f70cf2ae4c00bf37117d0c85a2c71545e6ee05c4a5c7d282cd66a4504b068::usdt::USDT"),
 };
 
+/** The public price feeds the price service knows how to read. */
+export const PRICE_SOURCE_NAMES = ["pyth", "coinbase", "kraken"] as const;
+export type PriceSourceName = (typeof PRICE_SOURCE_NAMES)[number];
+
+/**
+ * Live prices of SOL and SUI (packages/prices): which feeds, where, and how fresh and how close
+ * they must be. Every URL can be pointed elsewhere (the local price server in development).
+ */
+export const priceFields = {
+  /** Comma-separated, at least two: a price is the median of at least two fresh sources. */
+  PRICE_SOURCES: z
+    .string()
+    .default(PRICE_SOURCE_NAMES.join(","))
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(",")
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ])
+    .refine(
+      (list) => list.every((name) => (PRICE_SOURCE_NAMES as readonly string[]).includes(name)),
+      `each one of ${PRICE_SOURCE_NAMES.join(", ")}`,
+    )
+    .refine((list) => list.length >= 2, "at least two sources")
+    .transform((list) => list as PriceSourceName[]),
+  PRICE_PYTH_URL: url(["http", "https"]).default("https://hermes.pyth.network"),
+  PRICE_COINBASE_URL: url(["http", "https"]).default("https://api.coinbase.com"),
+  PRICE_KRAKEN_URL: url(["http", "https"]).default("https://api.kraken.com"),
+  PRICE_MAX_AGE_SECONDS: positiveInt(60),
+  PRICE_MAX_DEVIATION_BPS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** How often every source is read in the background. */
+  PRICE_REFRESH_MS: positiveInt(10_000),
+};
+export type PriceConfig = { [K in keyof typeof priceFields]: z.infer<(typeof priceFields)[K]> };
+
 export const apiConfigSchema = z.object({
   ...infrastructure,
+  ...priceFields,
+  /** How long a quote (a USD payment paid in SOL/SUI) locks its rate; never past the payment's expiry. */
+  QUOTE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   ...signerClientFields,
   PORT: port(3000),
   PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
@@ -79,6 +119,7 @@ export type ApiConfig = z.infer<typeof apiConfigSchema>;
 
 export const settlementConfigSchema = z.object({
   ...infrastructure,
+  ...priceFields,
   ...signerClientFields,
   HEALTH_PORT: port(3101),
   PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),

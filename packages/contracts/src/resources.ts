@@ -45,9 +45,23 @@ export interface Payment {
   amount_received: string;
   overpaid_amount: string | null;
   refunds: Refund[];
+  /** A USD payment paid in SOL or SUI: the rate its amount due was locked at, and until when. */
+  quote: Quote | null;
+  /** USD values (decimal strings, up to six decimals): at creation (limits) and as booked at completion (fee). */
+  usd_value_at_creation: string | null;
+  usd_value_at_completion: string | null;
+  /** SOL/SUI payments: USD per coin at creation and at completion (a quoted payment: its quote's rate). */
+  usd_rate_at_creation: string | null;
+  usd_rate_at_completion: string | null;
   expires_at: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A locked rate: USD per whole coin as a decimal string, until `expires_at` (docs/payment-lifecycle.md). */
+export interface Quote {
+  rate: string;
+  expires_at: string;
 }
 
 /** The one-time address a customer pays a payment to, in the coin and on the chain they chose. */

@@ -1,7 +1,7 @@
 import { CHAIN_MODULES } from "@gateway/chains";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CHAIN_COINS, canPay, chainCarries, coinsForPayment, toCoinUnits } from "./coins.js";
+import { CHAIN_COINS, canPay, chainCarries, coinsForPayment, needsQuote, toCoinUnits } from "./coins.js";
 import { COINS, type Coin, CURRENCIES, type Currency, DECIMALS, formatAmount, MoneyError } from "./money.js";
 
 describe("chains and coins", () => {
@@ -30,8 +30,10 @@ describe("coinsForPayment", () => {
       [
         { chain: "solana", coin: "USDC" },
         { chain: "solana", coin: "USDT" },
+        { chain: "solana", coin: "SOL" },
         { chain: "sui", coin: "USDC" },
         { chain: "sui", coin: "USDT" },
+        { chain: "sui", coin: "SUI" },
       ],
     ],
     [
@@ -92,7 +94,7 @@ describe("toCoinUnits", () => {
     ["SOL", "SUI"],
     ["SUI", "SOL"],
     ["SUI", "USDT"],
-  ])("refuses %s paid in %s", (currency, coin) => {
+  ])("refuses %s paid in %s at a fixed rate", (currency, coin) => {
     expect(() => toCoinUnits(100n, currency, coin)).toThrow(MoneyError);
     try {
       toCoinUnits(100n, currency, coin);
@@ -103,7 +105,9 @@ describe("toCoinUnits", () => {
 
   it("keeps the displayed value: the coin amount prints as the same decimal (property)", () => {
     const pairs = CURRENCIES.flatMap((currency) =>
-      coinsForPayment(currency).map(({ coin }) => [currency, coin] as const),
+      coinsForPayment(currency)
+        .filter(({ coin }) => !needsQuote(currency, coin))
+        .map(({ coin }) => [currency, coin] as const),
     );
     fc.assert(
       fc.property(
@@ -116,5 +120,15 @@ describe("toCoinUnits", () => {
         },
       ),
     );
+  });
+});
+
+describe("needsQuote", () => {
+  it("is true exactly for a USD payment paid in the chain's own coin", () => {
+    for (const currency of CURRENCIES) {
+      for (const coin of COINS) {
+        expect(needsQuote(currency, coin)).toBe(currency === "USD" && (coin === "SOL" || coin === "SUI"));
+      }
+    }
   });
 });

@@ -7,9 +7,12 @@ import { type Chain, type Coin, type Currency, DECIMALS, MoneyError, pow10 } fro
 /** Coins each chain carries, in the order the checkout offers them: the chain registry's assets. */
 export { CHAIN_COINS };
 
-/** Coins that pay each currency. Stablecoins stand in 1:1 for USD and for each other. */
+/**
+ * Coins that pay each currency. Stablecoins stand in 1:1 for USD and for each other; a USD
+ * payment may also be paid in the chain's own coin at a quoted rate (`needsQuote`).
+ */
 export const PAYMENT_COINS: Readonly<Record<Currency, readonly Coin[]>> = {
-  USD: ["USDC", "USDT"],
+  USD: ["USDC", "USDT", "SOL", "SUI"],
   USDC: ["USDC", "USDT"],
   USDT: ["USDC", "USDT"],
   SOL: ["SOL"],
@@ -41,13 +44,22 @@ export function canPay(currency: Currency, chain: Chain, coin: Coin): boolean {
 }
 
 /**
+ * A USD price paid in SOL or SUI: the coin amount depends on a rate, locked in a quote for a
+ * while, rather than on a fixed 1:1 conversion.
+ */
+export function needsQuote(currency: Currency, coin: Coin): coin is "SOL" | "SUI" {
+  return currency === "USD" && (coin === "SOL" || coin === "SUI");
+}
+
+/**
  * Converts an amount in `currency` base units into `coin` base units. Every accepted pair
- * has at least as many coin decimals as currency decimals, so this is an exact
- * multiplication (USD cents → USDC micro-units is × 10^4).
+ * without a quote has at least as many coin decimals as currency decimals, so this is an
+ * exact multiplication (USD cents → USDC micro-units is × 10^4). Quoted pairs go through
+ * `quotedAmount` instead.
  */
 export function toCoinUnits(amount: bigint, currency: Currency, coin: Coin): bigint {
-  if (!PAYMENT_COINS[currency].includes(coin)) {
-    throw new MoneyError("coin_unsupported", `${coin} cannot pay a ${currency} payment`);
+  if (!PAYMENT_COINS[currency].includes(coin) || needsQuote(currency, coin)) {
+    throw new MoneyError("coin_unsupported", `${coin} cannot pay a ${currency} payment at a fixed rate`);
   }
   return amount * pow10(DECIMALS[coin] - DECIMALS[currency]);
 }

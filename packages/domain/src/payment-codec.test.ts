@@ -50,6 +50,8 @@ describe("serializePaymentState", () => {
       gross: "12500000",
       fee: "130000",
       net: "12370000",
+      usdValue: "12500000",
+      usdRate: null,
     });
     expect(json.transfers.map((t) => [t.transferId, t.status, t.amount])).toEqual([
       ["tx1", "dropped", "1000000"],

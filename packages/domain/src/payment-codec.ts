@@ -16,6 +16,7 @@ import {
   type RefundRecord,
   type TransferAttestation,
   type TransferRecord,
+  type WalletQuote,
 } from "./payment.js";
 
 /** T with every bigint replaced by its decimal string: the JSON shape. */
@@ -159,11 +160,14 @@ function literal<T extends string>(expected: T): Decoder<T> {
 const chain = oneOf(CHAINS);
 const coin = oneOf(COINS);
 
+const quote = object<WalletQuote>({ rate: bigint, expiresAt: finiteNumber, ended: boolean });
+
 const walletFields = {
   chain,
   coin,
   address: nullable(string),
   amountDue: bigint,
+  quote: added(quote),
 };
 const wallet = object<DepositWallet>(walletFields);
 
@@ -194,7 +198,15 @@ const refundFields = {
 
 const refundRecord = object<RefundRecord>({ ...refundFields, txid: nullable(string) });
 
-const creditFields = { chain, coin, gross: bigint, fee: bigint, net: bigint };
+const creditFields = {
+  chain,
+  coin,
+  gross: bigint,
+  fee: bigint,
+  net: bigint,
+  usdValue: added(bigint),
+  usdRate: added(bigint),
+};
 const credit = object<Credit>(creditFields);
 
 const paymentState = object<PaymentState>({
@@ -215,6 +227,8 @@ const paymentState = object<PaymentState>({
   credit: nullable(credit),
   failureReason: nullable(string),
   simulated: boolean,
+  usdRateAtCreation: added(bigint),
+  usdRateAtCompletion: added(bigint),
 });
 
 const paymentMessage = tagged<PaymentMessage>({
@@ -224,6 +238,7 @@ const paymentMessage = tagged<PaymentMessage>({
     coin,
     address: string,
     amountDue: bigint,
+    quote: added(object({ rate: bigint, expiresAt: finiteNumber })),
   }),
   transfer_seen: object({
     type: literal("transfer_seen"),
@@ -242,7 +257,8 @@ const paymentMessage = tagged<PaymentMessage>({
   }),
   transfer_dropped: object({ type: literal("transfer_dropped"), transferId: string }),
   expire: object({ type: literal("expire"), now: finiteNumber }),
-  sweep_done: object({ type: literal("sweep_done"), txid: string }),
+  quote_expire: object({ type: literal("quote_expire"), expiresAt: finiteNumber, now: finiteNumber }),
+  sweep_done: object({ type: literal("sweep_done"), txid: string, usdRate: added(bigint) }),
   refund_sent: object({ type: literal("refund_sent"), refundId: string, txid: string }),
   fail: object({ type: literal("fail"), reason: string }),
   simulate: object({

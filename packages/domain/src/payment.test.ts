@@ -99,6 +99,8 @@ describe("docs/payment-lifecycle.md statuses, row by row", () => {
       gross: USDC_DUE,
       fee: 130_000n,
       net: 12_370_000n,
+      usdValue: 12_500_000n,
+      usdRate: null,
     } as const;
     expect(state.credit).toEqual(credit);
     expect(creditsOf(effects)).toEqual([{ type: "credit", ...credit }]);
@@ -491,12 +493,13 @@ describe("wallet choice", () => {
   });
 
   it.each<[string, PaymentMessage, RejectionCode]>([
-    ["SOL cannot pay USD", walletUsdc({ coin: "SOL", amountDue: 1n }), "wallet_invalid"],
+    ["SOL for USD without a quote", walletUsdc({ coin: "SOL", amountDue: 1n }), "quote_invalid"],
+    ["SOL cannot pay USDC", walletUsdc({ coin: "SOL", amountDue: 1n }), "wallet_invalid"],
     ["sui does not carry SOL", walletUsdc({ chain: "sui", coin: "SOL" }), "wallet_invalid"],
     ["empty address", walletUsdc({ address: "" }), "wallet_invalid"],
     ["wrong amount due", walletUsdc({ amountDue: USDC_DUE + 1n }), "amount_due_mismatch"],
-  ])("refuses %s", (_label, message, code) => {
-    const decision = decide(newPayment(), message);
+  ])("refuses %s", (label, message, code) => {
+    const decision = decide(newPayment({ currency: label.endsWith("USDC") ? "USDC" : "USD" }), message);
     expect(decision.rejected?.code).toBe(code);
     expect(decision.state.wallet).toBeNull();
   });
@@ -520,6 +523,9 @@ describe("wallet choice", () => {
         gross: 1_500_000_000n,
         fee: 15_000_000n,
         net: 1_485_000_000n,
+        // No price was known at creation or completion in this test.
+        usdValue: null,
+        usdRate: null,
       },
     ]);
   });
@@ -581,7 +587,16 @@ describe("simulate (test mode)", () => {
     expect(state.wallet).toEqual({ chain: "solana", coin: "USDC", address: null, amountDue: USDC_DUE });
     expect(effects).toEqual([
       { type: "event", event: "payment.completed" },
-      { type: "credit", chain: "solana", coin: "USDC", gross: USDC_DUE, fee: 130_000n, net: 12_370_000n },
+      {
+        type: "credit",
+        chain: "solana",
+        coin: "USDC",
+        gross: USDC_DUE,
+        fee: 130_000n,
+        net: 12_370_000n,
+        usdValue: 12_500_000n,
+        usdRate: null,
+      },
     ]);
   });
 
@@ -703,6 +718,8 @@ function messageFor(type: PaymentMessageType, state: PaymentState): PaymentMessa
       return { type: "transfer_dropped", transferId: state.transfers[0]?.transferId ?? "tx-unknown" };
     case "expire":
       return EXPIRE;
+    case "quote_expire":
+      return { type: "quote_expire", expiresAt: EXPIRES_AT, now: EXPIRES_AT };
     case "sweep_done":
       return { type: "sweep_done", txid: "sweep" };
     case "refund_sent":
@@ -732,6 +749,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: { to: "confirmed", events: ["payment.confirming", "payment.confirmed"] },
     transfer_dropped: { rejected: "unknown_transfer" },
     expire: { to: "expired", events: ["payment.expired"] },
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { rejected: "unknown_refund" },
     fail: na,
@@ -743,6 +761,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: { to: "confirmed", events: ["payment.confirmed"] },
     transfer_dropped: { to: "confirming", events: [] },
     expire: { to: "confirming", events: [] },
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { rejected: "unknown_refund" },
     fail: { to: "failed", events: ["payment.failed"] },
@@ -754,6 +773,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: lateRefund("confirmed"),
     transfer_dropped: na,
     expire: na,
+    quote_expire: na,
     sweep_done: { to: "completed", events: ["payment.completed"] },
     refund_sent: { rejected: "unknown_refund" },
     fail: { to: "failed", events: ["payment.failed"] },
@@ -765,6 +785,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: lateRefund("completed"),
     transfer_dropped: na,
     expire: na,
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { rejected: "unknown_refund" },
     fail: na,
@@ -776,6 +797,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: lateRefund("underpaid"),
     transfer_dropped: na,
     expire: na,
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { to: "refunded", events: ["payment.refunded"] },
     fail: { to: "failed", events: ["payment.failed"] },
@@ -787,6 +809,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: lateRefund("refunded"),
     transfer_dropped: na,
     expire: na,
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { rejected: "duplicate" },
     fail: na,
@@ -798,6 +821,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: lateRefund("expired"),
     transfer_dropped: { rejected: "unknown_transfer" },
     expire: na,
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { rejected: "unknown_refund" },
     fail: na,
@@ -809,6 +833,7 @@ const TABLE: Record<PaymentStatus, Record<PaymentMessageType, Outcome>> = {
     transfer_final: lateRefund("failed"),
     transfer_dropped: na,
     expire: na,
+    quote_expire: na,
     sweep_done: na,
     refund_sent: { rejected: "unknown_refund" },
     fail: na,
@@ -822,7 +847,7 @@ describe("every message in every status", () => {
   );
 
   it("covers all statuses and message types", () => {
-    expect(cells).toHaveLength(8 * 9);
+    expect(cells).toHaveLength(8 * 10);
     for (const status of PAYMENT_STATUSES) expect(fixture(status).status).toBe(status);
   });
 

@@ -5,8 +5,10 @@
 
 import type { PaymentEventType, PaymentStatus, RefundReason, SimulatedOutcome } from "@gateway/contracts";
 import { assertNever } from "./assert-never.js";
-import { canPay, coinsForPayment, toCoinUnits } from "./coins.js";
-import { type Chain, type Coin, type Currency, type Mode, MoneyError } from "./money.js";
+import { canPay, coinsForPayment, needsQuote, toCoinUnits } from "./coins.js";
+import { computeFee } from "./fees.js";
+import { type Chain, type Coin, type Currency, DECIMALS, type Mode, MoneyError, pow10 } from "./money.js";
+import { isPriced, type PricedCoin, type Prices, quotedAmount } from "./prices.js";
 
 export {
   PAYMENT_EVENT_TYPES,
@@ -19,6 +21,19 @@ export {
 /** Statuses that never change again; late transfers to them only add refunds. */
 export const TERMINAL_STATUSES: readonly PaymentStatus[] = ["completed", "refunded", "failed"];
 
+/**
+ * The rate a USD payment paid in SOL or SUI is locked at. Transfers seen before `expiresAt`
+ * count at this rate; one first seen after the quote ended is returned (docs/payment-lifecycle.md).
+ */
+export interface WalletQuote {
+  /** Micro-USD per whole coin. */
+  rate: bigint;
+  /** Epoch milliseconds; never after the payment's expiresAt. */
+  expiresAt: number;
+  /** The `quote_expire` message arrived: the quote takes no new transfer. */
+  ended: boolean;
+}
+
 /** The deposit wallet the customer chose. Amounts inside the actor are in `coin` base units. */
 export interface DepositWallet {
   chain: Chain;
@@ -26,6 +41,8 @@ export interface DepositWallet {
   /** Null only for a test payment simulated before any wallet was generated. */
   address: string | null;
   amountDue: bigint;
+  /** Present only for a quoted pair (a USD payment paid in SOL or SUI). */
+  quote?: WalletQuote | null;
 }
 
 /**
@@ -100,6 +117,14 @@ export interface Credit {
   gross: bigint;
   fee: bigint;
   net: bigint;
+  /**
+   * The payment's USD value in micro-USD, as booked: the USD amount for USD payments (at their
+   * quote when paid in SOL/SUI), 1:1 for stablecoins, amount × rate for SOL/SUI payments.
+   * Null only when no rate was known (absent in credits made before prices existed).
+   */
+  usdValue?: bigint | null;
+  /** Micro-USD per coin used for usdValue; null for stablecoins. */
+  usdRate?: bigint | null;
 }
 
 export interface PaymentState {
@@ -126,10 +151,22 @@ export interface PaymentState {
   credit: Credit | null;
   failureReason: string | null;
   simulated: boolean;
+  /** SOL/SUI payments: micro-USD per coin when created (limits, creation fee). */
+  usdRateAtCreation?: bigint | null;
+  /** SOL/SUI payments: micro-USD per coin when completed (the fee charged); null if none was fresh. */
+  usdRateAtCompletion?: bigint | null;
 }
 
 export type PaymentMessage =
-  | { type: "wallet_assigned"; chain: Chain; coin: Coin; address: string; amountDue: bigint }
+  | {
+      type: "wallet_assigned";
+      chain: Chain;
+      coin: Coin;
+      address: string;
+      amountDue: bigint;
+      /** Required for a quoted pair, absent otherwise. */
+      quote?: { rate: bigint; expiresAt: number } | null;
+    }
   | { type: "transfer_seen"; transferId: string; coin: Coin; amount: bigint; sender: string }
   | {
       type: "transfer_final";
@@ -141,7 +178,10 @@ export type PaymentMessage =
     }
   | { type: "transfer_dropped"; transferId: string }
   | { type: "expire"; now: number }
-  | { type: "sweep_done"; txid: string }
+  /** The wallet's quote reached its end (`expiresAt` names which quote). */
+  | { type: "quote_expire"; expiresAt: number; now: number }
+  /** `usdRate`: the live price when the sweep landed, for SOL/SUI payments (fee at completion). */
+  | { type: "sweep_done"; txid: string; usdRate?: bigint | null }
   | { type: "refund_sent"; refundId: string; txid: string }
   | { type: "fail"; reason: string }
   | { type: "simulate"; outcome: SimulatedOutcome };
@@ -155,6 +195,7 @@ const MESSAGE_TYPES: Record<PaymentMessageType, true> = {
   transfer_final: true,
   transfer_dropped: true,
   expire: true,
+  quote_expire: true,
   sweep_done: true,
   refund_sent: true,
   fail: true,
@@ -188,8 +229,12 @@ export type RejectionCode =
   | "invalid_message"
   /** A transfer seen after expiry: it will be returned when final, not waited for. */
   | "after_expiry"
-  /** `expire` sent before expiresAt. */
+  /** `expire` or `quote_expire` sent before its time. */
   | "not_expired"
+  /** A quoted pair without a usable quote, a quote past the payment's expiry, or a quote on a fixed-rate pair. */
+  | "quote_invalid"
+  /** A transfer seen after the wallet's quote ended: it will be returned when final. */
+  | "quote_ended"
   | "unknown_transfer"
   | "unknown_refund"
   /** `simulate` on a live payment. */
@@ -215,6 +260,8 @@ export interface NewPayment {
   amount: bigint;
   fee: bigint;
   expiresAt: number;
+  /** SOL/SUI payments: the price (micro-USD per coin) the limits and fee were computed at. */
+  usdRate?: bigint | null;
 }
 
 export function initialPaymentState(input: NewPayment): PaymentState {
@@ -240,6 +287,8 @@ export function initialPaymentState(input: NewPayment): PaymentState {
     credit: null,
     failureReason: null,
     simulated: false,
+    usdRateAtCreation: input.usdRate ?? null,
+    usdRateAtCompletion: null,
   };
 }
 
@@ -273,6 +322,8 @@ export function decide(state: PaymentState, msg: PaymentMessage): Decision {
       return onTransferDropped(state, msg);
     case "expire":
       return onExpire(state, msg);
+    case "quote_expire":
+      return onQuoteExpire(state, msg);
     case "sweep_done":
       return onSweepDone(state, msg);
     case "refund_sent":
@@ -307,15 +358,45 @@ function withTransfer(state: PaymentState, record: TransferRecord): TransferReco
     : [...state.transfers, record];
 }
 
+/** Math.min for bigints. */
+function smaller(a: bigint, b: bigint): bigint {
+  if (a < b) return a;
+  return b;
+}
+
+/** `amount` base units (of `decimals`) in micro-USD at `ratePerWhole` micro-USD per whole unit. */
+function microsOf(amount: bigint, decimals: number, ratePerWhole: bigint): bigint {
+  return (amount * ratePerWhole) / pow10(decimals);
+}
+
 function creditFor(state: PaymentState, wallet: DepositWallet): Credit {
+  const quote = wallet.quote ?? null;
+  const base = { chain: wallet.chain, coin: wallet.coin, gross: wallet.amountDue };
+  if (quote !== null && needsQuote(state.currency, wallet.coin)) {
+    // The USD fee taken in the coin at the quote, rounded up, never more than what was due.
+    const inCoin = quotedAmount(state.fee, wallet.coin, quote.rate);
+    const fee = smaller(inCoin, wallet.amountDue);
+    const usdValue = microsOf(state.amount, DECIMALS.USD, 1_000_000n);
+    return { ...base, fee, net: wallet.amountDue - fee, usdValue, usdRate: quote.rate };
+  }
   const fee = toCoinUnits(state.fee, state.currency, wallet.coin);
-  return {
-    chain: wallet.chain,
-    coin: wallet.coin,
-    gross: wallet.amountDue,
-    fee,
-    net: wallet.amountDue - fee,
-  };
+  if (isPriced(state.currency)) {
+    const usdRate = state.usdRateAtCompletion ?? state.usdRateAtCreation ?? null;
+    const usdValue = usdRate === null ? null : microsOf(state.amount, DECIMALS[state.currency], usdRate);
+    return { ...base, fee, net: wallet.amountDue - fee, usdValue, usdRate };
+  }
+  const usdValue = microsOf(state.amount, DECIMALS[state.currency], 1_000_000n);
+  return { ...base, fee, net: wallet.amountDue - fee, usdValue, usdRate: null };
+}
+
+/** A price table holding one coin's rate; the other coin's price reads as unavailable. */
+function pricesWith(coin: PricedCoin, rate: bigint): Prices {
+  return { SOL: 0n, SUI: 0n, [coin]: rate };
+}
+
+/** The wallet's quote ended: new transfers to it are returned instead of counted. */
+function quoteEnded(wallet: DepositWallet): boolean {
+  return wallet.quote?.ended === true;
 }
 
 function refundEffect(refund: Refund): PaymentEffect {
@@ -336,8 +417,19 @@ function onWalletAssigned(
       `${msg.coin} on ${msg.chain} cannot pay a ${state.currency} payment`,
     );
   }
-  if (msg.amountDue !== toCoinUnits(state.amount, state.currency, msg.coin)) {
-    return reject(state, "amount_due_mismatch", "amountDue is not the payment amount in coin units");
+  const quote = msg.quote ?? null;
+  if (needsQuote(state.currency, msg.coin)) {
+    if (quote === null || quote.rate <= 0n || quote.expiresAt > state.expiresAt) {
+      return reject(state, "quote_invalid", `${msg.coin} for a USD payment needs a quote ending by expiry`);
+    }
+    if (msg.amountDue !== quotedAmount(state.amount, msg.coin, quote.rate)) {
+      return reject(state, "amount_due_mismatch", "amountDue is not the USD amount at the quoted rate");
+    }
+  } else {
+    if (quote !== null) return reject(state, "quote_invalid", `${msg.coin} pays at a fixed rate, no quote`);
+    if (msg.amountDue !== toCoinUnits(state.amount, state.currency, msg.coin)) {
+      return reject(state, "amount_due_mismatch", "amountDue is not the payment amount in coin units");
+    }
   }
   const current = state.wallet;
   if (
@@ -345,15 +437,25 @@ function onWalletAssigned(
     current.chain === msg.chain &&
     current.coin === msg.coin &&
     current.address === msg.address &&
-    current.amountDue === msg.amountDue
+    current.amountDue === msg.amountDue &&
+    (current.quote?.rate ?? null) === (quote?.rate ?? null) &&
+    (current.quote?.expiresAt ?? null) === (quote?.expiresAt ?? null)
   ) {
     return reject(state, "duplicate", "this wallet is already assigned");
   }
+  // A transfer returned for arriving after its quote is refunded from the current address:
+  // the address stays until that refund is sent.
+  const refundingHere = state.refunds.some((r) => r.from === "deposit" && r.txid === null && !r.simulated);
+  if (current !== null && current.address !== msg.address && refundingHere) {
+    return reject(state, "not_applicable", "a returned transfer is still being refunded from this address");
+  }
+  // A fresh quote on the same address replaces the ended one (same wallet, new amount).
   const wallet: DepositWallet = {
     chain: msg.chain,
     coin: msg.coin,
     address: msg.address,
     amountDue: msg.amountDue,
+    ...(quote === null ? {} : { quote: { rate: quote.rate, expiresAt: quote.expiresAt, ended: false } }),
   };
   return { state: { ...state, wallet }, effects: [] };
 }
@@ -374,6 +476,8 @@ function onTransferSeen(
     return reject(state, "not_applicable", `a ${state.status} payment does not wait for transfers`);
   }
   if (state.expiryReached) return reject(state, "after_expiry", "seen after expiry; returned when final");
+  if (quoteEnded(wallet))
+    return reject(state, "quote_ended", "seen after the quote ended; returned when final");
 
   const record: TransferRecord = {
     transferId: msg.transferId,
@@ -404,8 +508,10 @@ function onTransferFinal(
   if (msg.coin !== wallet.coin)
     return reject(state, "coin_mismatch", `expected ${wallet.coin}, got ${msg.coin}`);
 
-  // A transfer seen before expiry was sent in time even if it turns final after it.
-  const inTime = isOpen(state.status) && (known?.status === "seen" || !state.expiryReached);
+  // A transfer seen before expiry (or before the quote ended) was sent in time even if it
+  // turns final after it.
+  const inTime =
+    isOpen(state.status) && (known?.status === "seen" || (!state.expiryReached && !quoteEnded(wallet)));
   if (!inTime) return returnLateTransfer(state, wallet, msg);
 
   const record: TransferRecord = {
@@ -561,14 +667,37 @@ function onExpire(state: PaymentState, msg: Extract<PaymentMessage, { type: "exp
   return resolveExpiry(next, next.wallet);
 }
 
+function onQuoteExpire(
+  state: PaymentState,
+  msg: Extract<PaymentMessage, { type: "quote_expire" }>,
+): Decision {
+  const wallet = state.wallet;
+  const quote = wallet?.quote ?? null;
+  if (wallet === null || quote === null || quote.expiresAt !== msg.expiresAt) {
+    return reject(state, "not_applicable", "the wallet has no such quote");
+  }
+  if (quote.ended) return reject(state, "duplicate", "the quote already ended");
+  if (msg.now < quote.expiresAt) return reject(state, "not_expired", "the quote is still running");
+  const ended: DepositWallet = { ...wallet, quote: { ...quote, ended: true } };
+  return { state: { ...state, wallet: ended }, effects: [] };
+}
+
 function onSweepDone(state: PaymentState, msg: Extract<PaymentMessage, { type: "sweep_done" }>): Decision {
   if (state.status !== "confirmed" || state.wallet === null) {
     return reject(state, "not_applicable", `nothing to sweep in a ${state.status} payment`);
   }
   if (msg.txid === "") return reject(state, "invalid_message", "txid must not be empty");
-  const credit = creditFor(state, state.wallet);
+  let valued = state;
+  const rate = msg.usdRate ?? null;
+  if (isPriced(state.currency) && rate !== null && rate > 0n) {
+    // SOL/SUI payments pay the fee at the price of completion; without a fresh price the fee
+    // fixed at creation (at the creation price) stands.
+    const fee = computeFee(state.amount, state.currency, pricesWith(state.currency, rate));
+    valued = { ...state, fee, usdRateAtCompletion: rate };
+  }
+  const credit = creditFor(valued, state.wallet);
   return {
-    state: { ...state, status: "completed", sweepTxid: msg.txid, credit },
+    state: { ...valued, status: "completed", sweepTxid: msg.txid, credit },
     effects: [event("payment.completed"), { type: "credit", ...credit }],
   };
 }
@@ -624,6 +753,8 @@ function onSimulate(state: PaymentState, msg: Extract<PaymentMessage, { type: "s
     amountDue: toCoinUnits(state.amount, state.currency, option.coin),
   };
   const base: PaymentState = { ...state, wallet, simulated: true };
+  // Test mode values SOL/SUI at fixed prices, the same at creation and at completion.
+  const completing: PaymentState = { ...base, usdRateAtCompletion: state.usdRateAtCreation ?? null };
   const simulatedRefund = (kind: RefundKind, amount: bigint, from: RefundSource): Refund => ({
     refundId: `${state.id}:simulated:${kind}`,
     kind,
@@ -638,20 +769,20 @@ function onSimulate(state: PaymentState, msg: Extract<PaymentMessage, { type: "s
 
   switch (msg.outcome) {
     case "paid": {
-      const credit = creditFor(base, wallet);
+      const credit = creditFor(completing, wallet);
       return {
-        state: { ...base, status: "completed", amountReceived: wallet.amountDue, credit },
+        state: { ...completing, status: "completed", amountReceived: wallet.amountDue, credit },
         effects: [event("payment.completed"), { type: "credit", ...credit }],
       };
     }
     case "overpaid": {
       // A tenth more than due (at least one base unit) makes a visible surplus.
       const surplus = wallet.amountDue / 10n > 0n ? wallet.amountDue / 10n : 1n;
-      const credit = creditFor(base, wallet);
+      const credit = creditFor(completing, wallet);
       const refund = simulatedRefund("overpayment", surplus, "vault");
       return {
         state: {
-          ...base,
+          ...completing,
           status: "completed",
           amountReceived: wallet.amountDue + surplus,
           overpaidAmount: surplus,

@@ -20,7 +20,7 @@ export const MAX_PAYMENT_MICROS = 1_000_000n * MICROS_PER_USD;
 /** Floor for USD, USDC and USDT payments: 0.50 USD. */
 export const MIN_STABLE_PAYMENT_MICROS = 500_000n;
 
-function isPriced(currency: Currency): currency is PricedCoin {
+export function isPriced(currency: Currency): currency is PricedCoin {
   return currency === "SOL" || currency === "SUI";
 }
 
@@ -64,4 +64,26 @@ export function checkPaymentLimits(amount: bigint, currency: Currency, prices: P
   if (!isPriced(currency) && numerator < MIN_STABLE_PAYMENT_MICROS * denominator) {
     throw new MoneyError("amount_too_small", `${currency} payments must be at least 0.50`);
   }
+}
+
+function ceilDiv(numerator: bigint, denominator: bigint): bigint {
+  return (numerator + denominator - 1n) / denominator;
+}
+
+/**
+ * A USD amount (cents) in base units of `coin` at `rate` micro-USD per coin, rounded up to the
+ * coin's base unit: the customer never sends less than the USD amount is worth at the rate.
+ */
+export function quotedAmount(usdCents: bigint, coin: PricedCoin, rate: bigint): bigint {
+  if (rate <= 0n) throw new MoneyError("price_unavailable", `no usable ${coin} rate`);
+  const micros = usdCents * pow10(6 - DECIMALS.USD);
+  return ceilDiv(micros * pow10(DECIMALS[coin]), rate);
+}
+
+/** Micro-USD as a USD decimal string, trimmed to at least two decimals ("150.12", "3.501234"). */
+export function formatMicroUsd(micros: bigint): string {
+  const whole = micros / MICROS_PER_USD;
+  let fraction = (micros % MICROS_PER_USD).toString().padStart(6, "0").replace(/0+$/, "");
+  if (fraction.length < 2) fraction = fraction.padEnd(2, "0");
+  return `${whole}.${fraction}`;
 }

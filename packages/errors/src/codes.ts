@@ -191,6 +191,11 @@ export const ERROR_CODES = {
     type: "api_error",
     message: "A dependency is unavailable; retry shortly.",
   },
+  price_unavailable: {
+    status: 503,
+    type: "api_error",
+    message: "No reliable live price is available right now; retry shortly.",
+  },
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

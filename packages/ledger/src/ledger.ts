@@ -54,6 +54,9 @@ export interface LedgerTransactionInput extends Book {
   merchantId?: string;
   paymentId?: string;
   payoutId?: string;
+  /** Payment credits: the USD value booked (micro-USD) and the rate used (micro-USD per coin). */
+  usdValue?: bigint | null;
+  usdRate?: bigint | null;
   postings: Posting[];
 }
 
@@ -121,19 +124,26 @@ export async function postTransaction(tx: TransactionSql, input: LedgerTransacti
 
   const id = newId("ltx");
   const inserted = await tx`
-    insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id)
+    insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
+      usd_value_micros, usd_rate_micros)
     values (${id}, ${input.reference}, ${input.kind}, ${input.mode}, ${input.chain}, ${input.coin},
-      ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null})
+      ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null},
+      ${input.usdValue ?? null}, ${input.usdRate ?? null})
     on conflict (reference) do nothing returning 1`;
   if (inserted.length === 0) return false;
-  for (const p of signed) {
-    const account = await accountId(tx, input, p.account);
+  const entries: { account: bigint; amount: bigint }[] = [];
+  for (const p of signed) entries.push({ account: await accountId(tx, input, p.account), amount: p.amount });
+  // Each entry updates its account's row: taking the rows in one global order (by id) means two
+  // transactions over the same accounts queue instead of deadlocking (a hold and its release
+  // touch the same two accounts in opposite posting orders). The sort is stable.
+  entries.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  for (const { account, amount } of entries) {
     try {
       await tx`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${id}, ${account}, ${input.mode}, ${input.chain}, ${input.coin}, ${p.amount})`;
+        values (${id}, ${account}, ${input.mode}, ${input.chain}, ${input.coin}, ${amount})`;
     } catch (err) {
       if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
-        throw new InsufficientBalanceError(0n, -p.amount);
+        throw new InsufficientBalanceError(0n, -amount);
       }
       throw err;
     }

@@ -5,6 +5,11 @@ import type { TransactionSql } from "@gateway/db";
 import type { Chain, Coin, Mode } from "@gateway/domain";
 import { type Book, InsufficientBalanceError, lockedBalance, postTransaction } from "./ledger.js";
 
+/** The book a movement is in: its mode, chain and coin. */
+const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin });
+/** A payout's movements name its merchant and the payout. */
+const ofPayout = (p: PayoutMovement) => ({ ...inBook(p), merchantId: p.merchantId, payoutId: p.payoutId });
+
 export interface PaymentCredit extends Book {
   paymentId: string;
   merchantId: string;
@@ -12,6 +17,9 @@ export interface PaymentCredit extends Book {
   gross: bigint;
   fee: bigint;
   net: bigint;
+  /** The payment's USD value in micro-USD and the rate it was valued at (null: 1:1 or unknown). */
+  usdValue?: bigint | null;
+  usdRate?: bigint | null;
 }
 
 /**
@@ -23,11 +31,11 @@ export function creditPayment(tx: TransactionSql, c: PaymentCredit): Promise<boo
   return postTransaction(tx, {
     reference: `payment:${c.paymentId}:credit`,
     kind: "payment_credited",
-    mode: c.mode,
-    chain: c.chain,
-    coin: c.coin,
+    ...inBook(c),
     merchantId: c.merchantId,
     paymentId: c.paymentId,
+    usdValue: c.usdValue ?? null,
+    usdRate: c.usdRate ?? null,
     postings: [
       { account: { kind: "platform_vault" }, debit: c.gross },
       { account: merchant, credit: c.net },
@@ -47,9 +55,7 @@ export function owePaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<bo
   return postTransaction(tx, {
     reference: `refund:${r.refundId}:owed`,
     kind: "refund_owed",
-    mode: r.mode,
-    chain: r.chain,
-    coin: r.coin,
+    ...inBook(r),
     paymentId: r.paymentId,
     postings: [
       { account: { kind: "platform_vault" }, debit: r.amount },
@@ -63,9 +69,7 @@ export function payPaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<bo
   return postTransaction(tx, {
     reference: `refund:${r.refundId}:paid`,
     kind: "refund_paid",
-    mode: r.mode,
-    chain: r.chain,
-    coin: r.coin,
+    ...inBook(r),
     paymentId: r.paymentId,
     postings: [
       { account: { kind: "platform_refunds" }, debit: r.amount },
@@ -95,11 +99,7 @@ export async function reservePayout(tx: TransactionSql, p: PayoutMovement): Prom
   await postTransaction(tx, {
     reference: `payout:${p.payoutId}:reserve`,
     kind: "payout_reserved",
-    mode: p.mode,
-    chain: p.chain,
-    coin: p.coin,
-    merchantId: p.merchantId,
-    payoutId: p.payoutId,
+    ...ofPayout(p),
     postings: [
       { account: available, debit: p.amount },
       { account: { kind: "merchant_reserved", merchantId: p.merchantId }, credit: p.amount },
@@ -112,11 +112,7 @@ export function completePayout(tx: TransactionSql, p: PayoutMovement): Promise<b
   return postTransaction(tx, {
     reference: `payout:${p.payoutId}:settle`,
     kind: "payout_completed",
-    mode: p.mode,
-    chain: p.chain,
-    coin: p.coin,
-    merchantId: p.merchantId,
-    payoutId: p.payoutId,
+    ...ofPayout(p),
     postings: [
       { account: { kind: "merchant_reserved", merchantId: p.merchantId }, debit: p.amount },
       { account: { kind: "platform_vault" }, credit: p.amount - p.networkFee },
@@ -130,11 +126,7 @@ export function releasePayout(tx: TransactionSql, p: PayoutMovement): Promise<bo
   return postTransaction(tx, {
     reference: `payout:${p.payoutId}:settle`,
     kind: "payout_released",
-    mode: p.mode,
-    chain: p.chain,
-    coin: p.coin,
-    merchantId: p.merchantId,
-    payoutId: p.payoutId,
+    ...ofPayout(p),
     postings: [
       { account: { kind: "merchant_reserved", merchantId: p.merchantId }, debit: p.amount },
       { account: { kind: "merchant_available", merchantId: p.merchantId }, credit: p.amount },
@@ -154,9 +146,7 @@ export function recordGasSpent(
   return postTransaction(tx, {
     reference: `gas:${g.reference}`,
     kind: "gas_spent",
-    mode: g.mode,
-    chain: g.chain,
-    coin: g.coin,
+    ...inBook(g),
     postings: [
       { account: { kind: "platform_gas_spent" }, debit: g.amount },
       { account: { kind: "platform_gas_wallet" }, credit: g.amount },

@@ -7,6 +7,7 @@ import {
   decide,
   type PaymentEffect,
   type PaymentMessage,
+  type PaymentState,
   serializePaymentState,
 } from "@gateway/domain";
 import { creditPayment, owePaymentRefund, payPaymentRefund } from "@gateway/ledger";
@@ -54,6 +55,7 @@ export async function applyPaymentMessage(
     const [updated] = await t<PaymentRow[]>`
       update payments set state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
         chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
+        quote_expires_at = ${runningQuoteEnd(state)},
         version = version + 1, updated_at = now()
       where id = ${paymentId} returning *`;
     await enqueueOutbox(t, await effectMessages(t, deps, updated!, decision.effects));
@@ -155,6 +157,8 @@ async function effectMessages(
           gross: effect.gross,
           fee: effect.fee,
           net: effect.net,
+          usdValue: effect.usdValue ?? null,
+          usdRate: effect.usdRate ?? null,
         });
         break;
       default:
@@ -162,6 +166,12 @@ async function effectMessages(
     }
   }
   return messages;
+}
+
+/** When the current wallet's quote ends, while it runs; the expiry sweeper's index reads it. */
+function runningQuoteEnd(state: PaymentState): Date | null {
+  const quote = state.wallet?.quote;
+  return quote && !quote.ended ? new Date(quote.expiresAt) : null;
 }
 
 /** For callers holding a row: the current state without a round trip. */

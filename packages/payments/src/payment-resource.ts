@@ -1,5 +1,14 @@
 import type { Payment } from "@gateway/contracts";
-import { type Coin, type Currency, formatAmount } from "@gateway/domain";
+import {
+  type Coin,
+  type Currency,
+  DECIMALS,
+  formatAmount,
+  formatMicroUsd,
+  isPriced,
+  MICROS_PER_USD,
+  pow10,
+} from "@gateway/domain";
 import { type PaymentRow, stateOf } from "./payment-row.js";
 
 /**
@@ -40,9 +49,37 @@ export function toPaymentResource(row: PaymentRow, publicBaseUrl: string): Payme
     amount_received: inCoin(state.amountReceived) ?? "0.00",
     overpaid_amount: state.overpaidAmount > 0n ? inCoin(state.overpaidAmount) : null,
     refunds,
+    quote: state.wallet?.quote
+      ? {
+          rate: formatMicroUsd(state.wallet.quote.rate),
+          expires_at: new Date(state.wallet.quote.expiresAt).toISOString(),
+        }
+      : null,
+    ...valuation(row),
     expires_at: row.expires_at.toISOString(),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * What the payment is worth in USD, as decimal strings of USD (up to six decimals): when it was
+ * created (limits), and as booked when it completed (fee). SOL/SUI payments carry the rates.
+ */
+function valuation(row: PaymentRow) {
+  const state = stateOf(row);
+  const currency = state.currency as Currency;
+  const usd = (micros: bigint | null | undefined) => (micros == null ? null : formatMicroUsd(micros));
+  const atRate = (rate: bigint | null | undefined) =>
+    rate == null ? null : (state.amount * rate) / pow10(DECIMALS[currency]);
+  const created = isPriced(currency)
+    ? atRate(state.usdRateAtCreation)
+    : (state.amount * MICROS_PER_USD) / pow10(DECIMALS[currency]);
+  return {
+    usd_value_at_creation: usd(created),
+    usd_value_at_completion: usd(state.credit?.usdValue),
+    usd_rate_at_creation: usd(state.usdRateAtCreation),
+    usd_rate_at_completion: usd(state.credit?.usdRate ?? state.usdRateAtCompletion),
   };
 }
 

@@ -1,5 +1,6 @@
 import { GatewayError } from "@gateway/errors";
 import { createMetricsRegistry, databaseMetrics, httpMetrics } from "@gateway/metrics";
+import { priceMetrics } from "@gateway/prices";
 import express, { type Express } from "express";
 import { checkoutPageRoutes } from "./checkout-page/index.js";
 import { dashboardApiRoutes } from "./dashboard/api/index.js";
@@ -33,6 +34,7 @@ export function createApp(deps: ApiDeps): Express {
   const clientIp = createClientIp(deps.config.TRUSTED_PROXIES);
   const metrics = createMetricsRegistry("api");
   databaseMetrics(metrics, deps.sql);
+  if (deps.prices) priceMetrics(metrics, deps.prices, deps.config.PRICE_MAX_AGE_SECONDS);
   app.use(httpMetrics(metrics));
 
   app.use((_req, res, next) => {

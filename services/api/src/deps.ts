@@ -3,6 +3,7 @@ import type { ApiConfig } from "@gateway/config";
 import type { Sql } from "@gateway/db";
 import type { Chain, Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
+import type { PriceService } from "@gateway/prices";
 import type { SessionTokens } from "./auth/session-token.js";
 import type { RateLimiter } from "./http/rate-limit.js";
 import type { Mailer } from "./mail/mailer.js";
@@ -38,4 +39,6 @@ export interface ApiDeps {
   solanaMints: SolanaMints;
   /** The payments this process's open checkout streams follow. */
   paymentWatch: PaymentWatch;
+  /** Live SOL/SUI prices, refreshed in the background; without it live priced requests get 503. */
+  prices?: PriceService | undefined;
 }

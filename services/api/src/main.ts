@@ -2,6 +2,7 @@ import { connectBus, createOutboxRelay } from "@gateway/bus";
 import { apiConfigSchema, loadConfigOrExit } from "@gateway/config";
 import { createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
+import { priceServiceFromConfig } from "@gateway/prices";
 import { onShutdown } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
 import { createApp } from "./app.js";
@@ -28,6 +29,9 @@ const relay = createOutboxRelay({ sql, js: bus.js, log });
 await relay.start();
 const paymentWatch = createPaymentWatch(sql, log);
 const signer = createSignerClient({ baseUrl: config.SIGNER_URL, tls: signerTls(config) });
+// Feeds are read in the background from here on; requests only read the cache.
+const prices = priceServiceFromConfig(config, log);
+await prices.start();
 const payoutApprover = payoutApproverFromConfig(config);
 if (!payoutApprover) log.warn("no API_APPROVER_SEED: live payouts and payout destinations are off");
 const app = createApp({
@@ -54,6 +58,7 @@ const app = createApp({
       log,
     }),
   paymentWatch,
+  prices,
 });
 const server = app.listen(config.PORT, () => log.info({ port: config.PORT }, "api listening"));
 answerClientErrors(server);
@@ -64,6 +69,7 @@ onShutdown(log, [
   async () => paymentWatch.close(),
   () => new Promise<void>((resolve) => server.close(() => resolve())),
   () => relay.stop(),
+  () => prices.stop(),
   async () => signer.close(),
   () => bus.close(),
   () => sql.end({ timeout: 5 }),

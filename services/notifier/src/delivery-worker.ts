@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { wakeablePause } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
@@ -75,7 +76,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let flushing: Promise<void> | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  const idle = wakeablePause();
   let unlisten: (() => Promise<void>) | undefined;
   let backlog = false;
   let lastPassAt = Date.now();
@@ -85,7 +86,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let woken = false;
   function poke() {
     woken = true;
-    wake?.();
+    idle.wake();
   }
 
   function busyEndpoints(): string[] {
@@ -302,17 +303,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         woken = false;
         continue;
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(
-          resolve,
-          failures > 0 ? Math.min(options.pollMs * 2 ** failures, 5_000) : options.pollMs,
-        );
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      await idle.pause(failures > 0 ? Math.min(options.pollMs * 2 ** failures, 5_000) : options.pollMs);
     }
   }
 

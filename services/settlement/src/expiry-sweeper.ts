@@ -31,6 +31,39 @@ export function startExpirySweeper(deps: PaymentActorDeps, pollMs: number): Expi
         return due.length;
       })) as number;
       handled += batch;
+      if (batch < 50) break;
+    }
+    return handled + (await endQuotes());
+  }
+
+  /**
+   * Quotes end like payments expire: read from PostgreSQL on every tick. The actor refuses a
+   * message that names another quote (the customer took a fresh one); the column is then stale
+   * and is cleared so the row is not picked again.
+   */
+  async function endQuotes(): Promise<number> {
+    let handled = 0;
+    for (;;) {
+      const batch = (await deps.sql.begin(async (tx) => {
+        const due = await tx<{ id: string; quote_expires_at: Date }[]>`
+          select id, quote_expires_at from payments
+          where quote_expires_at <= now() and status in ('pending', 'confirming')
+          order by quote_expires_at limit 50 for update skip locked`;
+        for (const { id, quote_expires_at } of due) {
+          const message = {
+            type: "quote_expire",
+            expiresAt: quote_expires_at.getTime(),
+            now: Date.now(),
+          } as const;
+          const applied = await applyPaymentMessage(deps, id, message, tx);
+          if (applied?.decision.rejected) {
+            await tx`update payments set quote_expires_at = null
+              where id = ${id} and quote_expires_at = ${quote_expires_at}`;
+          }
+        }
+        return due.length;
+      })) as number;
+      handled += batch;
       if (batch < 50) return handled;
     }
   }

@@ -3,6 +3,7 @@ import { loadConfigOrExit, settlementConfigSchema } from "@gateway/config";
 import { createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
 import { createMetricsRegistry, databaseMetrics } from "@gateway/metrics";
+import { priceMetrics, priceServiceFromConfig, usdRateForMode } from "@gateway/prices";
 import { onShutdown, startHealthServer } from "@gateway/service-runtime";
 import { liveChainsFromConfig } from "./chains/from-config.js";
 import { startSettlement } from "./settlement.js";
@@ -18,6 +19,9 @@ const bus = await connectBus({
   streamReplicas: config.BUS_STREAM_REPLICAS,
 });
 const live = liveChainsFromConfig(config, sql, log);
+// Read in the background; a feed outage only means SOL/SUI fees use the creation price.
+const prices = priceServiceFromConfig(config, log);
+await prices.start();
 const settlement = await startSettlement({
   sql,
   bus,
@@ -26,9 +30,11 @@ const settlement = await startSettlement({
   expiryPollMs: config.EXPIRY_POLL_MS,
   chains: live.chains,
   payouts: live.payouts,
+  usdRate: (mode, coin) => usdRateForMode(prices, mode, coin),
 });
 const metrics = createMetricsRegistry("settlement");
 databaseMetrics(metrics, sql);
+priceMetrics(metrics, prices, config.PRICE_MAX_AGE_SECONDS);
 const health = await startHealthServer({
   port: config.HEALTH_PORT,
   log,
@@ -39,6 +45,7 @@ const health = await startHealthServer({
 onShutdown(log, [
   () => health.close(),
   () => settlement.stop(),
+  () => prices.stop(),
   () => bus.close(),
   async () => live.signer?.close(),
   () => sql.end({ timeout: 5 }),

@@ -1,7 +1,7 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
-import { type Chain, parseCoin } from "@gateway/domain";
+import { type Chain, type Coin, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
 
@@ -14,8 +14,11 @@ const MAX_ATTEMPTS = 25;
  * the chain's settlement and reported back to the actor. A failure is retried with a growing
  * delay; the chain adapters make a retry safe (same intent, checked on chain before a resend).
  */
+/** The live price of a coin now (micro-USD), or null when no fresh, agreeing price exists. */
+export type UsdRate = (mode: Mode, coin: PricedCoin) => bigint | null;
+
 export function startSettlementWork(
-  deps: PaymentActorDeps & { bus: Bus; chains: ChainSettlements },
+  deps: PaymentActorDeps & { bus: Bus; chains: ChainSettlements; usdRate?: UsdRate | undefined },
 ): Promise<RunningConsumer> {
   const { bus, sql, log, chains } = deps;
 
@@ -60,8 +63,19 @@ export function startSettlementWork(
             derivationIndex: await depositWallet(sweep.payment_id, sweep.chain, sweep.address),
             amount: BigInt(sweep.amount),
           });
+          // SOL/SUI payments take their fee at the price of completion; the actor ignores the rate
+          // for anything else (a quoted USD payment keeps its quote). No price: the creation fee.
+          const coin = parseCoin(sweep.coin);
+          const usdRate =
+            coin === "SOL" || coin === "SUI" ? (deps.usdRate?.(sweep.mode, coin) ?? null) : null;
+          if ((coin === "SOL" || coin === "SUI") && usdRate === null) {
+            log.warn(
+              { paymentId: sweep.payment_id, coin },
+              "no live price at completion; fee at the creation price",
+            );
+          }
           await handleOnce(sql, CONSUMER, id, (tx) =>
-            applyPaymentMessage(deps, sweep.payment_id, { type: "sweep_done", txid }, tx),
+            applyPaymentMessage(deps, sweep.payment_id, { type: "sweep_done", txid, usdRate }, tx),
           );
         } else {
           const refund = data as RefundCommand;

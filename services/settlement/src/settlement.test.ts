@@ -83,11 +83,19 @@ describe("settlement, test mode", () => {
     const [row] = await db.sql<{ state: { credit: { gross: string; fee: string; net: string } } }[]>`
       select state from payments where id = ${id}`;
     expect(row?.state.credit).toMatchObject({ gross: "12500000", fee: "130000", net: "12370000" });
-    // The event reached the stream with the event id as its message id.
+    // The event reaches the stream with the event id as its message id (the outbox relay publishes
+    // it after the commit that completed the payment, so under load it may still be on its way).
     const [event] = await db.sql<{ id: string }[]>`select id from events where payment_id = ${id}`;
-    const msg = await bus.jsm.streams.getMessage(bus.topology.streams.events, {
-      last_by_subj: bus.topology.subjects.event("payment.completed"),
+    const lastCompleted = () =>
+      bus.jsm.streams
+        .getMessage(bus.topology.streams.events, {
+          last_by_subj: bus.topology.subjects.event("payment.completed"),
+        })
+        .catch(() => null);
+    await waitFor(async () => (await lastCompleted())?.header.get("Nats-Msg-Id") === event?.id, {
+      what: "payment.completed on the stream",
     });
+    const msg = await lastCompleted();
     expect(msg?.header.get("Nats-Msg-Id")).toBe(event?.id);
     expect(
       msg?.json<{ event: { data: { payment: { id: string; status: string } } } }>().event.data.payment,

@@ -6,7 +6,7 @@ import { startDepositConsumer } from "./deposits.js";
 import { startExpirySweeper } from "./expiry-sweeper.js";
 import { startPaymentCommands } from "./payment-commands.js";
 import { type PayoutActorOptions, startPayouts } from "./payouts.js";
-import { startSettlementWork } from "./settlement-work.js";
+import { startSettlementWork, type UsdRate } from "./settlement-work.js";
 
 export interface SettlementOptions {
   sql: Sql;
@@ -19,6 +19,8 @@ export interface SettlementOptions {
   chains?: ChainSettlements;
   /** The payout actor's live chains, scheduled-payout approvals and schedule pace. */
   payouts?: Omit<PayoutActorOptions, "sql" | "bus" | "log">;
+  /** Live prices for the fee of SOL/SUI payments at completion; without it the creation fee stands. */
+  usdRate?: UsdRate;
 }
 
 export interface Settlement {
@@ -33,7 +35,12 @@ export async function startSettlement(options: SettlementOptions): Promise<Settl
   await relay.start();
   const commands = await startPaymentCommands({ ...actor, bus });
   const deposits = await startDepositConsumer({ ...actor, bus });
-  const work = await startSettlementWork({ ...actor, bus, chains: options.chains ?? {} });
+  const work = await startSettlementWork({
+    ...actor,
+    bus,
+    chains: options.chains ?? {},
+    usdRate: options.usdRate,
+  });
   const expiry = startExpirySweeper(actor, options.expiryPollMs);
   const payouts = await startPayouts({ sql, bus, log, ...options.payouts });
   return {
@@ -49,3 +56,4 @@ export async function startSettlement(options: SettlementOptions): Promise<Settl
 }
 
 export type { ChainSettlement, ChainSettlements, RefundWork, SweepWork } from "./chains/chain-settlement.js";
+export type { UsdRate } from "./settlement-work.js";

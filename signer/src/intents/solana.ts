@@ -1,6 +1,6 @@
 // Decodes an unsigned Solana message and refuses it unless its effect is exactly the
 // intent's: the allowed instructions, in the allowed shapes, between the allowed accounts.
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { RefusalCode } from "@gateway/signer-proto";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import {
@@ -109,7 +109,7 @@ function isAssociatedTokenAccount(account: string, owner: string, mint: string):
   const input = Buffer.concat([Buffer.from(`${owner}${TOKEN}${mint}00${ATA}`, "hex"), PDA_MARKER]);
   for (let bump = 255; bump >= 0; bump--) {
     input[96] = bump;
-    if (createHash("sha256").update(input).digest().equals(target)) {
+    if (hash("sha256", input, "buffer").equals(target)) {
       if (knownAssociated.size >= 100_000) knownAssociated.delete(knownAssociated.values().next().value!);
       knownAssociated.add(id);
       return true;

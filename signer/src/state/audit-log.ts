@@ -2,7 +2,7 @@
 // removing, reordering or editing a line breaks the chain. It is also the ledger: signed
 // decisions carry the record the signer's state is rebuilt from, so the whole chain is verified
 // and replayed at every start, and a broken chain stops the signer.
-import { createHash, randomUUID } from "node:crypto";
+import { hash as oneShotHash, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { type AppendFile, openAppendFile } from "../storage/append-file.js";
 import type { LedgerRecord } from "./ledger.js";
@@ -32,8 +32,8 @@ export interface AuditHead {
 export interface AuditLog {
   append(decision: AuditDecision): AuditHead;
   head(): AuditHead;
-  /** Writes appended entries to the file now; `sync` does this and waits for the disk. */
-  flush(): void;
+  /** Writes appended entries to the file now (`durable`: and to the disk); `sync` does both, async. */
+  flush(durable?: boolean): void;
   sync(): Promise<void>;
   close(): void;
 }
@@ -49,7 +49,7 @@ export interface OpenAuditLogOptions {
 }
 
 function hashLine(prev: string, body: string): string {
-  return createHash("sha256").update(prev).update("\n").update(body).digest("hex");
+  return oneShotHash("sha256", `${prev}\n${body}`, "hex");
 }
 
 /**
@@ -98,14 +98,16 @@ function openLocked(path: string, file: AppendFile, { now = () => new Date(), re
       return head;
     },
     head: () => head,
-    flush: () => file.flush(),
+    flush: (durable) => file.flush(durable),
     sync: () => file.sync(),
     close: () => file.close(),
   };
   if (!logExists) {
     // A new chain starts with a genesis entry, so a log that ever existed is never empty.
     const id = randomUUID();
+    // The genesis line is on disk before its marker: a marker never stands beside an empty log.
     log.append({ decision: "genesis", intent: {}, chain: id });
+    log.flush(true);
     writeFileSync(marker, `${JSON.stringify({ id, created: now().toISOString() })}\n`, { mode: 0o600 });
   }
   return log;

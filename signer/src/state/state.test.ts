@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,6 +79,28 @@ describe("audit log file", () => {
 
   it("reports where a chain breaks", () => {
     expect(verifyAuditLog('{"seq":1,"prev":"00","hash":"zz"}\n')).toMatchObject({ ok: false, line: 1 });
+  });
+});
+
+describe("a signer killed before its first sync", () => {
+  it("leaves a log it can start from: the genesis line is on disk before its marker", () => {
+    const dir = mkdtempSync(join(tmpdir(), "killed-at-start-"));
+    const file = join(dir, "audit.jsonl");
+    const auditLog = new URL("./audit-log.ts", import.meta.url).pathname;
+    // A decision appended and never synced dies with the process; the chain must not.
+    const script = `import { openAuditLog } from ${JSON.stringify(auditLog)};
+      const log = openAuditLog(${JSON.stringify(file)});
+      log.append({ decision: "refused", intent: { intentId: "never-synced" } });
+      process.kill(process.pid, "SIGKILL");`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(child.signal).toBe("SIGKILL");
+    const log = openAuditLog(file);
+    expect(log.head().seq).toBe(1);
+    log.close();
+    expect(readFileSync(file, "utf8")).toContain('"decision":"genesis"');
+    expect(readFileSync(file, "utf8")).not.toContain("never-synced");
   });
 });
 

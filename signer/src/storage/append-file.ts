@@ -5,6 +5,7 @@
 import {
   closeSync,
   fdatasync,
+  fdatasyncSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -17,8 +18,8 @@ import { dirname } from "node:path";
 export interface AppendFile {
   readonly path: string;
   appendLine(line: string): void;
-  /** Writes the lines held in memory, without waiting for the disk. */
-  flush(): void;
+  /** Writes the lines held in memory; with `durable`, waits (blocking) until they are on disk. */
+  flush(durable?: boolean): void;
   sync(): Promise<void>;
   close(): void;
 }
@@ -82,13 +83,13 @@ export function openAppendFile(path: string): AppendFile {
   // A failed write leaves the file's chain with a gap: nothing may be appended after it.
   let failed: Error | undefined;
 
-  function flush(): void {
+  function flush(durable = false): void {
     if (failed) throw failed;
-    if (pending.length === 0) return;
     const text = pending.join("");
     pending = [];
     try {
-      writeSync(fd, text);
+      if (text) writeSync(fd, text);
+      if (durable) fdatasyncSync(fd);
     } catch (error) {
       failed = error as Error;
       throw error;

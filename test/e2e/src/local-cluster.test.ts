@@ -75,13 +75,18 @@ describe("local runner", () => {
         throw new Error(`runner did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    for (const name of ["signer", "settlement", "notifier", "api"]) expect(output).toContain(`${name} ready`);
+    for (const name of ["signer", "settlement", "notifier", "api", "price-server"])
+      expect(output).toContain(`${name} ready`);
     expect(output).not.toContain("mail-catcher ready");
     expect(output).toContain("mail-catcher not started: SMTP_URL is set");
     expect(output).toContain(`PostgreSQL started on port`);
     expect(output).toContain(`data in ${dataDir}`);
     const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
     expect(ready.status).toBe(200);
+    // Live mode reads the local price server: SOL and SUI have live prices.
+    const metrics = await (await fetch(`http://127.0.0.1:${apiPort}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_price_available\{coin="SOL",service="api"\} 1/);
+    expect(metrics).toMatch(/gateway_price_available\{coin="SUI",service="api"\} 1/);
     expect(pidsUnder(dataDir).length).toBeGreaterThan(0);
 
     // A sign-up's code reaches the operator's server, and it is the code the API asks for.

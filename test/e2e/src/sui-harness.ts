@@ -12,7 +12,7 @@ import { type Settlement, startSettlement } from "@gateway/settlement";
 import type { ServiceWallets } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
-import { createTestBus, createTestDatabase, type TestDatabase } from "@gateway/testkit";
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import { type SuiWatcher, startSuiWatcher } from "@gateway/watcher-sui";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
@@ -24,6 +24,7 @@ export type SuiCoin = "SUI" | "USDC" | "USDT";
 export interface SuiHarness {
   net: SuiLocalnet;
   db: TestDatabase;
+  testBus: TestBus;
   bus: Bus;
   signer: TestSigner;
   client: SuiGrpcClient;
@@ -87,6 +88,7 @@ export async function startSuiHarness(options: { checkpointIntervalMs?: number }
   const h: SuiHarness = {
     net,
     db,
+    testBus,
     bus,
     signer,
     client,

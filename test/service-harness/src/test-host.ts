@@ -1,6 +1,7 @@
 import type { Bus } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
+import type { PriceService } from "@gateway/prices";
 import type { TestBus, TestDatabase } from "@gateway/testkit";
 
 /**
@@ -12,5 +13,11 @@ export interface TestHost {
   baseUrl: string;
   db: Pick<TestDatabase, "sql">;
   testBus: Pick<TestBus, "natsUrl" | "prefix">;
-  deps: { sql: Sql; bus: Bus; log: Logger; config: { WEBHOOK_SECRET_KEY: string } };
+  deps: {
+    sql: Sql;
+    bus: Bus;
+    log: Logger;
+    config: { WEBHOOK_SECRET_KEY: string };
+    prices?: PriceService | undefined;
+  };
 }

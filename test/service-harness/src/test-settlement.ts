@@ -1,5 +1,6 @@
 import { connectBus } from "@gateway/bus";
 import { createLogger } from "@gateway/logging";
+import { usdRateForMode } from "@gateway/prices";
 import { type Settlement, startSettlement } from "@gateway/settlement";
 import type { TestHost } from "./test-host.js";
 
@@ -23,6 +24,7 @@ export async function startTestSettlement(
     publicBaseUrl: api.baseUrl,
     expiryPollMs: options.expiryPollMs ?? 100,
     outboxPollMs: 50,
+    usdRate: (mode, coin) => usdRateForMode(api.deps.prices, mode, coin),
   });
   if (!options.ownConnection) return settlement;
   return {

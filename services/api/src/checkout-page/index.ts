@@ -69,7 +69,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
         "We could not find this payment. Check that the link is complete, or ask the shop for a new payment link.";
       return sendPage(res, 404, errorPage({ title: "Payment not found", message }, assets.links));
     }
-    const view = checkoutView(found.row, found.merchantName, undefined, deps.solanaMints);
+    const view = checkoutView(found.row, found.merchantName, undefined, deps.solanaMints, undefined);
     const html = checkoutPage(
       {
         paymentId: view.id,
@@ -106,7 +106,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
     if (!found || !parsedChain || !parsedCoin)
       return void res.status(404).type("text/plain").send("No such QR code.");
     const [wallet] = await sql<DepositWalletRow[]>`
-      select chain, coin, address, amount_due from deposit_wallets
+      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets
       where payment_id = ${found.row.id} and chain = ${parsedChain} and coin = ${parsedCoin}`;
     if (!wallet) return void res.status(404).type("text/plain").send("No such QR code.");
     const view = walletView(wallet, found.row, found.merchantName, deps.solanaMints);

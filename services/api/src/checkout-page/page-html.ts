@@ -100,11 +100,19 @@ ${banner}
         <div class="choices" data-coin-list></div>
       </fieldset>
       <p class="choice-amount">You will send <strong data-choice-amount></strong></p>
+      <p class="hint" data-choice-rate hidden></p>
       <button type="submit" class="button primary" data-generate>Show deposit address</button>
     </form>
 
     <div class="step" data-step="wallet" hidden>
       <h3 tabindex="-1" data-focus>Send exactly</h3>
+      <div class="quote" data-quote-row hidden>
+        <p>Rate locked: <strong data-quote-rate></strong></p>
+        <p data-quote-running>Send within <time data-quote-countdown>--:--</time> to pay at this rate.</p>
+        <p class="alert" data-quote-ended hidden>This quote has ended. Do not send the old amount: get a new quote first.</p>
+        <button type="button" class="button primary" data-refresh-quote hidden>Get a new quote</button>
+      </div>
+      <div data-wallet-details>
       <div class="field">
         <span class="field-label" id="send-amount-label">Amount</span>
         <div class="field-row">
@@ -124,6 +132,7 @@ ${banner}
         <figcaption data-qr-caption></figcaption>
       </figure>
       <p class="wallet-link" data-wallet-link-row hidden><a class="button" data-wallet-link href="#">Open in wallet app</a></p>
+      </div>
       <p class="hint" data-warning></p>
       <button type="button" class="button link" data-change hidden>Pay with another coin</button>
     </div>

@@ -11,7 +11,9 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 export function errorMiddleware(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = toGatewayError(err);
-    if (error.status >= 500) log.error({ err, method: req.method, path: req.path }, "request failed");
+    // A price outage is the feeds', documented and expected: a warning, not a bug report.
+    if (error.code === "price_unavailable") log.warn({ method: req.method, path: req.path }, "no live price");
+    else if (error.status >= 500) log.error({ err, method: req.method, path: req.path }, "request failed");
     if (res.headersSent) return;
     res.status(error.status).set(error.headers).json(error.toBody());
   };

@@ -71,7 +71,7 @@ export function withMoneyParam<T>(param: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof MoneyError) {
-      if (err.code === "price_unavailable") throw new GatewayError("service_unavailable", { cause: err });
+      if (err.code === "price_unavailable") throw new GatewayError("price_unavailable", { cause: err });
       throw new GatewayError(err.code, { param, message: err.message, cause: err });
     }
     throw err;

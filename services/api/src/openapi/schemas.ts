@@ -75,6 +75,11 @@ export const schemas = {
       "amount_received",
       "overpaid_amount",
       "refunds",
+      "quote",
+      "usd_value_at_creation",
+      "usd_value_at_completion",
+      "usd_rate_at_creation",
+      "usd_rate_at_completion",
       "expires_at",
       "created_at",
       "updated_at",
@@ -97,6 +102,28 @@ export const schemas = {
       amount_received: decimal,
       overpaid_amount: nullable(decimal),
       refunds: { type: "array", items: { $ref: "#/components/schemas/Refund" } },
+      quote: nullable({
+        $ref: "#/components/schemas/Quote",
+        description: "The chosen wallet's quote (a USD payment paid in SOL or SUI).",
+      }),
+      usd_value_at_creation: nullable({
+        ...decimal,
+        description: "USD value when created: the amount for USD/USDC/USDT, amount × live price for SOL/SUI.",
+      }),
+      usd_value_at_completion: nullable({
+        ...decimal,
+        description:
+          "USD value booked on completion: the USD amount (at the quote when paid in SOL/SUI), amount × price at completion for SOL/SUI payments.",
+      }),
+      usd_rate_at_creation: nullable({
+        ...decimal,
+        description: "SOL/SUI payments: USD per coin when created.",
+      }),
+      usd_rate_at_completion: nullable({
+        ...decimal,
+        description:
+          "USD per coin the completion was valued at (the quote's rate, or the live price for SOL/SUI payments).",
+      }),
       expires_at: timestamp,
       created_at: timestamp,
       updated_at: timestamp,
@@ -127,10 +154,22 @@ export const schemas = {
       expires_in: { type: "integer", minimum: 300, maximum: 86400, default: 1800 },
     },
   },
+  Quote: {
+    type: "object",
+    additionalProperties: false,
+    required: ["rate", "expires_at"],
+    properties: {
+      rate: { ...decimal, description: "USD per coin the amount is locked at.", examples: ["150.12"] },
+      expires_at: {
+        ...timestamp,
+        description: "Transfers seen after this are returned; a new generate-wallet call quotes afresh.",
+      },
+    },
+  },
   DepositWallet: {
     type: "object",
     additionalProperties: false,
-    required: ["chain", "coin", "address", "amount", "expires_at", "payment_uri"],
+    required: ["chain", "coin", "address", "amount", "expires_at", "payment_uri", "quote"],
     properties: {
       chain: { $ref: "#/components/schemas/Chain" },
       coin: { $ref: "#/components/schemas/Coin" },
@@ -138,6 +177,11 @@ export const schemas = {
       amount: { ...decimal, description: "The exact amount to send, in the coin." },
       expires_at: timestamp,
       payment_uri: nullable({ type: "string", description: "Solana Pay URI on Solana." }),
+      quote: nullable({
+        $ref: "#/components/schemas/Quote",
+        description:
+          "SOL or SUI for a USD payment: the locked rate; null for USDC/USDT and SOL/SUI payments.",
+      }),
     },
   },
   CheckoutView: {
@@ -173,11 +217,19 @@ export const schemas = {
         items: {
           type: "object",
           additionalProperties: false,
-          required: ["chain", "coin", "amount"],
+          required: ["chain", "coin", "amount", "rate"],
           properties: {
             chain: { $ref: "#/components/schemas/Chain" },
             coin: { $ref: "#/components/schemas/Coin" },
-            amount: decimal,
+            amount: nullable({
+              ...decimal,
+              description:
+                "What to send; for a quoted coin an estimate at the current price (null while none).",
+            }),
+            rate: nullable({
+              ...decimal,
+              description: "Quoted coins: USD per coin now; null for 1:1 coins.",
+            }),
           },
         },
       },

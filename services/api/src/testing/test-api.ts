@@ -2,6 +2,8 @@ import type { AddressInfo } from "node:net";
 import { connectBus, createOutboxRelay } from "@gateway/bus";
 import { type ApiConfig, apiConfigSchema, parseConfig } from "@gateway/config";
 import { createLogger } from "@gateway/logging";
+import { createPriceServer, type PriceServer } from "@gateway/price-server";
+import { priceServiceFromConfig } from "@gateway/prices";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import { createApp } from "../app.js";
@@ -17,6 +19,8 @@ import { signerDepositAddresses } from "../signer-addresses.js";
 
 export interface TestApi {
   baseUrl: string;
+  /** The local price feeds live mode reads (unless the test pointed PRICE_*_URL elsewhere). */
+  priceServer: PriceServer;
   signer: TestSigner;
   deps: ApiDeps;
   db: TestDatabase;
@@ -40,7 +44,13 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
   const testBus = shared?.testBus ?? (await createTestBus());
   // The payout policy as production runs it (no destination delay in tests).
   const signer = shared?.signer ?? (await startTestSigner({ payoutPolicy: true }));
+  // Live mode prices from local feeds in their real formats, never from the internet.
+  const priceServer = await createPriceServer();
   const config: ApiConfig = parseConfig("api", apiConfigSchema, {
+    PRICE_PYTH_URL: priceServer.sourceUrls.pyth,
+    PRICE_COINBASE_URL: priceServer.sourceUrls.coinbase,
+    PRICE_KRAKEN_URL: priceServer.sourceUrls.kraken,
+    PRICE_REFRESH_MS: "200",
     API_APPROVER_KEY_ID: signer.approvers.api.keyId,
     API_APPROVER_SEED: signer.approvers.api.seedHex,
     DATABASE_URL: db.url,
@@ -59,6 +69,8 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
   const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
   await relay.start();
   const payoutApprover = payoutApproverFromConfig(config);
+  const prices = priceServiceFromConfig(config, log);
+  await prices.start();
   const deps: ApiDeps = {
     config,
     sql: db.sql,
@@ -83,6 +95,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
         log,
       }),
     paymentWatch: createPaymentWatch(db.sql, log, 200),
+    prices,
   };
   const server = createApp(deps).listen(0, "127.0.0.1");
   answerClientErrors(server);
@@ -91,6 +104,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
   deps.config.PUBLIC_BASE_URL = env.PUBLIC_BASE_URL ?? baseUrl;
   return {
     baseUrl,
+    priceServer,
     signer,
     deps,
     db,
@@ -100,6 +114,8 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await relay.stop();
+      await prices.stop();
+      await priceServer.close();
       await bus.close();
       if (shared) return;
       await signer.close();

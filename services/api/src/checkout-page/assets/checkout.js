@@ -41,6 +41,14 @@ const ui = {
   chainList: el("chain-list"),
   coinList: el("coin-list"),
   choiceAmount: el("choice-amount"),
+  choiceRate: el("choice-rate"),
+  quoteRow: el("quote-row"),
+  quoteRate: el("quote-rate"),
+  quoteRunning: el("quote-running"),
+  quoteCountdown: el("quote-countdown"),
+  quoteEnded: el("quote-ended"),
+  refreshQuote: el("refresh-quote"),
+  walletDetails: el("wallet-details"),
   generate: el("generate"),
   walletAmount: el("wallet-amount"),
   walletAddress: el("wallet-address"),
@@ -314,9 +322,20 @@ function fillCoins() {
 
 function fillChoiceAmount() {
   const option = state.view.options.find((o) => o.chain === state.chain && o.coin === state.coin);
-  ui.choiceAmount.textContent = option
-    ? `${option.amount} ${option.coin} on ${CHAIN_NAMES[option.chain] ?? option.chain}`
-    : "—";
+  const network = option ? (CHAIN_NAMES[option.chain] ?? option.chain) : "";
+  if (!option) ui.choiceAmount.textContent = "—";
+  else if (option.amount === null) ui.choiceAmount.textContent = `${option.coin} on ${network}`;
+  // A quoted coin's amount is an estimate until the quote locks the rate.
+  else
+    ui.choiceAmount.textContent = `${option.rate ? "about " : ""}${option.amount} ${option.coin} on ${network}`;
+  ui.choiceRate.hidden = !option?.rate && option?.amount !== null;
+  ui.choiceRate.textContent = !option
+    ? ""
+    : option.rate
+      ? `1 ${option.coin} = ${option.rate} USD now. The rate is locked for a while when you continue.`
+      : option.amount === null
+        ? `No reliable ${option.coin} price right now. Try again in a moment, or pick another coin.`
+        : "";
 }
 
 function radio(name, value, text, checked) {
@@ -333,6 +352,9 @@ function radio(name, value, text, checked) {
 
 function fillWallet(wallet, canChange) {
   const network = CHAIN_NAMES[wallet.chain] ?? wallet.chain;
+  ui.quoteRow.hidden = !wallet.quote;
+  if (wallet.quote) ui.quoteRate.textContent = `1 ${wallet.coin} = ${wallet.quote.rate} USD`;
+  renderQuote();
   ui.walletAmount.textContent = `${wallet.amount} ${wallet.coin}`;
   ui.walletAddress.textContent = wallet.address;
   ui.walletNetwork.textContent = network;
@@ -437,10 +459,36 @@ function formatRemaining(ms) {
   return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
+/** Milliseconds left on the current wallet's quote, or null without one. */
+function quoteRemainingMs() {
+  const quote = state.view?.wallet?.quote;
+  if (!quote) return null;
+  return Date.parse(quote.expires_at) - (Date.now() + state.clockOffsetMs);
+}
+
+let announcedQuoteEnd = null;
+
+/** The quote's countdown; once it ends the stale amount is hidden behind one "new quote" action. */
+function renderQuote() {
+  const ms = quoteRemainingMs();
+  const ended = ms !== null && ms <= 0 && state.view?.status === "pending";
+  if (ms !== null) ui.quoteCountdown.textContent = formatRemaining(ms);
+  ui.quoteRunning.hidden = ms === null || ended;
+  ui.quoteEnded.hidden = !ended;
+  ui.refreshQuote.hidden = !ended;
+  ui.walletDetails.hidden = ended;
+  const expiresAt = state.view?.wallet?.quote?.expires_at;
+  if (ended && announcedQuoteEnd !== expiresAt) {
+    announcedQuoteEnd = expiresAt;
+    announce("The quote has ended. Get a new quote before you send.");
+  }
+}
+
 let announcedMinutes = null;
 
 function renderCountdown() {
   const view = state.view;
+  if (view?.wallet?.quote) renderQuote();
   const running = !view || view.status === "pending";
   ui.countdownRow.hidden = !running;
   if (!running) return;
@@ -470,6 +518,7 @@ function setBusy(busy) {
   ui.generate.disabled = busy || closed || !state.chain || !state.coin;
   for (const button of ui.testTools?.querySelectorAll("button") ?? []) button.disabled = busy || closed;
   ui.change.disabled = busy;
+  ui.refreshQuote.disabled = busy || closed;
 }
 
 ui.steps.choose.addEventListener("submit", async (event) => {
@@ -483,6 +532,25 @@ ui.steps.choose.addEventListener("submit", async (event) => {
     state.choosing = false;
     render({ ...state.view, wallet });
     announce(`Deposit address ready: send ${wallet.amount} ${wallet.coin}.`);
+  } catch (err) {
+    showAlert(err.message);
+    schedulePoll(0);
+  } finally {
+    setBusy(false);
+  }
+});
+
+// One action after a quote ends: the same choice again, at today's price.
+ui.refreshQuote.addEventListener("click", async () => {
+  const wallet = state.view?.wallet;
+  if (state.busy || !wallet) return;
+  setBusy(true);
+  hideAlert();
+  try {
+    const fresh = await api("POST", "/generate-wallet", { chain: wallet.chain, coin: wallet.coin });
+    state.changedAt = Date.now();
+    render({ ...state.view, wallet: fresh });
+    announce(`New quote: send ${fresh.amount} ${fresh.coin}.`);
   } catch (err) {
     showAlert(err.message);
     schedulePoll(0);

@@ -1,13 +1,34 @@
 import { type Chain, chainModule } from "@gateway/chains";
-import { type Coin, type Currency, coinsForPayment, formatAmount, toCoinUnits } from "@gateway/domain";
+import {
+  type Coin,
+  type Currency,
+  coinsForPayment,
+  formatAmount,
+  formatMicroUsd,
+  needsQuote,
+  quotedAmount,
+  toCoinUnits,
+} from "@gateway/domain";
 import { type PaymentRow, stateOf } from "@gateway/payments";
+import type { PriceService } from "@gateway/prices";
 import type { SolanaMints } from "../../deps.js";
+import { usdRateOrNull } from "../../pricing.js";
 
 export interface DepositWalletRow {
   chain: Chain;
   coin: Coin;
   address: string;
   amount_due: bigint;
+  /** The quote of a USD payment paid in SOL/SUI (micro-USD per coin, and its end); null otherwise. */
+  quote_rate_micros: bigint | null;
+  quote_expires_at: Date | null;
+}
+
+/** The `quote` of a wallet in the API's shape. */
+export function quoteView(wallet: Pick<DepositWalletRow, "quote_rate_micros" | "quote_expires_at">) {
+  return wallet.quote_rate_micros !== null && wallet.quote_expires_at !== null
+    ? { rate: formatMicroUsd(wallet.quote_rate_micros), expires_at: wallet.quote_expires_at.toISOString() }
+    : null;
 }
 
 export function walletView(
@@ -32,6 +53,7 @@ export function walletView(
       label: merchantName,
       message: row.description,
     }),
+    quote: quoteView(wallet),
   };
 }
 
@@ -41,6 +63,7 @@ export function checkoutView(
   merchantName: string,
   wallet: DepositWalletRow | undefined,
   mints: SolanaMints,
+  prices: PriceService | undefined,
 ) {
   const state = stateOf(row);
   const currency = state.currency as Currency;
@@ -56,11 +79,24 @@ export function checkoutView(
     expires_at: row.expires_at.toISOString(),
     // Only once paid: the page redirects there, and before that it would just invite a skip.
     redirect_url: completed ? row.redirect_url : null,
-    options: coinsForPayment(currency).map(({ chain, coin }) => ({
-      chain,
-      coin,
-      amount: formatAmount(toCoinUnits(state.amount, currency, coin), coin),
-    })),
+    options: coinsForPayment(currency).map(({ chain, coin }) => {
+      if (!needsQuote(currency, coin)) {
+        return {
+          chain,
+          coin,
+          amount: formatAmount(toCoinUnits(state.amount, currency, coin), coin),
+          rate: null,
+        };
+      }
+      // An estimate at the current price; generate-wallet locks the rate in a quote.
+      const rate = usdRateOrNull(prices, state.mode, coin);
+      return {
+        chain,
+        coin,
+        amount: rate === null ? null : formatAmount(quotedAmount(state.amount, coin, rate), coin),
+        rate: rate === null ? null : formatMicroUsd(rate),
+      };
+    }),
     wallet: wallet ? walletView(wallet, row, merchantName, mints) : null,
     amount_received: state.wallet ? formatAmount(state.amountReceived, state.wallet.coin) : null,
     refunds: state.refunds.map((r) => ({

@@ -48,11 +48,14 @@ describe("checkout API", () => {
       redirect_url: null,
       wallet: null,
     });
+    // The chain's own coin at the (test-mode fixed) price: an estimate until a quote locks it.
     expect(view.body.options).toEqual([
-      { chain: "solana", coin: "USDC", amount: "12.50" },
-      { chain: "solana", coin: "USDT", amount: "12.50" },
-      { chain: "sui", coin: "USDC", amount: "12.50" },
-      { chain: "sui", coin: "USDT", amount: "12.50" },
+      { chain: "solana", coin: "USDC", amount: "12.50", rate: null },
+      { chain: "solana", coin: "USDT", amount: "12.50", rate: null },
+      { chain: "solana", coin: "SOL", amount: "0.083333334", rate: "150.00" },
+      { chain: "sui", coin: "USDC", amount: "12.50", rate: null },
+      { chain: "sui", coin: "USDT", amount: "12.50", rate: null },
+      { chain: "sui", coin: "SUI", amount: "3.571428572", rate: "3.50" },
     ]);
     expect(JSON.stringify(view.body)).not.toContain(merchant.merchantId);
   });

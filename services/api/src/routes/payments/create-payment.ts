@@ -4,9 +4,9 @@ import {
   checkPaymentLimits,
   computeFee,
   initialPaymentState,
+  isPriced,
   parseAmount,
   parseCurrency,
-  STATIC_TEST_PRICES,
 } from "@gateway/domain";
 import { type InsertPayment, insertPayment, insertPayments, toPaymentResource } from "@gateway/payments";
 import type { RequestHandler } from "express";
@@ -23,12 +23,17 @@ import {
   required,
   withMoneyParam,
 } from "../../http/params.js";
+import { pricesWith, usdRate } from "../../pricing.js";
 
 const FIELDS = ["amount", "currency", "redirect_url", "description", "expires_in"] as const;
 export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
 
 /** `POST /payments` (docs/api-reference.md); validity, limits and fee as docs/payment-lifecycle.md sets them. */
-export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">): RequestHandler {
+export function createPayment({
+  sql,
+  config,
+  prices: priceService,
+}: Pick<ApiDeps, "sql" | "config" | "prices">): RequestHandler {
   // Payments created while the previous insert is in flight share the next one: under load one
   // commit serves many requests; each still answers only once its row is committed.
   const insert = batched((inputs: InsertPayment[]) => insertPayments(sql, inputs));
@@ -38,12 +43,15 @@ export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">):
     rejectUnknown(body, FIELDS);
     const currency = withMoneyParam("currency", () => parseCurrency(required(body, "currency")));
     const amount = withMoneyParam("amount", () => parseAmount(required(body, "amount"), currency));
-    const prices = STATIC_TEST_PRICES;
-    withMoneyParam("amount", () => checkPaymentLimits(amount, currency, prices));
-    const fee = withMoneyParam("amount", () => computeFee(amount, currency, prices));
     const redirectUrl = httpUrl(optionalString(body, "redirect_url", 2048), "redirect_url");
     const description = optionalString(body, "description", 1000);
     const expiresIn = optionalInteger(body, "expires_in", 300, 86_400) ?? DEFAULT_EXPIRES_IN_SECONDS;
+    // Only SOL and SUI payments need a price (limits and the creation fee); every bad input has
+    // been answered with its 400 before a missing price can answer 503.
+    const rate = isPriced(currency) ? usdRate(priceService, mode, currency) : null;
+    const prices = pricesWith(isPriced(currency) ? currency : null, rate);
+    withMoneyParam("amount", () => checkPaymentLimits(amount, currency, prices));
+    const fee = withMoneyParam("amount", () => computeFee(amount, currency, prices));
 
     // With an Idempotency-Key the id is the key's: a retry that takes over the claim of an API
     // process that died after inserting gets that payment back instead of a second one.
@@ -54,6 +62,7 @@ export function createPayment({ sql, config }: Pick<ApiDeps, "sql" | "config">):
       currency,
       amount,
       fee,
+      usdRate: rate,
       // Whole milliseconds: the ISO strings we return carry exactly three decimals.
       expiresAt: Date.now() + expiresIn * 1000,
     });
