@@ -1,7 +1,9 @@
 // One source of truth: every copy of a chain, coin, status or event-type list must equal the
 // contracts' closed list. Adding a value to one place and not the others fails here, whether the
 // copy is TypeScript (domain, ledger, SDK), SQL (check constraints), the OpenAPI document, or the
-// front-end's plain JavaScript (read from its source, as the browser gets it).
+// front-end (its per-chain tables, and the lists in the bundles the browser gets).
+
+import path from "node:path";
 import {
   CHAINS,
   COINS,
@@ -24,16 +26,17 @@ import { MANUAL_PAYOUT_NETWORK_FEE } from "@gateway/ledger";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  constObjectField,
-  constObjectKeys,
-  constStrings,
-  interfacePropertyUnion,
-  typeAliasUnion,
-} from "./literal-lists.js";
+  CHAIN_NAMES,
+  FINAL_STATUSES,
+  REFUND_REASON_LABELS,
+} from "../../../services/api/src/checkout-page/client/labels.js";
+import { CHAIN_CHOICES, CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
+import { bundleScript } from "../../../services/api/src/front-end/assets.js";
+import { interfacePropertyUnion, ROOT, typeAliasUnion } from "./literal-lists.js";
 
 const SDK = "packages/sdk/src/types.ts";
-const DASHBOARD = "services/api/src/dashboard/assets/dashboard.js";
-const CHECKOUT = "services/api/src/checkout-page/assets/checkout.js";
+const DASHBOARD = "services/api/src/dashboard/client/main.ts";
+const CHECKOUT = "services/api/src/checkout-page/client/main.ts";
 
 /** Same members, in any order, each once. */
 function sameSet(copy: readonly string[], source: readonly string[]) {
@@ -93,17 +96,37 @@ describe("the SDK's hand-written types (it ships without dependencies)", () => {
   });
 });
 
-describe("the front-end's lists", () => {
-  it("dashboard.js: payment statuses, event types, payout coins and chains", () => {
-    sameSet(constStrings(DASHBOARD, "PAYMENT_STATUSES"), PAYMENT_STATUSES);
-    sameSet(constStrings(DASHBOARD, "WEBHOOK_EVENT_TYPES"), EVENT_TYPES);
-    sameSet(constStrings(DASHBOARD, "PAYOUT_COINS"), PAYOUT_COINS);
-    sameSet(constObjectField(DASHBOARD, "CHAINS", "id"), CHAINS);
+describe("the front-end", () => {
+  // The pages import the contracts' lists; only their words for each value are their own.
+  it("has words for every chain and refund reason, and final statuses that exist", () => {
+    sameSet(Object.keys(CHAIN_NAMES), CHAINS);
+    sameSet(Object.keys(REFUND_REASON_LABELS), REFUND_REASONS);
+    sameSet(Object.keys(CHAIN_INFO), CHAINS);
+    sameSet(
+      CHAIN_CHOICES.map((c) => c.id),
+      CHAINS,
+    );
+    for (const status of FINAL_STATUSES) expect(PAYMENT_STATUSES).toContain(status);
   });
-  it("checkout.js: a name for every chain, and final statuses that exist", () => {
-    sameSet(constObjectKeys(CHECKOUT, "CHAIN_NAMES"), CHAINS);
-    const final = constStrings(CHECKOUT, "FINAL");
-    for (const status of final) expect(PAYMENT_STATUSES).toContain(status);
+
+  /** The string literals of a bundle, as the browser gets it. */
+  const literals = (entry: string) =>
+    new Set(
+      [
+        ...bundleScript(path.join(ROOT, entry))
+          .code.toString()
+          .matchAll(/"([^"\\]*)"/g),
+      ].map((m) => m[1]!),
+    );
+
+  it("the dashboard's bundle offers every status filter, event type, payout coin and chain", () => {
+    const strings = literals(DASHBOARD);
+    for (const value of [...PAYMENT_STATUSES, ...EVENT_TYPES, ...PAYOUT_COINS, ...CHAINS])
+      expect(strings, `dashboard bundle lacks "${value}"`).toContain(value);
+  });
+  it("the checkout's bundle knows every simulated outcome", () => {
+    const strings = literals(CHECKOUT);
+    for (const outcome of SIMULATED_OUTCOMES) expect(strings).toContain(outcome);
   });
 });
 

@@ -1,6 +1,6 @@
 // Reads the lists that other files copy, straight from their source text, so a test can compare
-// them with the contracts: TypeScript string-literal unions (the SDK, which ships without
-// dependencies) and the literal arrays, sets and objects of the front-end's plain JavaScript.
+// them with the contracts: the TypeScript string-literal unions of the SDK, which ships without
+// dependencies and so cannot import them.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
@@ -9,8 +9,7 @@ export const ROOT = path.resolve(import.meta.dirname, "../../..");
 
 function parse(file: string): ts.SourceFile {
   const text = readFileSync(path.join(ROOT, file), "utf8");
-  const kind = file.endsWith(".js") ? ts.ScriptKind.JS : ts.ScriptKind.TS;
-  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 }
 
 function stringsOfUnion(type: ts.TypeNode, where: string): string[] {
@@ -42,68 +41,4 @@ export function interfacePropertyUnion(file: string, name: string, property: str
     }
   }
   throw new Error(`${file} has no interface ${name} with a property ${property}`);
-}
-
-function topLevelInitializer(file: string, name: string): ts.Expression {
-  const source = parse(file);
-  for (const statement of source.statements) {
-    if (!ts.isVariableStatement(statement)) continue;
-    for (const declaration of statement.declarationList.declarations) {
-      if (ts.isIdentifier(declaration.name) && declaration.name.text === name && declaration.initializer)
-        return declaration.initializer;
-    }
-  }
-  throw new Error(`${file} declares no ${name}`);
-}
-
-function stringsOfArray(node: ts.Expression, where: string): string[] {
-  if (!ts.isArrayLiteralExpression(node)) throw new Error(`${where} is not an array literal`);
-  return node.elements.map((element) => {
-    if (ts.isStringLiteral(element)) return element.text;
-    throw new Error(`${where}: ${element.getText()} is not a string literal`);
-  });
-}
-
-/** `const NAME = ["a", "b"]` or `const NAME = new Set(["a", "b"])` → ["a", "b"]. */
-export function constStrings(file: string, name: string): string[] {
-  const init = topLevelInitializer(file, name);
-  if (ts.isNewExpression(init) && init.arguments?.[0]) return stringsOfArray(init.arguments[0], name);
-  return stringsOfArray(init, `${file} ${name}`);
-}
-
-/** `const NAME = [{ id: "a", … }, …]` → ["a", …]. */
-export function constObjectField(file: string, name: string, field: string): string[] {
-  const init = topLevelInitializer(file, name);
-  if (!ts.isArrayLiteralExpression(init)) throw new Error(`${file} ${name} is not an array literal`);
-  return init.elements.map((element) => {
-    const property =
-      ts.isObjectLiteralExpression(element) &&
-      element.properties.find((p) => ts.isPropertyAssignment(p) && p.name.getText() === field);
-    if (property && ts.isPropertyAssignment(property) && ts.isStringLiteral(property.initializer))
-      return property.initializer.text;
-    throw new Error(`${file} ${name}: ${element.getText()} has no string ${field}`);
-  });
-}
-
-/** `const NAME = { a: …, b: … }` → ["a", "b"]. */
-export function constObjectKeys(file: string, name: string): string[] {
-  const init = topLevelInitializer(file, name);
-  if (!ts.isObjectLiteralExpression(init)) throw new Error(`${file} ${name} is not an object literal`);
-  return init.properties.map((p) => {
-    if (!p.name) throw new Error(`${file} ${name}: ${p.getText()} has no name`);
-    return ts.isStringLiteral(p.name) ? p.name.text : p.name.getText();
-  });
-}
-
-/** `const NAME = { a: "x", b: "y" }` → { a: "x", b: "y" }. */
-export function constStringRecord(file: string, name: string): Record<string, string> {
-  const init = topLevelInitializer(file, name);
-  if (!ts.isObjectLiteralExpression(init)) throw new Error(`${file} ${name} is not an object literal`);
-  const record: Record<string, string> = {};
-  for (const p of init.properties) {
-    if (!ts.isPropertyAssignment(p) || !ts.isStringLiteral(p.initializer))
-      throw new Error(`${file} ${name}: ${p.getText()} is not a string property`);
-    record[ts.isStringLiteral(p.name) ? p.name.text : p.name.getText()] = p.initializer.text;
-  }
-  return record;
 }

@@ -88,6 +88,13 @@ describe("local runner", () => {
     expect(metrics).toMatch(/gateway_price_available\{coin="SOL",service="api"\} 1/);
     expect(metrics).toMatch(/gateway_price_available\{coin="SUI",service="api"\} 1/);
     expect(pidsUnder(dataDir).length).toBeGreaterThan(0);
+    // The API bundled the dashboard's TypeScript at start-up and serves what the page links.
+    const shell = await (await fetch(`http://127.0.0.1:${apiPort}/dashboard`)).text();
+    const script = /<script type="module" src="([^"]+)"/.exec(shell)?.[1];
+    expect(script).toMatch(/^\/dashboard\/assets\/dashboard\.js\?v=[0-9a-f]{12}$/);
+    const bundle = await fetch(`http://127.0.0.1:${apiPort}${script}`);
+    expect(bundle.status).toBe(200);
+    expect(await bundle.text()).toContain("payment.confirming");
 
     // A sign-up's code reaches the operator's server, and it is the code the API asks for.
     const email = `operator-${apiPort}@example.test`;

@@ -1,29 +1,12 @@
 import { parseChain, parseCoin } from "@gateway/domain";
 import { findPayment, type PaymentRow } from "@gateway/payments";
-import { type ErrorRequestHandler, type Response, Router } from "express";
+import { type ErrorRequestHandler, Router } from "express";
 import QRCode from "qrcode";
 import type { ApiDeps } from "../deps.js";
+import { assetRoutes, pageAssets } from "../front-end/assets.js";
+import { SVG_CSP, sendPage } from "../front-end/page-response.js";
 import { checkoutView, type DepositWalletRow, walletView } from "../routes/checkout/checkout-view.js";
-import { ASSET_PREFIX, assetCacheControl, loadAssets } from "./assets.js";
 import { checkoutPage, errorPage } from "./page-html.js";
-
-/**
- * Everything same-origin and nothing inline: the page's script and styles come from
- * /gateway/assets, the QR code from /gateway/qr, and the JSON from /payments/checkout.
- */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-/** An SVG opened on its own must not run anything either. */
-const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'";
 
 /**
  * The hosted checkout page: `GET /gateway?payment_id=…`, its assets and its QR codes. Page loads
@@ -33,7 +16,7 @@ const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 
 export function checkoutPageRoutes(deps: ApiDeps): Router {
   const { sql, log } = deps;
   const router = Router();
-  const assets = loadAssets();
+  const assets = pageAssets("checkout");
 
   async function load(id: string): Promise<{ row: PaymentRow; merchantName: string } | undefined> {
     const row = await findPayment(sql, { id });
@@ -41,19 +24,6 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
     const [merchant] = await sql<{ business_name: string }[]>`
       select business_name from merchants where id = ${row.merchant_id}`;
     return { row, merchantName: merchant?.business_name ?? "" };
-  }
-
-  function sendPage(res: Response, status: number, html: string): void {
-    res
-      .status(status)
-      .set({
-        "Content-Type": "text/html; charset=utf-8",
-        "Content-Security-Policy": PAGE_CSP,
-        "X-Frame-Options": "DENY",
-        "Cross-Origin-Opener-Policy": "same-origin",
-        "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
-      })
-      .send(html);
   }
 
   router.get("/gateway", async (req, res) => {
@@ -85,13 +55,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
     sendPage(res, 200, html);
   });
 
-  router.get(`${ASSET_PREFIX}:name`, (req, res, next) => {
-    const asset = assets.files.get(req.params.name);
-    if (!asset) return next();
-    res.set({ "Content-Type": asset.contentType, "Cache-Control": assetCacheControl(asset, req.query.v) });
-    if (asset.contentType.startsWith("image/svg")) res.set("Content-Security-Policy", SVG_CSP);
-    res.send(asset.body);
-  });
+  router.use(assetRoutes(assets));
 
   /**
    * The QR code of one deposit wallet: its payment URI (Solana Pay) where the chain has one, else

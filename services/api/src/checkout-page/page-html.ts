@@ -1,11 +1,6 @@
 // The checkout's HTML, rendered on the server from escaped values only. The script fills in
 // the live parts with textContent; no data ever reaches the page as markup.
-
-export interface AssetLinks {
-  css: string;
-  js: string;
-  favicon: string;
-}
+import type { AssetLinks } from "../front-end/assets.js";
 
 export interface CheckoutPageData {
   paymentId: string;

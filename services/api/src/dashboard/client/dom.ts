@@ -1,0 +1,236 @@
+// Small DOM helpers: every value from the server is written as text (through `h`), never as
+// markup. No view library: the pages are forms and tables redrawn whole after each change, which
+// these few functions cover without a dependency or a build-time JSX transform.
+
+export type Child = Node | string | null | undefined | false;
+export type Children = Child | Child[];
+
+/** Attributes; `on<event>` become listeners, `dataset` fills data-*, `true` is a bare attribute. */
+export type Attrs = Record<string, unknown> & { dataset?: Record<string, string> };
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Children[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value as EventListener);
+    else if (name === "dataset") Object.assign(el.dataset, value);
+    else if (value === true) el.setAttribute(name, "");
+    else el.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child);
+  }
+  return el;
+}
+
+function main(): HTMLElement {
+  return document.getElementById("main")!;
+}
+
+/** Replaces the page's content; the new heading takes the focus, as a page load would. */
+export function show(title: string, ...content: Children[]): void {
+  document.title = `${title} · Gateway dashboard`;
+  const heading = h("h1", { tabindex: "-1" }, title);
+  main().replaceChildren(heading, ...content.flat().filter((c): c is Node | string => Boolean(c)));
+  heading.focus();
+}
+
+let flashedAt = 0;
+
+/** A message in the status region; it survives the navigation that follows it, then goes. */
+export function flash(message: string, kind: "info" | "success" | "error" = "info"): void {
+  flashedAt = Date.now();
+  const box = document.getElementById("flash")!;
+  box.className = `flash flash-${kind}`;
+  box.textContent = message;
+}
+
+/** Called on each navigation: a message older than the navigation that follows it goes. */
+export function clearStaleFlash(): void {
+  if (Date.now() - flashedAt > 1500) document.getElementById("flash")!.textContent = "";
+}
+
+/** An error a form shows in its alert box, marking the field named `param`. */
+export class FieldError extends Error {
+  constructor(
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function field(label: string, input: HTMLElement, hint?: string): HTMLDivElement {
+  const id = input.id || `f-${Math.random().toString(36).slice(2)}`;
+  input.id = id;
+  const hintEl = hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null;
+  if (hintEl) input.setAttribute("aria-describedby", hintEl.id);
+  return h("div", { class: "field" }, h("label", { for: id }, label), input, hintEl);
+}
+
+export function input(attrs: Attrs): HTMLInputElement {
+  return h("input", { type: "text", ...attrs });
+}
+
+/** A form whose submit runs `action`; errors land in its own alert box and on the field at fault. */
+export function form(
+  attrs: Attrs,
+  fields: Children[],
+  submitLabel: string,
+  action: (data: FormData) => Promise<void>,
+): HTMLFormElement {
+  const error = h("p", { class: "form-error", role: "alert" });
+  const button = h("button", { type: "submit", class: "primary" }, submitLabel);
+  const el = h(
+    "form",
+    { ...attrs, novalidate: true },
+    ...fields,
+    error,
+    h("div", { class: "actions" }, button),
+  );
+  el.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    for (const bad of el.querySelectorAll("[aria-invalid]")) bad.removeAttribute("aria-invalid");
+    button.disabled = true;
+    try {
+      await action(new FormData(el));
+    } catch (err) {
+      error.textContent = errorMessage(err);
+      const param = (err as { param?: unknown }).param;
+      const at =
+        typeof param === "string" ? el.querySelector<HTMLElement>(`[name="${CSS.escape(param)}"]`) : null;
+      if (at) {
+        at.setAttribute("aria-invalid", "true");
+        at.focus();
+      }
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el;
+}
+
+/** A form value as trimmed text; an absent field is "". */
+export function text(data: FormData, name: string): string {
+  return String(data.get(name) ?? "").trim();
+}
+
+export function statusBadge(status: string): HTMLSpanElement {
+  return h("span", { class: `badge badge-${status}` }, status);
+}
+
+/** A `<dl class="details">` of [term, value] rows. */
+export function details(rows: [string, Node | string][]): HTMLDListElement {
+  return h(
+    "dl",
+    { class: "details" },
+    rows.map(([term, value]) => h("div", {}, h("dt", {}, term), h("dd", {}, value))),
+  );
+}
+
+/** A cell: its label (shown on phones, where rows become cards) and its value. */
+export type Cell = [label: string | null, value: Node | string];
+
+/** A table that turns into cards on phones; an empty heading is an action column. */
+export function listTable(
+  caption: string,
+  headings: string[],
+  rows: Cell[][],
+  rowData: (i: number) => Record<string, string> = () => ({}),
+): HTMLDivElement {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { class: "list" },
+      h("caption", { class: "visually-hidden" }, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          headings.map((name) =>
+            h("th", { scope: "col" }, name ? name : h("span", { class: "visually-hidden" }, "Action")),
+          ),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells, i) =>
+          h(
+            "tr",
+            { dataset: rowData(i) },
+            cells.map(([label, value]) => h("td", label ? { "data-label": label } : {}, value)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * Copies to the clipboard and says so in the status region, which screen readers announce. The
+ * button's visible word changes; the hidden rest of its name says what it copies.
+ */
+export async function copy(value: string, word: HTMLElement, what: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(value);
+    word.textContent = "Copied";
+    flash(`${what} copied to the clipboard.`, "success");
+  } catch {
+    flash(`Could not copy: select the ${what.toLowerCase()} and copy it by hand.`, "error");
+  }
+  setTimeout(() => {
+    word.textContent = "Copy";
+  }, 2000);
+}
+
+/** A read-only secret with a copy button. */
+export function secretRow(label: string, value: string, name: string): HTMLDivElement {
+  const word = h("span", {}, "Copy");
+  const button = h(
+    "button",
+    { type: "button" },
+    word,
+    h("span", { class: "visually-hidden" }, ` the ${label.toLowerCase()}`),
+  );
+  button.addEventListener("click", () => copy(value, word, label));
+  return h(
+    "div",
+    { class: "field" },
+    h("label", {}, label, h("input", { readonly: true, value, name, class: "secret", spellcheck: "false" })),
+    button,
+  );
+}
+
+/** The "I have saved it" button that empties and hides a reveal section. */
+export function dismissButton(section: HTMLElement, label: string): HTMLDivElement {
+  return h(
+    "div",
+    { class: "actions" },
+    h(
+      "button",
+      {
+        type: "button",
+        onclick: () => {
+          section.replaceChildren();
+          section.hidden = true;
+        },
+      },
+      label,
+    ),
+  );
+}
