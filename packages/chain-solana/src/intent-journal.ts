@@ -3,6 +3,7 @@
 // every signature ever sent. A retry (another attempt, another replica, a restart) resends these
 // bytes; only when they can never land does a new attempt begin.
 import type { Sql } from "@gateway/db";
+import type { Chain } from "@gateway/domain";
 
 export interface IntentRecord {
   attempt: number;
@@ -46,7 +47,7 @@ interface Row {
   final_txid: string | null;
 }
 
-export function createIntentJournal(sql: Sql, chain: "solana" | "sui"): IntentJournal {
+export function createIntentJournal(sql: Sql, chain: Chain): IntentJournal {
   return {
     async read(intentId) {
       const [row] = await sql<Row[]>`

@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { buildSuiSweep, buildSuiTransfer, type SuiCoinRef } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
-import type { Coin, Mode } from "@gateway/domain";
+import type { Chain, Coin, Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import {
   type IntentInput,
@@ -21,7 +21,7 @@ export interface SuiSweepWork {
   intentId: string;
   paymentId: string;
   mode: Mode;
-  chain: "solana" | "sui";
+  chain: Chain;
   coin: Coin;
   depositAddress: string;
   derivationIndex: number;
@@ -34,7 +34,7 @@ export interface SuiRefundWork {
   refundId: string;
   paymentId: string;
   mode: Mode;
-  chain: "solana" | "sui";
+  chain: Chain;
   coin: Coin;
   amount: bigint;
   to: string;

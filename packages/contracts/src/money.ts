@@ -1,5 +1,6 @@
-// The chains, coins, currencies and modes every resource and message is written in. The chain
-// registry will add chains here; until then a chain added anywhere else fails the drift test.
+// The chains, coins, currencies and modes every resource and message is written in. A chain is
+// added here and in the chain registry (packages/chains) together: the registry's type check
+// fails on a chain without a module, the drift test on any other copy (docs/adding-a-chain.md).
 
 export const CHAINS = ["solana", "sui"] as const;
 export type Chain = (typeof CHAINS)[number];

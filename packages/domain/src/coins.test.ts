@@ -1,3 +1,4 @@
+import { CHAIN_MODULES } from "@gateway/chains";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CHAIN_COINS, canPay, chainCarries, coinsForPayment, needsQuote, toCoinUnits } from "./coins.js";
@@ -9,6 +10,16 @@ describe("chains and coins", () => {
     expect(CHAIN_COINS.sui).toEqual(["USDC", "USDT", "SUI"]);
     expect(chainCarries("solana", "SUI")).toBe(false);
     expect(chainCarries("sui", "SOL")).toBe(false);
+  });
+  it("counts every coin in the decimals the chain registry gives it on each chain", () => {
+    for (const module of Object.values(CHAIN_MODULES)) {
+      for (const asset of module.assets)
+        expect([module.id, asset.coin, DECIMALS[asset.coin]]).toEqual([
+          module.id,
+          asset.coin,
+          asset.decimals,
+        ]);
+    }
   });
 });
 

@@ -1,13 +1,11 @@
 // Which coin on which chain can settle a payment priced in a given currency, and the exact
 // conversion of the priced amount into that coin's base units.
 
+import { CHAIN_COINS } from "@gateway/chains";
 import { type Chain, type Coin, type Currency, DECIMALS, MoneyError, pow10 } from "./money.js";
 
-/** Coins each chain carries, in the order the checkout offers them. */
-export const CHAIN_COINS: Readonly<Record<Chain, readonly Coin[]>> = {
-  solana: ["USDC", "USDT", "SOL"],
-  sui: ["USDC", "USDT", "SUI"],
-};
+/** Coins each chain carries, in the order the checkout offers them: the chain registry's assets. */
+export { CHAIN_COINS };
 
 /**
  * Coins that pay each currency. Stablecoins stand in 1:1 for USD and for each other; a USD

@@ -1,20 +1,15 @@
 // Money as integer base units. Amounts enter as JSON numbers or decimal strings and are
 // converted by string manipulation only, so no float rounding can ever change a price.
 
+import { COIN_DECIMALS } from "@gateway/chains";
 import { CHAINS, type Chain, COINS, type Coin, CURRENCIES, type Currency } from "@gateway/contracts";
 
 export type { Chain, Coin, Currency, Mode } from "@gateway/contracts";
 // The lists are the contracts' (the one place each is defined); re-exported for the domain's users.
 export { CHAINS, COINS, CURRENCIES };
 
-/** Base-unit decimals: USD counts cents; the coins use their on-chain decimals. */
-export const DECIMALS: Readonly<Record<Currency, number>> = {
-  USD: 2,
-  USDC: 6,
-  USDT: 6,
-  SOL: 9,
-  SUI: 9,
-};
+/** Base-unit decimals: USD counts cents; the coins use their on-chain decimals (the chain registry's). */
+export const DECIMALS: Readonly<Record<Currency, number>> = { USD: 2, ...COIN_DECIMALS };
 
 /**
  * Closed set of money error codes. Each maps to a 400 at the HTTP edge, with the code

@@ -1,8 +1,8 @@
 // The typed client for the signer: gRPC over HTTP/2, mTLS when given certificates.
 import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { CHAINS } from "@gateway/contracts";
 import {
-  Chain,
   Mode,
   type PayoutDestination,
   RefusalCode,
@@ -14,6 +14,7 @@ import {
   type ApprovalInput,
   CHAIN_TO_PROTO,
   type ChainName,
+  chainFromProto,
   type IntentInput,
   MODE_TO_PROTO,
   type ModeName,
@@ -129,10 +130,14 @@ export interface SignerClient {
   close(): void;
 }
 
+function unknownChain(chain: number): never {
+  throw new Error(`signer named chain ${chain}, which this client does not know`);
+}
+
 function fromProtoDestination(d: PayoutDestination): PayoutDestinationEntry {
   return {
     merchantId: d.merchantId,
-    chain: d.chain === Chain.SUI ? "sui" : "solana",
+    chain: chainFromProto(d.chain) ?? unknownChain(d.chain),
     mode: d.mode === Mode.TEST ? "test" : "live",
     address: d.address,
     linked: d.linked,
@@ -212,14 +217,13 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       const response = await client.getServiceAddresses({});
       const book: Partial<Record<ChainName, Partial<Record<ModeName, ServiceWallets>>>> = {};
       for (const entry of response.addresses) {
-        const chain: ChainName | undefined =
-          entry.chain === Chain.SOLANA ? "solana" : entry.chain === Chain.SUI ? "sui" : undefined;
+        const chain = chainFromProto(entry.chain);
         const mode: ModeName | undefined =
           entry.mode === Mode.LIVE ? "live" : entry.mode === Mode.TEST ? "test" : undefined;
         if (!chain || !mode) continue;
         book[chain] = { ...book[chain], [mode]: { vault: entry.vault, gas: entry.gas } };
       }
-      for (const chain of ["solana", "sui"] as const) {
+      for (const chain of CHAINS) {
         for (const mode of ["live", "test"] as const) {
           if (!book[chain]?.[mode]) throw new Error(`signer did not report ${chain} ${mode} addresses`);
         }

@@ -1,8 +1,10 @@
 // Friendly intent shapes for callers (settlement, API) and their proto form.
 import { create } from "@bufbuild/protobuf";
+import { CHAINS, type Chain as ChainId } from "@gateway/contracts";
 import { Chain, type Intent, IntentSchema, Mode } from "@gateway/signer-proto";
 
-export type ChainName = "solana" | "sui";
+/** The registry's chains; each needs its signer part too (docs/adding-a-chain.md). */
+export type ChainName = ChainId;
 export type ModeName = "live" | "test";
 
 export interface ApprovalInput {
@@ -50,6 +52,11 @@ export interface AttestationInput {
 }
 
 export const CHAIN_TO_PROTO: Record<ChainName, Chain> = { solana: Chain.SOLANA, sui: Chain.SUI };
+
+/** The chain a proto enum value names, or undefined for one this client does not know. */
+export function chainFromProto(chain: Chain): ChainName | undefined {
+  return CHAINS.find((name) => CHAIN_TO_PROTO[name] === chain);
+}
 export const MODE_TO_PROTO: Record<ModeName, Mode> = { live: Mode.LIVE, test: Mode.TEST };
 
 export function toProtoIntent(input: IntentInput): Intent {

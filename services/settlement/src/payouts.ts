@@ -1,6 +1,7 @@
 // The payout actor: executes payouts recorded by the API or the daily schedule, one message per
 // payout on `<p>.cmd.payout.<id>`, and runs the schedule. State lives in PostgreSQL only.
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import { nativeCoin } from "@gateway/chains";
 import type { PayoutCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import {
@@ -90,7 +91,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
             reference: `payout:${payoutId}`,
             mode: row.mode,
             chain: row.chain,
-            coin: row.chain === "solana" ? "SOL" : "SUI",
+            coin: nativeCoin(row.chain),
             amount: gasSpent,
           });
         }

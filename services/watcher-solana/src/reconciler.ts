@@ -4,9 +4,8 @@
 // full pass simply takes longer).
 import { associatedTokenAddress } from "@gateway/chain-tx";
 import type { Logger } from "@gateway/logging";
+import type { OpenAddress, OpenAddresses, ReplicaMembership } from "@gateway/watcher-kit";
 import { type Connection, PublicKey } from "@solana/web3.js";
-import type { OpenAddress, OpenAddresses } from "./open-addresses.js";
-import type { ReplicaMembership } from "./replicas.js";
 import type { SignatureTracker } from "./signature-tracker.js";
 
 export interface Reconciler {
@@ -36,15 +35,19 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   let calls = 0;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;
+  // Token accounts to scan, computed when first needed (curve math is slow); the open set keeps
+  // an entry's object while it stays open, so this cache lives exactly as long as the address.
+  const scanTargets = new WeakMap<OpenAddress, string>();
 
   function target(entry: OpenAddress): string {
     // A transfer into an existing token account lists the token account, not its owner.
     if (entry.coin === "SOL") return entry.address;
-    entry.scanTarget ??= associatedTokenAddress(
-      entry.address,
-      entry.coin === "USDT" ? mints.USDT : mints.USDC,
-    );
-    return entry.scanTarget;
+    let scanTarget = scanTargets.get(entry);
+    if (scanTarget === undefined) {
+      scanTarget = associatedTokenAddress(entry.address, entry.coin === "USDT" ? mints.USDT : mints.USDC);
+      scanTargets.set(entry, scanTarget);
+    }
+    return scanTarget;
   }
 
   /** The next address this replica owns, at most one full lap away. */

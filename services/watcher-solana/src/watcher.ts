@@ -8,12 +8,16 @@ import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { prom, type Registry } from "@gateway/metrics";
 import { signAttestation } from "@gateway/signer-client";
+import {
+  createOpenAddresses,
+  createReplicaMembership,
+  type OpenAddresses,
+  type ReplicaMembership,
+} from "@gateway/watcher-kit";
 import type { Connection } from "@solana/web3.js";
 import type { AddressRegistry } from "./address-registry.js";
 import type { FoundDeposit } from "./deposits-in-transaction.js";
-import { createOpenAddresses, type OpenAddresses } from "./open-addresses.js";
 import { createReconciler, type Reconciler } from "./reconciler.js";
-import { createReplicaMembership, type ReplicaMembership } from "./replicas.js";
 import { createSignatureTracker, type DepositStage, type SignatureTracker } from "./signature-tracker.js";
 import { startWebhookIngress } from "./webhook-ingress.js";
 
@@ -62,7 +66,9 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
   ]);
   const open = createOpenAddresses({
     sql,
+    chain: "solana",
     lateWindowMs: options.lateWindowMs ?? 24 * 3600_000,
+    fullReloadMs: 30_000,
     refreshMs: options.openRefreshMs ?? 1000,
   });
   await open.refresh();

@@ -1,5 +1,5 @@
 export { type CheckpointTransaction, type CoinTypes, depositsOf, normalizeCoinTypes } from "./match.js";
-export { ownedPartitions, PARTITIONS, partitionOf } from "./partitions.js";
+export { PARTITIONS, partitionOfAddress } from "./partitions.js";
 export {
   type SuiWatcher,
   type SuiWatcherOptions,

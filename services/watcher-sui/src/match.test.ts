@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { depositsOf, normalizeCoinTypes } from "./match.js";
-import { ownedPartitions, PARTITIONS, partitionOf } from "./partitions.js";
 
 const USDC = "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdc::USDC";
 const SUI = "0x0000000000000000000000000000000000000000000000000000000000000002::sui::SUI";
@@ -44,19 +43,5 @@ describe("depositsOf", () => {
       () => true,
     );
     expect(report).toMatchObject({ coin: "SUI", sender: addr(9), transfer_id: "sui:D2:0" });
-  });
-});
-
-describe("partitions", () => {
-  it("splits every partition to exactly one live replica and moves few when one joins", () => {
-    const two = ["a", "b"];
-    const a = ownedPartitions("a", two);
-    const b = ownedPartitions("b", two);
-    expect([...a, ...b].sort((x, y) => x - y)).toEqual([...Array(PARTITIONS).keys()]);
-    expect(a.length).toBeGreaterThan(10);
-    const three = ["a", "b", "c"];
-    const moved = a.filter((p) => !ownedPartitions("a", three).includes(p));
-    expect(moved.every((p) => ownedPartitions("c", three).includes(p))).toBe(true);
-    expect(partitionOf(addr(1))).toBe(partitionOf(addr(1)));
   });
 });

@@ -5,6 +5,13 @@ import { enqueueOutbox, type Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { signAttestation } from "@gateway/signer-client";
+import {
+  createOpenAddresses,
+  createReplicaMembership,
+  type OpenAddresses,
+  ownedPartitions,
+  type ReplicaMembership,
+} from "@gateway/watcher-kit";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { normalizeStructTag } from "@mysten/sui/utils";
 import {
@@ -13,9 +20,7 @@ import {
   type WatchedCheckpoint,
 } from "./checkpoint-source.js";
 import { depositsOf, normalizeCoinTypes } from "./match.js";
-import { createOpenAddresses, type OpenAddresses } from "./open-addresses.js";
-import { PARTITIONS } from "./partitions.js";
-import { createMembership, type Membership } from "./replicas.js";
+import { PARTITIONS, partitionOfAddress } from "./partitions.js";
 
 export interface SuiWatcherOptions {
   sql: Sql;
@@ -71,16 +76,32 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
   const source: CheckpointSource = createCheckpointSource({ client, log });
   const addresses: OpenAddresses = createOpenAddresses({
     sql,
-    lateGraceMs: options.lateGraceMs ?? 24 * 3600_000,
+    chain: "sui",
+    lateWindowMs: options.lateGraceMs ?? 24 * 3600_000,
     fullReloadMs: options.fullReloadMs ?? 60_000,
   });
-  const membership: Membership = createMembership({
+  const membership: ReplicaMembership = createReplicaMembership({
     sql,
     log,
+    chain: "sui",
     replicaId,
     heartbeatMs: options.heartbeatMs ?? 2_000,
     ttlMs: options.replicaTtlMs ?? 10_000,
   });
+  /** The partition of an open address, or undefined when it is not open. */
+  const partitionOfOpen = (address: string) =>
+    addresses.get(address) === undefined ? undefined : partitionOfAddress(address);
+  /** The partitions this replica owns, recomputed when the live replicas change. */
+  let owned: { generation: number; partitions: readonly number[] } = { generation: -1, partitions: [] };
+  function ownedNow(): readonly number[] {
+    if (owned.generation !== membership.generation()) {
+      owned = {
+        generation: membership.generation(),
+        partitions: ownedPartitions(replicaId, membership.live(), PARTITIONS),
+      };
+    }
+    return owned.partitions;
+  }
   const relay: OutboxRelay | undefined =
     options.relay === false
       ? undefined
@@ -102,11 +123,12 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
   await relay?.start();
 
   async function loadCursors() {
-    const owned = [...membership.owned];
+    const generation = membership.generation();
+    const mine = [...ownedNow()];
     const rows = await sql<{ partition: number; checkpoint: bigint }[]>`
-      select partition, checkpoint from sui_watcher_partitions where partition in ${sql(owned.length ? owned : [-1])}`;
+      select partition, checkpoint from sui_watcher_partitions where partition in ${sql(mine.length ? mine : [-1])}`;
     cursors = new Map(rows.map((r) => [r.partition, BigInt(r.checkpoint)]));
-    cursorGeneration = membership.generation;
+    cursorGeneration = generation;
   }
 
   let previous: WatchedCheckpoint | undefined;
@@ -141,10 +163,10 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
     const reports: (DepositReport & { partition: number })[] = [];
     for (const tx of checkpoint.transactions) {
       for (const report of depositsOf(tx, coinTypes, (a) => {
-        const p = addresses.partition(a);
+        const p = partitionOfOpen(a);
         return p !== undefined && behind.has(p);
       })) {
-        reports.push({ ...attested(report, stage), stage, partition: addresses.partition(report.address)! });
+        reports.push({ ...attested(report, stage), stage, partition: partitionOfAddress(report.address) });
       }
     }
     return reports;
@@ -152,7 +174,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
 
   async function handle(checkpoint: WatchedCheckpoint) {
     // Every wallet created before the checkpoint must be known before it is matched.
-    if (addresses.asOf < checkpoint.timestampMs + clockMarginMs) await addresses.refresh();
+    if (addresses.asOf() < checkpoint.timestampMs + clockMarginMs) await addresses.refresh();
     // Partitions behind are exactly those at the previous checkpoint (the loop takes min + 1).
     const behind = new Set<number>();
     for (const [partition, cursor] of cursors) if (cursor < checkpoint.sequence) behind.add(partition);
@@ -201,7 +223,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
     let failures = 0;
     while (running) {
       try {
-        if (cursorGeneration !== membership.generation) await loadCursors();
+        if (cursorGeneration !== membership.generation()) await loadCursors();
         if (cursors.size === 0) {
           await new Promise((r) => setTimeout(r, 200));
           continue;
@@ -210,7 +232,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
         for (const cursor of cursors.values()) if (next < 0n || cursor < next) next = cursor;
         const checkpoint = await source.get(next + 1n);
         if (!running) break;
-        if (cursorGeneration !== membership.generation) continue;
+        if (cursorGeneration !== membership.generation()) continue;
         await handle(checkpoint);
         failures = 0;
       } catch (err) {
@@ -225,7 +247,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
   }
 
   const loop = run();
-  log.info({ replicaId, partitions: membership.owned.length }, "sui watcher started");
+  log.info({ replicaId, partitions: ownedNow().length }, "sui watcher started");
 
   return {
     status() {
@@ -233,8 +255,8 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
       for (const c of cursors.values()) if (low === null || c < low) low = c;
       return {
         replicaId,
-        partitions: membership.owned.length,
-        openAddresses: addresses.size,
+        partitions: ownedNow().length,
+        openAddresses: addresses.size(),
         checkpoint: low,
         checkpointsProcessed,
         depositsPublished,

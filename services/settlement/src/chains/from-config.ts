@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createSolanaSettlement } from "@gateway/chain-solana";
 import { createSuiSettlement } from "@gateway/chain-sui";
+import { CHAINS, type Chain } from "@gateway/chains";
 import type { SettlementConfig } from "@gateway/config";
 import { createAuditHeadStore, type Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
@@ -14,7 +15,7 @@ import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Connection } from "@solana/web3.js";
 import type { PayoutActorOptions } from "../payouts.js";
 import { createChainPayout } from "./chain-payout.js";
-import type { ChainSettlements } from "./chain-settlement.js";
+import type { ChainSettlement, ChainSettlements } from "./chain-settlement.js";
 
 export interface LiveChains {
   chains: ChainSettlements;
@@ -22,17 +23,66 @@ export interface LiveChains {
   signer: SignerClient | undefined;
 }
 
+/** What a chain adapter is built from: settlement's shared pieces. */
+interface AdapterDeps {
+  config: SettlementConfig;
+  sql: Sql;
+  log: Logger;
+  signer: SignerClient;
+  approver: { keyId: string; key: ReturnType<typeof approverKeyFromSeed> };
+}
+
+/** One chain's adapter: sweeps and refunds (ChainSettlement) and payouts, from the same runner. */
+type ChainAdapter = ChainSettlement & Parameters<typeof createChainPayout>[1];
+
 /**
- * Live settlement per configured chain: Solana when SOLANA_RPC_URL is set, Sui when SUI_GRPC_URL
- * is, each only with settlement's refund approver key (without it the signer refuses refunds, so
+ * Each registered chain's settlement adapter (from the registry's `settlementPackage`). Kept here,
+ * not in the registry, so the registry stays free of chain SDKs (the API and the domain import
+ * it). The mapped type makes a chain of the registry without an adapter a compile error.
+ */
+const ADAPTERS: {
+  readonly [C in Chain]: {
+    configured(config: SettlementConfig): boolean;
+    create(deps: AdapterDeps): ChainAdapter;
+  };
+} = {
+  solana: {
+    configured: (config) => Boolean(config.SOLANA_RPC_URL),
+    create({ config, sql, log, signer, approver }) {
+      const connection = new Connection(config.SOLANA_RPC_URL!, {
+        commitment: "confirmed",
+        ...(config.SOLANA_WS_URL ? { wsEndpoint: config.SOLANA_WS_URL } : {}),
+      });
+      const mints = { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT };
+      return createSolanaSettlement({ sql, connection, signer, approver, mints, log });
+    },
+  },
+  sui: {
+    configured: (config) => Boolean(config.SUI_GRPC_URL),
+    create({ config, sql, log, signer, approver }) {
+      const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL! });
+      const coinTypes = {
+        SUI: "0x2::sui::SUI",
+        USDC: config.SUI_USDC_COIN_TYPE,
+        USDT: config.SUI_USDT_COIN_TYPE,
+      };
+      return createSuiSettlement({ sql, client, signer, approver, coinTypes, log });
+    },
+  },
+};
+
+/**
+ * Live settlement per configured chain (Solana when SOLANA_RPC_URL is set, Sui when SUI_GRPC_URL
+ * is), each only with settlement's refund approver key (without it the signer refuses refunds, so
  * running half-configured would strand customers' money). Test mode needs none of this.
  */
 export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Logger): LiveChains {
-  const wanted = Boolean(config.SOLANA_RPC_URL || config.SUI_GRPC_URL);
-  if (wanted && !config.SETTLEMENT_APPROVER_SEED) {
+  const wanted = CHAINS.filter((chain) => ADAPTERS[chain].configured(config));
+  if (wanted.length > 0 && !config.SETTLEMENT_APPROVER_SEED) {
     log.warn("a chain is configured without SETTLEMENT_APPROVER_SEED: live settlement is off");
   }
-  if (!wanted || !config.SETTLEMENT_APPROVER_SEED) return { chains: {}, payouts: {}, signer: undefined };
+  if (wanted.length === 0 || !config.SETTLEMENT_APPROVER_SEED)
+    return { chains: {}, payouts: {}, signer: undefined };
 
   const file = (path: string | undefined) => (path ? readFileSync(path) : undefined);
   const [ca, cert, key] = [
@@ -52,25 +102,13 @@ export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Lo
     keyId: config.SETTLEMENT_APPROVER_KEY_ID,
     key: approverKeyFromSeed(Buffer.from(config.SETTLEMENT_APPROVER_SEED, "hex")),
   };
-  const mints = { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT };
-  const suiCoins = { SUI: "0x2::sui::SUI", USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE };
 
   const chains: ChainSettlements = {};
   const payouts: LiveChains["payouts"] = { chains: {} };
-  if (config.SOLANA_RPC_URL) {
-    const connection = new Connection(config.SOLANA_RPC_URL, {
-      commitment: "confirmed",
-      ...(config.SOLANA_WS_URL ? { wsEndpoint: config.SOLANA_WS_URL } : {}),
-    });
-    const solana = createSolanaSettlement({ sql, connection, signer, approver, mints, log });
-    chains.solana = solana;
-    payouts.chains!.solana = createChainPayout("solana", solana);
-  }
-  if (config.SUI_GRPC_URL) {
-    const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
-    const sui = createSuiSettlement({ sql, client, signer, approver, coinTypes: suiCoins, log });
-    chains.sui = sui;
-    payouts.chains!.sui = createChainPayout("sui", sui);
+  for (const chain of wanted) {
+    const adapter = ADAPTERS[chain].create({ config, sql, log, signer, approver });
+    chains[chain] = adapter;
+    payouts.chains![chain] = createChainPayout(chain, adapter);
   }
   return { chains, payouts, signer };
 }

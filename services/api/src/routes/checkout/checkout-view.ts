@@ -1,3 +1,4 @@
+import { type Chain, chainModule } from "@gateway/chains";
 import {
   type Coin,
   type Currency,
@@ -13,29 +14,8 @@ import type { PriceService } from "@gateway/prices";
 import type { SolanaMints } from "../../deps.js";
 import { usdRateOrNull } from "../../pricing.js";
 
-/**
- * A Solana Pay transfer-request URI. The recipient is the deposit owner (a system account), as
- * wallets expect; `spl-token` names the mint for token payments.
- */
-export function solanaPayUri(options: {
-  address: string;
-  coin: Coin;
-  amount: string;
-  mints: SolanaMints;
-  label: string;
-  message: string | null;
-  reference?: string;
-}): string {
-  const params = new URLSearchParams({ amount: options.amount });
-  if (options.coin === "USDC" || options.coin === "USDT")
-    params.set("spl-token", options.mints[options.coin]);
-  params.set("label", options.label);
-  if (options.message) params.set("message", options.message.slice(0, 200));
-  return `solana:${options.address}?${params.toString().replace(/\+/g, "%20")}`;
-}
-
 export interface DepositWalletRow {
-  chain: "solana" | "sui";
+  chain: Chain;
   coin: Coin;
   address: string;
   amount_due: bigint;
@@ -64,17 +44,15 @@ export function walletView(
     address: wallet.address,
     amount,
     expires_at: row.expires_at.toISOString(),
-    payment_uri:
-      wallet.chain === "solana"
-        ? solanaPayUri({
-            address: wallet.address,
-            coin: wallet.coin,
-            amount,
-            mints,
-            label: merchantName,
-            message: row.description,
-          })
-        : null,
+    payment_uri: chainModule(wallet.chain).paymentUri({
+      address: wallet.address,
+      coin: wallet.coin,
+      amount,
+      // Only Solana's module makes a URI today, so its mints are the only token ids needed.
+      token: wallet.coin === "USDC" || wallet.coin === "USDT" ? mints[wallet.coin] : undefined,
+      label: merchantName,
+      message: row.description,
+    }),
     quote: quoteView(wallet),
   };
 }

@@ -1,20 +1,17 @@
+import { chainModule } from "@gateway/chains";
 import { CHAINS } from "@gateway/contracts";
 import { type Chain, parseChain } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import bs58 from "bs58";
 import { z } from "zod";
 import { parsedBy } from "../../http/fields.js";
-
-const SUI_ADDRESS = /^0x[0-9a-fA-F]{64}$/;
 
 /** The `{chain}` path parameter, case-insensitive; `chain_unsupported` otherwise. */
 export const chainParam = parsedBy(z.string(), parseChain, z.enum(CHAINS));
 
 /**
- * A payout address in its canonical form, or 400 `address_invalid`. Solana: base58 of exactly 32
- * bytes, written canonically (re-encoding gives the same text, so no look-alike spellings).
- * Off-curve keys are allowed, since multisig vaults (Squads) are program addresses. Sui: 0x and
- * 64 hex digits, stored lower-case.
+ * A payout address in its canonical form, or 400 `address_invalid`, by the chain registry's
+ * address rules (Solana: canonical base58 of 32 bytes, off-curve allowed for multisig vaults;
+ * Sui: 0x and 64 hex digits, lower-cased).
  */
 export function walletAddress(chain: Chain, raw: unknown): string {
   if (typeof raw !== "string" || raw.length === 0) {
@@ -25,28 +22,12 @@ export function walletAddress(chain: Chain, raw: unknown): string {
       },
     );
   }
-  const address = raw.trim();
-  switch (chain) {
-    case "solana": {
-      let bytes: Uint8Array;
-      try {
-        bytes = bs58.decode(address);
-      } catch {
-        throw invalid(chain);
-      }
-      if (bytes.length !== 32 || bs58.encode(bytes) !== address) throw invalid(chain);
-      return address;
-    }
-    case "sui":
-      if (!SUI_ADDRESS.test(address)) throw invalid(chain);
-      return address.toLowerCase();
+  const address = chainModule(chain).parseAddress(raw);
+  if (address === undefined) {
+    throw new GatewayError("address_invalid", {
+      param: "address",
+      message: `A ${chain} address is ${chainModule(chain).addressShape}.`,
+    });
   }
-}
-
-function invalid(chain: Chain): GatewayError {
-  const shape = chain === "solana" ? "a base58 public key of 32 bytes" : "0x followed by 64 hex digits";
-  return new GatewayError("address_invalid", {
-    param: "address",
-    message: `A ${chain} address is ${shape}.`,
-  });
+  return address;
 }

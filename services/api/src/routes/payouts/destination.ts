@@ -1,3 +1,4 @@
+import { chainsOfAddress } from "@gateway/chains";
 import type { Sql } from "@gateway/db";
 import type { Chain } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
@@ -5,8 +6,8 @@ import { walletAddress } from "../payout-wallets/wallet-address.js";
 
 /**
  * Where a payout goes: the explicit `destination_address` (validated for its chain), else the
- * linked payout wallet of the chain. Without `chain`, the chain of the only linked wallet (or of
- * the address's format) is taken. No destination at all is 400 `destination_required`.
+ * linked payout wallet of the chain. Without `chain`, the chain of the only linked wallet (or the
+ * one chain whose address rules accept the address) is taken. No destination at all is 400 `destination_required`.
  */
 export async function resolveDestination(
   sql: Sql,
@@ -16,7 +17,7 @@ export async function resolveDestination(
   const explicit = body.destination_address;
   let chain = body.chain ?? undefined;
   if (explicit !== undefined && explicit !== null && explicit !== "") {
-    chain ??= explicit.trim().startsWith("0x") ? "sui" : "solana";
+    chain ??= chainOfAddress(explicit);
     return { chain, destination: addressParam(chain, explicit) };
   }
   const wallets = await sql<{ chain: Chain; address: string }[]>`
@@ -38,6 +39,23 @@ export async function resolveDestination(
     });
   }
   return { chain, destination: wallet.address };
+}
+
+/** The chain an address without `chain` belongs to, by the registry's address rules. */
+function chainOfAddress(raw: unknown): Chain {
+  const matches = typeof raw === "string" ? chainsOfAddress(raw) : [];
+  const [only] = matches;
+  if (only && matches.length === 1) return only.chain;
+  if (matches.length > 1) {
+    throw new GatewayError("parameter_missing", {
+      param: "chain",
+      message: `Name the chain: the address is valid on ${matches.map((m) => m.chain).join(" and ")}.`,
+    });
+  }
+  throw new GatewayError("address_invalid", {
+    param: "destination_address",
+    message: "Not an address of any supported chain; name the chain to see what it should look like.",
+  });
 }
 
 function addressParam(chain: Chain, raw: string): string {

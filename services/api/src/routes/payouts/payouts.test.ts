@@ -197,6 +197,21 @@ describe("payouts: happy path", () => {
 });
 
 describe("payouts: errors", () => {
+  it("takes the chain of a destination without one from the chain registry's address rules", async () => {
+    const owner = await createTestAccount(api.baseUrl, catcher);
+    for (const [chain, address] of [
+      ["sui", suiAddress()],
+      ["solana", solanaAddress()],
+    ] as const) {
+      const res = await call(api.baseUrl, "POST", "/payouts/request-otp", {
+        headers: owner.auth,
+        body: { destination_address: address },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body).toMatchObject({ chain, destination_address: address });
+    }
+  });
+
   it("validates the request and needs a destination before issuing a code", async () => {
     const owner = await createTestAccount(api.baseUrl, catcher);
     const none = await call(api.baseUrl, "POST", "/payouts/request-otp", { headers: owner.auth, body: {} });
@@ -207,6 +222,12 @@ describe("payouts: errors", () => {
       body: { chain: "solana", destination_address: suiAddress() },
     });
     expect(badAddress.body.error).toMatchObject({ code: "address_invalid", param: "destination_address" });
+    // Without a chain, the chain is the one whose address rules accept the address; none here.
+    const noChain = await call(api.baseUrl, "POST", "/payouts/request-otp", {
+      headers: owner.auth,
+      body: { destination_address: "0x-not-an-address" },
+    });
+    expect(noChain.body.error).toMatchObject({ code: "address_invalid", param: "destination_address" });
     const cases: [Record<string, unknown>, string, string][] = [
       [{ coin_symbol: "USDC", amount: 1, otp: "123456" }, "parameter_missing", "chain"],
       [{ chain: "solana", coin_symbol: "SOL", amount: 1, otp: "123456" }, "coin_unsupported", "coin_symbol"],

@@ -1,0 +1,48 @@
+// What the rest of the system needs to know about one chain, in one place. Only pure facts and
+// functions live here, so any package or service may import the registry; the parts that talk to
+// the chain (the watcher's source, settlement's adapter) live in the packages and services the
+// module names, and their maps keyed by `Chain` are checked for exhaustiveness at compile time.
+import type { Chain, Coin } from "@gateway/contracts";
+
+export interface ChainAsset {
+  coin: Coin;
+  /** Base-unit decimals on this chain (lamports, MIST, micro-USDC). */
+  decimals: number;
+  /** The chain's own coin (pays gas), as opposed to a token. */
+  native: boolean;
+}
+
+/** A transfer request a customer's wallet can open, when the chain has a standard for one. */
+export interface PaymentRequest {
+  /** The deposit address, in the form `parseAddress` returns. */
+  address: string;
+  coin: Coin;
+  /** A decimal string in whole coins ("12.5"), as shown to the customer. */
+  amount: string;
+  /** The token's on-chain id (mint, coin type) when `coin` is not the native coin. */
+  token: string | undefined;
+  /** Who is paid (the merchant's name). */
+  label: string;
+  message: string | null;
+}
+
+export interface ChainModule<C extends Chain = Chain> {
+  id: C;
+  /** As customers and merchants read it. */
+  name: string;
+  /** Coins carried, in the order the checkout offers them. */
+  assets: readonly ChainAsset[];
+  /**
+   * The canonical form of an address, or undefined when `raw` is not an address of this chain.
+   * Canonical means one spelling per address, so equal addresses compare equal as strings.
+   */
+  parseAddress(raw: string): string | undefined;
+  /** What an address looks like, for error messages: "A <name> address is …". */
+  addressShape: string;
+  /** A wallet-openable payment URI, or null when the chain has no such standard. */
+  paymentUri(request: PaymentRequest): string | null;
+  /** The service folder under `services/` whose watcher reports this chain's deposits. */
+  watcherService: `watcher-${C}`;
+  /** The package whose settlement adapter sweeps, refunds and pays out on this chain. */
+  settlementPackage: `@gateway/chain-${C}`;
+}

@@ -1,0 +1,15 @@
+export type { ChainAsset, ChainModule, PaymentRequest } from "./chain-module.js";
+export {
+  CHAIN_COINS,
+  CHAIN_MODULES,
+  CHAINS,
+  type Chain,
+  COIN_DECIMALS,
+  chainAsset,
+  chainModule,
+  chainsOfAddress,
+  isChain,
+  nativeCoin,
+  perChain,
+} from "./registry.js";
+export { solanaPayUri } from "./solana.js";

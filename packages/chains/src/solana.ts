@@ -1,0 +1,45 @@
+import bs58 from "bs58";
+import type { ChainModule, PaymentRequest } from "./chain-module.js";
+
+/**
+ * Base58 of exactly 32 bytes, written canonically (re-encoding gives the same text, so there are
+ * no look-alike spellings). Off-curve keys are accepted: multisig vaults (Squads) and token
+ * accounts are program addresses.
+ */
+function parseSolanaAddress(raw: string): string | undefined {
+  const address = raw.trim();
+  let bytes: Uint8Array;
+  try {
+    bytes = bs58.decode(address);
+  } catch {
+    return undefined;
+  }
+  return bytes.length === 32 && bs58.encode(bytes) === address ? address : undefined;
+}
+
+/**
+ * A Solana Pay transfer-request URI. The recipient is the deposit owner (a system account), as
+ * wallets expect; `spl-token` names the mint for token payments.
+ */
+export function solanaPayUri(request: PaymentRequest): string {
+  const params = new URLSearchParams({ amount: request.amount });
+  if (request.token !== undefined) params.set("spl-token", request.token);
+  params.set("label", request.label);
+  if (request.message) params.set("message", request.message.slice(0, 200));
+  return `solana:${request.address}?${params.toString().replace(/\+/g, "%20")}`;
+}
+
+export const solana: ChainModule<"solana"> = {
+  id: "solana",
+  name: "Solana",
+  assets: [
+    { coin: "USDC", decimals: 6, native: false },
+    { coin: "USDT", decimals: 6, native: false },
+    { coin: "SOL", decimals: 9, native: true },
+  ],
+  parseAddress: parseSolanaAddress,
+  addressShape: "a base58 public key of 32 bytes",
+  paymentUri: solanaPayUri,
+  watcherService: "watcher-solana",
+  settlementPackage: "@gateway/chain-solana",
+};

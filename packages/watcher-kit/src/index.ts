@@ -1,0 +1,12 @@
+export {
+  createOpenAddresses,
+  type OpenAddress,
+  type OpenAddresses,
+  type OpenAddressesOptions,
+} from "./open-addresses.js";
+export {
+  createReplicaMembership,
+  type ReplicaMembership,
+  type ReplicaMembershipOptions,
+} from "./replicas.js";
+export { ownedPartitions, partitionOf, rendezvousOwner } from "./sharding.js";

@@ -1,0 +1,143 @@
+// The chain registry (packages/chains) is the source for chains and what each carries. Its type
+// check already fails on a chain of the contracts without a module; this fails when a chain or an
+// asset is added to the registry and not to the places that do not import it: the front-end's
+// words for each chain, the isolated signer's own lists, the database's per-chain sequences, the
+// services that must serve each chain, and any production file spelling the chains out again.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { CHAIN_MODULES, CHAINS, chainModule } from "@gateway/chains";
+import { CHAINS as CONTRACT_CHAINS, MODES } from "@gateway/contracts";
+import * as domain from "@gateway/domain";
+import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHAIN_NAMES } from "../../../services/api/src/checkout-page/client/labels.js";
+import { CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
+import { interfacePropertyUnion, ROOT, typeAliasUnion } from "./literal-lists.js";
+
+function sameSet(copy: readonly string[], source: readonly string[]) {
+  expect(new Set(copy).size, `${copy.join(", ")} repeats a value`).toBe(copy.length);
+  expect([...copy].sort()).toEqual([...source].sort());
+}
+
+const packageJson = (dir: string) =>
+  JSON.parse(readFileSync(path.join(ROOT, dir, "package.json"), "utf8")) as {
+    name: string;
+    dependencies?: Record<string, string>;
+  };
+
+describe("the registry", () => {
+  it("has a module for exactly the contracts' chains", () => {
+    sameSet(Object.keys(CHAIN_MODULES), CONTRACT_CHAINS);
+    sameSet(CHAINS, CONTRACT_CHAINS);
+  });
+
+  it("is where the domain's per-chain coins and the coins' decimals come from", () => {
+    for (const chain of CHAINS) {
+      expect(domain.CHAIN_COINS[chain]).toEqual(chainModule(chain).assets.map((a) => a.coin));
+      for (const asset of chainModule(chain).assets) {
+        expect(domain.DECIMALS[asset.coin], `${chain} ${asset.coin}`).toBe(asset.decimals);
+      }
+    }
+    // Every coin is carried by some chain, or no customer could ever pay it.
+    sameSet([...new Set(CHAINS.flatMap((chain) => domain.CHAIN_COINS[chain]))], domain.COINS);
+  });
+});
+
+describe("the front-end names chains as the registry does", () => {
+  // The pages bundle only their own modules and the contracts, so they keep their words for each
+  // chain; the names must still be the registry's.
+  it("the checkout's CHAIN_NAMES and the dashboard's CHAIN_INFO", () => {
+    const names = Object.fromEntries(CHAINS.map((chain) => [chain, chainModule(chain).name]));
+    expect(CHAIN_NAMES).toEqual(names);
+    expect(Object.fromEntries(Object.entries(CHAIN_INFO).map(([id, info]) => [id, info.name]))).toEqual(
+      names,
+    );
+  });
+});
+
+describe("the signer (isolated: it keeps its own lists, checked here)", () => {
+  it("knows every chain: key derivation and attestations", () => {
+    sameSet(typeAliasUnion("signer/src/keys/keyring.ts", "ChainName"), CHAINS);
+    sameSet(
+      interfacePropertyUnion("packages/signer-proto/src/approval.ts", "AttestedTransfer", "chain"),
+      CHAINS,
+    );
+  });
+  it("has a proto enum value per chain", () => {
+    const proto = readFileSync(path.join(ROOT, "proto/gateway/signer/v1/signer.proto"), "utf8");
+    const chainEnum = /enum Chain \{([^}]*)\}/.exec(proto)?.[1] ?? "";
+    for (const chain of CHAINS) expect(chainEnum, chain).toContain(`CHAIN_${chain.toUpperCase()} =`);
+  });
+});
+
+describe("every chain is served", () => {
+  const services = new Map(
+    readdirSync(path.join(ROOT, "services")).map((dir) => [dir, packageJson(`services/${dir}`)] as const),
+  );
+
+  it("by a watcher service built on the watcher kit", () => {
+    for (const chain of CHAINS) {
+      const watcher = services.get(chainModule(chain).watcherService);
+      expect(watcher, `services/${chainModule(chain).watcherService}`).toBeDefined();
+      expect(Object.keys(watcher!.dependencies ?? {})).toContain("@gateway/watcher-kit");
+    }
+  });
+
+  it("by a settlement package that settlement depends on", () => {
+    const settlement = Object.keys(services.get("settlement")!.dependencies ?? {});
+    for (const chain of CHAINS) expect(settlement).toContain(chainModule(chain).settlementPackage);
+  });
+});
+
+describe("the database", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db?.drop());
+
+  it("has a deposit index sequence per chain and mode", async () => {
+    const rows = await db.sql<{ name: string }[]>`
+      select sequence_name as name from information_schema.sequences where sequence_name like 'deposit_index_%'`;
+    sameSet(
+      rows.map((r) => r.name),
+      CHAINS.flatMap((chain) => MODES.map((mode) => `deposit_index_${chain}_${mode}`)),
+    );
+  });
+});
+
+describe("no production file spells the chains out again", () => {
+  /** Copies that cannot import the registry and are compared with it above or in contracts-drift. */
+  const CHECKED_COPIES = new Set([
+    "packages/sdk/src/types.ts",
+    "packages/signer-proto/src/approval.ts",
+    "packages/contracts/src/money.ts",
+  ]);
+  const literal = `(?:${CHAINS.map((chain) => `["']${chain}["']`).join("|")})`;
+  const spelled = new RegExp(`${literal}\\s*\\|\\s*${literal}`);
+
+  function sources(dir: string): string[] {
+    return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+      .filter((file) => /\.ts$/.test(file) && !/\.test\.ts$|test-support|node_modules|\/gen\//.test(file))
+      .map((file) => path.join(dir, file));
+  }
+
+  it('has no "solana" | "sui" union outside the checked copies', () => {
+    const roots = [
+      ...readdirSync(path.join(ROOT, "packages")).map((p) => `packages/${p}/src`),
+      ...readdirSync(path.join(ROOT, "services")).map((s) => `services/${s}/src`),
+    ];
+    const found: string[] = [];
+    for (const root of roots) {
+      for (const file of sources(root)) {
+        if (CHECKED_COPIES.has(file)) continue;
+        // Comments may name the chains; code may not.
+        const text = readFileSync(path.join(ROOT, file), "utf8")
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .replace(/\/\/.*$/gm, "");
+        if (spelled.test(text)) found.push(file);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});
