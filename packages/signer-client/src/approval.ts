@@ -166,3 +166,21 @@ export function signAttestation(
     signature: sign(null, attestationMessage(transfer), attestor.key).toString("base64"),
   };
 }
+
+/**
+ * A watcher's attestation key from its configuration, spread into the watcher's options; without
+ * a seed the watcher attests nothing (and live refunds of what it reports are refused).
+ */
+export function watcherAttestor(config: {
+  WATCHER_ATTESTATION_KEY_ID: string;
+  WATCHER_ATTESTATION_SEED?: string | undefined;
+}): { attestor?: { keyId: string; key: KeyObject } } {
+  const seed = config.WATCHER_ATTESTATION_SEED;
+  if (!seed) return {};
+  return {
+    attestor: {
+      keyId: config.WATCHER_ATTESTATION_KEY_ID,
+      key: approverKeyFromSeed(Buffer.from(seed, "hex")),
+    },
+  };
+}

@@ -1,9 +1,7 @@
-import { connectBus, createOutboxRelay } from "@gateway/bus";
-import { apiConfigSchema, loadConfigOrExit } from "@gateway/config";
-import { createSql } from "@gateway/db";
-import { createLogger } from "@gateway/logging";
+import { createOutboxRelay } from "@gateway/bus";
+import { apiConfigSchema } from "@gateway/config";
 import { priceServiceFromConfig } from "@gateway/prices";
-import { onShutdown } from "@gateway/service-runtime";
+import { onShutdown, openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
 import { createApp } from "./app.js";
 import { createSessionTokens } from "./auth/session-token.js";
@@ -15,16 +13,7 @@ import { createPayoutDestinations } from "./routes/payout-destinations/registry.
 import { payoutApproverFromConfig } from "./routes/payouts/payout-approval.js";
 import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
 
-const config = loadConfigOrExit("api", apiConfigSchema);
-const log = createLogger({ name: "api", level: config.LOG_LEVEL });
-const sql = createSql({ url: config.DATABASE_URL, max: 20, applicationName: "api" });
-const bus = await connectBus({
-  url: config.NATS_URL,
-  prefix: config.BUS_PREFIX,
-  name: "api",
-  log,
-  streamReplicas: config.BUS_STREAM_REPLICAS,
-});
+const { config, log, sql, bus } = await openService("api", apiConfigSchema, { databaseConnections: 20 });
 const relay = createOutboxRelay({ sql, js: bus.js, log });
 await relay.start();
 const paymentWatch = createPaymentWatch(sql, log);

@@ -1,21 +1,11 @@
-import { connectBus } from "@gateway/bus";
-import { loadConfigOrExit, notifierConfigSchema } from "@gateway/config";
-import { createSql } from "@gateway/db";
-import { createLogger } from "@gateway/logging";
+import { notifierConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { onShutdown, startHealthServer } from "@gateway/service-runtime";
+import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
 import { notifierMetrics } from "./metrics.js";
 import { startNotifier } from "./notifier.js";
 
-const config = loadConfigOrExit("notifier", notifierConfigSchema);
-const log = createLogger({ name: "notifier", level: config.LOG_LEVEL });
-const sql = createSql({ url: config.DATABASE_URL, max: 20, applicationName: "notifier" });
-const bus = await connectBus({
-  url: config.NATS_URL,
-  prefix: config.BUS_PREFIX,
-  name: "notifier",
-  log,
-  streamReplicas: config.BUS_STREAM_REPLICAS,
+const { config, log, sql, bus, infrastructureChecks } = await openService("notifier", notifierConfigSchema, {
+  databaseConnections: 20,
 });
 const notifier = await startNotifier({
   sql,
@@ -34,8 +24,7 @@ const health = await startHealthServer({
   log,
   metrics,
   checks: {
-    database: () => sql`select 1`,
-    nats: () => (bus.nc.isClosed() ? Promise.reject(new Error("closed")) : bus.nc.flush()),
+    ...infrastructureChecks,
     delivery: async () => notifier.checkHealth(),
   },
 });

@@ -1,23 +1,17 @@
-import { connectBus } from "@gateway/bus";
-import { loadConfigOrExit, settlementConfigSchema } from "@gateway/config";
-import { createSql } from "@gateway/db";
-import { createLogger } from "@gateway/logging";
+import { settlementConfigSchema } from "@gateway/config";
 import { createMetricsRegistry, databaseMetrics } from "@gateway/metrics";
 import { priceMetrics, priceServiceFromConfig, usdRateForMode } from "@gateway/prices";
-import { onShutdown, startHealthServer } from "@gateway/service-runtime";
+import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
 import { liveChainsFromConfig } from "./chains/from-config.js";
 import { startSettlement } from "./settlement.js";
 
-const config = loadConfigOrExit("settlement", settlementConfigSchema);
-const log = createLogger({ name: "settlement", level: config.LOG_LEVEL });
-const sql = createSql({ url: config.DATABASE_URL, max: 10, applicationName: "settlement" });
-const bus = await connectBus({
-  url: config.NATS_URL,
-  prefix: config.BUS_PREFIX,
-  name: "settlement",
-  log,
-  streamReplicas: config.BUS_STREAM_REPLICAS,
-});
+const { config, log, sql, bus, infrastructureChecks } = await openService(
+  "settlement",
+  settlementConfigSchema,
+  {
+    databaseConnections: 10,
+  },
+);
 const live = liveChainsFromConfig(config, sql, log);
 // Read in the background; a feed outage only means SOL/SUI fees use the creation price.
 const prices = priceServiceFromConfig(config, log);
@@ -39,7 +33,7 @@ const health = await startHealthServer({
   port: config.HEALTH_PORT,
   log,
   metrics,
-  checks: { database: () => sql`select 1`, nats: () => bus.nc.flush() },
+  checks: infrastructureChecks,
 });
 
 onShutdown(log, [

@@ -1,24 +1,19 @@
 import os from "node:os";
-import { connectBus } from "@gateway/bus";
-import { loadConfigOrExit, watcherSolanaConfigSchema } from "@gateway/config";
-import { createSql } from "@gateway/db";
-import { createLogger } from "@gateway/logging";
+import { watcherSolanaConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { onShutdown, startHealthServer } from "@gateway/service-runtime";
-import { approverKeyFromSeed } from "@gateway/signer-client";
+import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
+import { watcherAttestor } from "@gateway/signer-client";
 import { Connection } from "@solana/web3.js";
 import { createHeliusRegistry } from "./address-registry.js";
 import { startSolanaWatcher } from "./watcher.js";
 
-const config = loadConfigOrExit("watcher-solana", watcherSolanaConfigSchema);
-const log = createLogger({ name: "watcher-solana", level: config.LOG_LEVEL });
-const sql = createSql({ url: config.DATABASE_URL, max: 5, applicationName: "watcher-solana" });
-const bus = await connectBus({
-  url: config.NATS_URL,
-  prefix: config.BUS_PREFIX,
-  name: "watcher-solana",
-  log,
-});
+const { config, log, sql, bus, infrastructureChecks } = await openService(
+  "watcher-solana",
+  watcherSolanaConfigSchema,
+  {
+    databaseConnections: 5,
+  },
+);
 const connection = new Connection(config.SOLANA_RPC_URL, {
   commitment: "confirmed",
   ...(config.SOLANA_WS_URL ? { wsEndpoint: config.SOLANA_WS_URL } : {}),
@@ -48,22 +43,14 @@ const watcher = await startSolanaWatcher({
   openRefreshMs: config.OPEN_ADDRESS_REFRESH_MS,
   lateWindowMs: config.LATE_WINDOW_MS,
   heartbeatMs: config.HEARTBEAT_MS,
-  ...(config.WATCHER_ATTESTATION_SEED
-    ? {
-        attestor: {
-          keyId: config.WATCHER_ATTESTATION_KEY_ID,
-          key: approverKeyFromSeed(Buffer.from(config.WATCHER_ATTESTATION_SEED, "hex")),
-        },
-      }
-    : {}),
+  ...watcherAttestor(config),
 });
 const health = await startHealthServer({
   port: config.HEALTH_PORT,
   log,
   metrics,
   checks: {
-    database: () => sql`select 1`,
-    nats: () => bus.nc.flush(),
+    ...infrastructureChecks,
     solana: () => connection.getSlot("confirmed"),
   },
 });

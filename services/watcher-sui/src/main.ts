@@ -1,18 +1,18 @@
-import { connectBus } from "@gateway/bus";
-import { loadConfigOrExit, watcherSuiConfigSchema } from "@gateway/config";
-import { createSql } from "@gateway/db";
-import { createLogger } from "@gateway/logging";
+import { watcherSuiConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { onShutdown, startHealthServer } from "@gateway/service-runtime";
-import { approverKeyFromSeed } from "@gateway/signer-client";
+import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
+import { watcherAttestor } from "@gateway/signer-client";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { watcherSuiMetrics } from "./metrics.js";
 import { startSuiWatcher } from "./watcher.js";
 
-const config = loadConfigOrExit("watcher-sui", watcherSuiConfigSchema);
-const log = createLogger({ name: "watcher-sui", level: config.LOG_LEVEL });
-const sql = createSql({ url: config.DATABASE_URL, max: 5, applicationName: "watcher-sui" });
-const bus = await connectBus({ url: config.NATS_URL, prefix: config.BUS_PREFIX, name: "watcher-sui", log });
+const { config, log, sql, bus, infrastructureChecks } = await openService(
+  "watcher-sui",
+  watcherSuiConfigSchema,
+  {
+    databaseConnections: 5,
+  },
+);
 const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
 const watcher = await startSuiWatcher({
   sql,
@@ -22,14 +22,7 @@ const watcher = await startSuiWatcher({
   coinTypes: { SUI: "0x2::sui::SUI", USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE },
   replicaId: config.SUI_WATCHER_REPLICA_ID,
   lateGraceMs: config.SUI_WATCHER_LATE_GRACE_MS,
-  ...(config.WATCHER_ATTESTATION_SEED
-    ? {
-        attestor: {
-          keyId: config.WATCHER_ATTESTATION_KEY_ID,
-          key: approverKeyFromSeed(Buffer.from(config.WATCHER_ATTESTATION_SEED, "hex")),
-        },
-      }
-    : {}),
+  ...watcherAttestor(config),
 });
 const metrics = createMetricsRegistry("watcher-sui");
 watcherSuiMetrics(metrics, watcher, client);
@@ -38,8 +31,7 @@ const health = await startHealthServer({
   log,
   metrics,
   checks: {
-    database: () => sql`select 1`,
-    nats: () => bus.nc.flush(),
+    ...infrastructureChecks,
     sui: () => client.ledgerService.getServiceInfo({}).response,
   },
   routes: {
