@@ -3,6 +3,7 @@
 
 import { CHAIN_COINS } from "@gateway/chains";
 import { type Chain, type Coin, type Currency, DECIMALS, MoneyError, pow10 } from "./money.js";
+import { isPriced } from "./prices.js";
 
 /** Coins each chain carries, in the order the checkout offers them: the chain registry's assets. */
 export { CHAIN_COINS };
@@ -48,7 +49,7 @@ export function canPay(currency: Currency, chain: Chain, coin: Coin): boolean {
  * while, rather than on a fixed 1:1 conversion.
  */
 export function needsQuote(currency: Currency, coin: Coin): coin is "SOL" | "SUI" {
-  return currency === "USD" && (coin === "SOL" || coin === "SUI");
+  return currency === "USD" && isPriced(coin);
 }
 
 /**

@@ -2,7 +2,7 @@
 // Computed in the payment currency's base units so it can be shown beside the amount.
 
 import { type Currency, DECIMALS, pow10 } from "./money.js";
-import { MICROS_PER_USD, type Prices, priceOf } from "./prices.js";
+import { isPriced, MICROS_PER_USD, type Prices, priceOf } from "./prices.js";
 
 /** 0.10 USD in micro-USD. */
 export const MIN_FEE_MICROS = 100_000n;
@@ -18,7 +18,7 @@ function ceilDiv(numerator: bigint, denominator: bigint): bigint {
  * next base unit so that the fee is never worth less than 0.10 USD at the given price.
  */
 export function minimumFee(currency: Currency, prices: Prices): bigint {
-  if (currency === "SOL" || currency === "SUI") {
+  if (isPriced(currency)) {
     return ceilDiv(MIN_FEE_MICROS * pow10(DECIMALS[currency]), priceOf(currency, prices));
   }
   return ceilDiv(MIN_FEE_MICROS * pow10(DECIMALS[currency]), MICROS_PER_USD);

@@ -1,7 +1,7 @@
 import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
-import { type Chain, type Coin, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
+import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
 
@@ -66,9 +66,8 @@ export function startSettlementWork(
           // SOL/SUI payments take their fee at the price of completion; the actor ignores the rate
           // for anything else (a quoted USD payment keeps its quote). No price: the creation fee.
           const coin = parseCoin(sweep.coin);
-          const usdRate =
-            coin === "SOL" || coin === "SUI" ? (deps.usdRate?.(sweep.mode, coin) ?? null) : null;
-          if ((coin === "SOL" || coin === "SUI") && usdRate === null) {
+          const usdRate = isPriced(coin) ? (deps.usdRate?.(sweep.mode, coin) ?? null) : null;
+          if (isPriced(coin) && usdRate === null) {
             log.warn(
               { paymentId: sweep.payment_id, coin },
               "no live price at completion; fee at the creation price",

@@ -41,7 +41,6 @@ const watcher = { keyId: "watcher-1", key: key(watcherKey.seed) };
 
 let signer: SignerProcess;
 let sol: { vault: string; gas: string };
-let sui: { vault: string; gas: string };
 let n = 0;
 const id = (p: string) => `${p}_pol_${process.pid}_${++n}`;
 const blockhash = () => Keypair.generate().publicKey.toBase58();
@@ -72,7 +71,6 @@ beforeAll(async () => {
   signer = await startSignerProcess(POLICY_ENV);
   const book = await signer.client.getServiceAddresses();
   sol = book.solana.live;
-  sui = book.sui.live;
 }, 90_000);
 afterAll(async () => {
   await signer?.stop();

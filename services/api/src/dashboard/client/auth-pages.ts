@@ -1,6 +1,6 @@
 // Sign-up, e-mail verification and login: the pages shown without a session.
 import { ApiError, api } from "./api.js";
-import { field, flash, form, h, input, show, text } from "./dom.js";
+import { codeInput, field, flash, form, h, input, show, text } from "./dom.js";
 import { go } from "./navigation.js";
 import { dropPendingEmail, pendingEmail, savePendingEmail, saveToken } from "./session.js";
 
@@ -62,17 +62,7 @@ export function verifyPage(): void {
             required: true,
           }),
         ),
-        field(
-          "Code",
-          input({
-            name: "code",
-            inputmode: "numeric",
-            autocomplete: "one-time-code",
-            pattern: "[0-9]{6}",
-            maxlength: 6,
-            required: true,
-          }),
-        ),
+        field("Code", codeInput("code", { required: true })),
       ],
       "Verify",
       async (data) => {

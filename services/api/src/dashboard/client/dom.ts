@@ -81,6 +81,18 @@ export function input(attrs: Attrs): HTMLInputElement {
   return h("input", { type: "text", ...attrs });
 }
 
+/** The six-digit code every e-mailed confirmation asks for (sign-up, payout wallet, payout). */
+export function codeInput(name: string, attrs: Attrs = {}): HTMLInputElement {
+  return input({
+    name,
+    inputmode: "numeric",
+    autocomplete: "one-time-code",
+    pattern: "[0-9]{6}",
+    maxlength: 6,
+    ...attrs,
+  });
+}
+
 /** A form whose submit runs `action`; errors land in its own alert box and on the field at fault. */
 export function form(
   attrs: Attrs,

@@ -2,7 +2,7 @@
 // the payout.
 import { type Chain, type Mode, PAYOUT_COINS, type Payout, type PayoutCoin } from "@gateway/contracts";
 import { ApiError, api } from "./api.js";
-import { FieldError, field, flash, form, h, input, text } from "./dom.js";
+import { codeInput, FieldError, field, flash, form, h, input, text } from "./dom.js";
 import { CHAIN_CHOICES, chainName, isPlainDecimal } from "./labels.js";
 import type { PayoutCodeSent, PayoutContext, PendingPayout } from "./types.js";
 
@@ -67,19 +67,7 @@ export function payoutForm(
       ),
       form(
         { "aria-label": "Confirm the payout" },
-        [
-          field(
-            "Code",
-            input({
-              name: "otp",
-              inputmode: "numeric",
-              autocomplete: "one-time-code",
-              pattern: "[0-9]{6}",
-              maxlength: 6,
-            }),
-            "Valid 10 minutes, for this destination only.",
-          ),
-        ],
+        [field("Code", codeInput("otp"), "Valid 10 minutes, for this destination only.")],
         "Pay out",
         async (confirm) => {
           let payout: Payout;

@@ -1,6 +1,6 @@
 // Payout wallets: one per chain, set or changed with a code e-mailed for that address.
 import { api } from "./api.js";
-import { field, flash, form, h, input, show, text } from "./dom.js";
+import { codeInput, field, flash, form, h, input, show, text } from "./dom.js";
 import { CHAIN_CHOICES } from "./labels.js";
 import type { List, PayoutWallet, WalletCodeSent } from "./types.js";
 
@@ -27,18 +27,7 @@ export async function walletsPage(): Promise<void> {
 function confirmForm(chain: ChainChoice, sent: WalletCodeSent): HTMLFormElement {
   return form(
     { "aria-label": `Confirm ${chain.name} payout wallet` },
-    [
-      field(
-        "Code",
-        input({
-          name: "otp",
-          inputmode: "numeric",
-          autocomplete: "one-time-code",
-          pattern: "[0-9]{6}",
-          maxlength: 6,
-        }),
-      ),
-    ],
+    [field("Code", codeInput("otp"))],
     "Save wallet",
     async (confirm) => {
       await api("PUT", `/payout-wallets/${chain.id}`, { address: sent.address, otp: text(confirm, "otp") });
