@@ -6,9 +6,10 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
+import { MESSAGE_ID_HEADER } from "./message-id.js";
 
 export interface BusMessage<T = unknown> {
-  /** The Nats-Msg-Id the publisher set (the outbox id); consumers de-duplicate on it. */
+  /** The message's id without the bus epoch (message-id.ts); consumers de-duplicate on it. */
   id: string;
   subject: string;
   data: T;
@@ -71,7 +72,8 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
 
   const inFlight = new Set<Promise<void>>();
   async function process(msg: JsMsg) {
-    const id = msg.headers?.get("Nats-Msg-Id") || `${stream}:${msg.seq}`;
+    const id =
+      msg.headers?.get(MESSAGE_ID_HEADER) || msg.headers?.get("Nats-Msg-Id") || `${stream}:${msg.seq}`;
     const deliveryCount = msg.info.deliveryCount;
     let data: T;
     try {

@@ -6,7 +6,7 @@ import { freePort, type LocalNats, startNats } from "@gateway/local-infra";
 import { createLogger } from "@gateway/logging";
 import { createTestBus, createTestDatabase, type TestDatabase, waitFor } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectBus, createOutboxRelay, startConsumer } from "./index.js";
+import { connectBus, createOutboxRelay, MESSAGE_ID_HEADER, startConsumer } from "./index.js";
 
 const log = createLogger({ name: "test", level: "silent" });
 let db: TestDatabase;
@@ -106,6 +106,71 @@ describe("outbox relay", () => {
       expect(await streamCount(bus, bus.topology.streams.events)).toBe(100);
     } finally {
       await Promise.all(relays.map((r) => r.stop()));
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+});
+
+describe("outbox relay after a restore of the database", () => {
+  it("publishes rows again under a new bus epoch, and consumers see the same id", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 20 });
+    const seen: string[] = [];
+    const consumer = await startConsumer<{ n: number }>({
+      js: bus.js,
+      jsm: bus.jsm,
+      log,
+      stream: bus.topology.streams.events,
+      durable: "epoch-test",
+      filterSubjects: [bus.topology.subjects.event("restored")],
+      handle: async (message) => {
+        seen.push(message.id);
+      },
+    });
+    const events = () => streamCount(bus, bus.topology.streams.events);
+    const id = newId("evt");
+    // What a restore does to a row published after the backup: it is unpublished again.
+    const unpublish = () => db.sql`update outbox set published_at = null where id = ${id}`;
+    const published = () =>
+      waitFor(
+        async () =>
+          (await db.sql`select 1 from outbox where id = ${id} and published_at is null`).length === 0,
+        {
+          what: "row published",
+        },
+      );
+    try {
+      await db.sql`update outbox set published_at = now() where published_at is null`;
+      await relay.start();
+      await enqueueOutbox(db.sql, [
+        { id, subject: bus.topology.subjects.event("restored"), payload: { n: 1 } },
+      ]);
+      await published();
+      await waitFor(() => seen.length === 1, { what: "first delivery" });
+      const before = await events();
+
+      // Without a new epoch JetStream takes the second publish for a copy and drops it.
+      await unpublish();
+      await published();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await events()).toBe(before);
+
+      // The runbook's new epoch: the same row gets through, and its consumer sees the bare id.
+      await db.sql`update bus_epoch set epoch = 'restore-1'`;
+      await unpublish();
+      await published();
+      await waitFor(() => seen.length === 2, { what: "delivery after the restore" });
+      expect(await events()).toBe(before + 1);
+      expect(seen).toEqual([id, id]);
+      const last = await bus.jsm.streams.getMessage(bus.topology.streams.events, { seq: before + 1 });
+      expect(last?.header.get("Nats-Msg-Id")).toBe(`restore-1:${id}`);
+      expect(last?.header.get(MESSAGE_ID_HEADER)).toBe(id);
+    } finally {
+      await db.sql`update bus_epoch set epoch = ''`;
+      await consumer.stop();
+      await relay.stop();
       await bus.close();
       await testBus.cleanup();
     }

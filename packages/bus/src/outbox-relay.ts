@@ -1,6 +1,7 @@
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { publishWithId } from "./message-id.js";
 import { wakeablePause } from "./wakeable-pause.js";
 
 export interface OutboxRelayOptions {
@@ -20,9 +21,10 @@ export interface OutboxRelay {
 }
 
 /**
- * Moves committed outbox rows to JetStream. Each row is published with Nats-Msg-Id = its id and
- * marked sent only after JetStream acknowledged it; a crash between the two publishes it again,
- * and JetStream's duplicate window drops the copy. Replicas lock disjoint rows (SKIP LOCKED).
+ * Moves committed outbox rows to JetStream. Each row is published with its id (message-id.ts: the
+ * database's bus epoch in Nats-Msg-Id) and marked sent only after JetStream acknowledged it; a
+ * crash between the two publishes it again, and JetStream's duplicate window drops the copy.
+ * Replicas lock disjoint rows (SKIP LOCKED).
  */
 export function createOutboxRelay({
   sql,
@@ -39,14 +41,12 @@ export function createOutboxRelay({
 
   async function publishBatch(): Promise<number> {
     return sql.begin(async (tx) => {
-      const rows = await tx<{ seq: bigint; id: string; subject: string; payload: unknown }[]>`
-        select seq, id, subject, payload from outbox
+      const rows = await tx<{ seq: bigint; id: string; subject: string; payload: unknown; epoch: string }[]>`
+        select seq, id, subject, payload, (select epoch from bus_epoch) as epoch from outbox
         where published_at is null order by seq limit ${batchSize} for update skip locked`;
       if (rows.length === 0) return 0;
       const acks = await Promise.all(
-        rows.map((row) =>
-          js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, timeout: 5_000 }),
-        ),
+        rows.map((row) => publishWithId(js, row.subject, row.payload, row.id, row.epoch ?? "")),
       );
       const duplicates = acks.filter((a) => a.duplicate).length;
       if (duplicates > 0) log.info({ duplicates }, "outbox rows already in the stream");

@@ -1,7 +1,7 @@
 // The Solana watcher: webhook hints and reconciliation scans feed one signature tracker,
 // which publishes deposit reports for open live addresses to `<p>.cmd.deposit.solana`.
 import type { KeyObject } from "node:crypto";
-import type { Bus } from "@gateway/bus";
+import { type Bus, busEpochReader, publishWithId } from "@gateway/bus";
 import { type DepositReport, depositMessageId } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
@@ -74,6 +74,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
   await open.refresh();
 
   const subject = bus.topology.subjects.deposit("solana");
+  const busEpoch = busEpochReader(sql);
   const reported = options.metrics
     ? new prom.Counter({
         name: "gateway_deposits_detected_total",
@@ -106,7 +107,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
         options.attestor,
       );
     }
-    await bus.js.publish(subject, JSON.stringify(report), { msgID: depositMessageId(report) });
+    await publishWithId(bus.js, subject, report, depositMessageId(report), await busEpoch());
     reported?.inc({ chain: "solana", stage });
     log.info({ address: deposit.address, signature, stage, amount: report.amount }, "deposit reported");
   }
