@@ -1,11 +1,61 @@
 // The addresses the signer hands out: deposit addresses and the vault and gas wallets of every
-// chain and mode. Read-only use of the keyring that decides nothing about money, so it sits
-// outside the decision core.
+// chain and mode. It signs nothing and moves no money, so it sits outside the decision core; but
+// it hands each deposit index out once only, ever, whatever PostgreSQL's sequence says: after a
+// restore of the database from a backup, the sequence goes back, and an address a customer may
+// still pay must not become a second payment's (docs/operations.md, "Restoring PostgreSQL").
 import { Chain, Mode, type ServiceAddresses } from "@gateway/signer-proto";
 import type { ChainName, Keyring, ModeName } from "./keys/keyring.js";
+import type { AuditLog } from "./state/audit-log.js";
 
 export class BadRequestError extends Error {
   override readonly name = "BadRequestError";
+}
+
+/** A deposit index asked for a second time; `highest` is the highest one handed out on that branch. */
+export class IndexIssuedError extends Error {
+  override readonly name = "IndexIssuedError";
+  constructor(
+    readonly highest: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The deposit indices handed out, per chain and mode, rebuilt at start from the audit chain's `address` entries. */
+export interface IssuedIndices {
+  /** Applies an entry read back from the audit log (others are ignored). */
+  replay(entry: { decision: string; [field: string]: unknown }): void;
+  has(chain: ChainName, mode: ModeName, index: number): boolean;
+  highest(chain: ChainName, mode: ModeName): number | undefined;
+  add(chain: ChainName, mode: ModeName, index: number): void;
+}
+
+export function createIssuedIndices(): IssuedIndices {
+  const branches = new Map<string, { indices: Set<number>; highest: number }>();
+  const branch = (chain: string, mode: string) => {
+    const key = `${chain}:${mode}`;
+    const found = branches.get(key) ?? { indices: new Set<number>(), highest: -1 };
+    branches.set(key, found);
+    return found;
+  };
+  const issued: IssuedIndices = {
+    replay(entry) {
+      if (entry.decision !== "address") return;
+      issued.add(entry.chain as ChainName, entry.mode as ModeName, Number(entry.index));
+    },
+    has: (chain, mode, index) => branch(chain, mode).indices.has(index),
+    highest(chain, mode) {
+      const { highest } = branch(chain, mode);
+      return highest < 0 ? undefined : highest;
+    },
+    add(chain, mode, index) {
+      const b = branch(chain, mode);
+      b.indices.add(index);
+      if (index > b.highest) b.highest = index;
+    },
+  };
+  return issued;
 }
 
 export const CHAINS: [Chain, ChainName][] = [
@@ -34,12 +84,32 @@ export interface AddressBook {
   serviceAddresses(): Omit<ServiceAddresses, "$typeName">[];
 }
 
-export function createAddressBook(keyring: Keyring): AddressBook {
+/**
+ * With `issued`, every deposit index is recorded in the audit chain as it is handed out (the
+ * caller syncs the log before answering) and a second request for it is refused.
+ */
+export function createAddressBook(
+  keyring: Keyring,
+  issued?: { indices: IssuedIndices; audit: Pick<AuditLog, "append"> },
+): AddressBook {
   return {
     deriveDepositAddress(chain, mode, index) {
       if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31)
         throw new BadRequestError("index must be below 2^31");
-      return keyring.key(chainName(chain), "deposit", modeName(mode), index).address;
+      const [c, m] = [chainName(chain), modeName(mode)];
+      const address = keyring.key(c, "deposit", m, index).address;
+      if (issued) {
+        if (issued.indices.has(c, m, index)) {
+          const highest = issued.indices.highest(c, m) ?? index;
+          throw new IndexIssuedError(
+            highest,
+            `deposit index ${index} on ${c} ${m} was handed out before; the highest handed out is ${highest}`,
+          );
+        }
+        issued.indices.add(c, m, index);
+        issued.audit.append({ decision: "address", intent: {}, chain: c, mode: m, index, address });
+      }
+      return address;
     },
 
     serviceAddresses() {

@@ -4,9 +4,11 @@ import { X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Chain, Mode } from "@gateway/signer-proto";
 import { describe, expect, it } from "vitest";
 import { loadSeed } from "./seed.js";
 import { openAuditLog } from "./state/audit-log.js";
+import { createTestSigner, request, solanaSolPayout } from "./test-fixtures.js";
 
 const CLI = new URL("./cli.ts", import.meta.url).pathname;
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -61,6 +63,44 @@ describe("signer cli", () => {
     });
     writeFileSync(file, `${lines.join("\n")}\n`.replace('"intentId":"b"', '"intentId":"z"'));
     expect(cli(["verify-audit", file])).toMatchObject({ status: 1, out: expect.stringContaining("line 3") });
+  }, 60_000);
+
+  it("prints what a restored database must learn again: first signings and deposit indices", async () => {
+    const signer = createTestSigner();
+    const address = signer.core.deriveDepositAddress(Chain.SUI, Mode.LIVE, 3);
+    const { intent, tx } = solanaSolPayout(signer.keyring, signer.approvers, 2_500_000n);
+    const first = signer.core.decide(request(intent, tx));
+    expect(first.ok).toBe(true);
+    expect(signer.core.decide(request(intent, tx)).ok).toBe(true); // a repeat: not printed again
+    await signer.core.sync();
+    signer.close();
+    const printed = cli(["record", signer.auditPath]);
+    expect(printed.status).toBe(0);
+    const lines = printed.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ type: "address", chain: "sui", mode: "live", index: 3, address });
+    expect(lines[1]).toMatchObject({
+      type: "signed",
+      intent: {
+        intentId: intent.intentId,
+        kind: "payout",
+        chain: "solana",
+        mode: "live",
+        amount: "2500000",
+        reference: "po_test",
+      },
+    });
+    if (!first.ok) throw new Error("unreachable");
+    expect(Buffer.from(lines[1].transaction, "base64")).toEqual(Buffer.from(first.response.transaction));
+    // A damaged log is never read as a record.
+    writeFileSync(signer.auditPath, readFileSync(signer.auditPath, "utf8").replace('"index":3', '"index":4'));
+    expect(cli(["record", signer.auditPath])).toMatchObject({
+      status: 2,
+      out: expect.stringContaining("broken"),
+    });
   }, 60_000);
 
   it("writes development certificates, one client certificate per role, under a marked CA", () => {

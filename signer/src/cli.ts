@@ -22,7 +22,10 @@ const USAGE = `usage: signer <command>
                            issue OUT/tls.crt, OUT/tls.key and OUT/ca.crt; ROLE is signer (server) or ${ROLES.join(", ")}
   gen-crl --ca-dir DIR --out FILE [CERT...]
                            write a CRL revoking CERT... and every certificate in DIR/revoked/
-  addresses                print the vault and gas addresses for every chain and mode`;
+  addresses                print the vault and gas addresses for every chain and mode
+  record FILE              print, as JSON lines, what the audit log FILE says the signer did that a
+                           database restored from a backup must learn again: every first signing
+                           (its intent and transaction) and every deposit index handed out`;
 
 /** Values of a repeatable `--name value` option, and the arguments left. */
 function options(args: string[]): { get(name: string): string[]; rest: string[] } {
@@ -166,6 +169,27 @@ function addresses(): void {
   }
 }
 
+/**
+ * What the signer did, for the runbook after a restore of PostgreSQL (docs/operations.md): the
+ * log is verified first, so a record taken from a damaged log is never acted on.
+ */
+function record(args: string[]): void {
+  const file = args[0];
+  if (!file) fail("record: FILE is required");
+  const lines: string[] = [];
+  const result = verifyAuditLog(readFileSync(file, "utf8"), (entry) => {
+    if (entry.decision === "address") {
+      const { seq, at, chain, mode, index, address } = entry;
+      lines.push(JSON.stringify({ type: "address", seq, at, chain, mode, index, address }));
+    } else if (entry.decision === "signed" && entry.ledger?.first) {
+      const { seq, at, intent } = entry;
+      lines.push(JSON.stringify({ type: "signed", seq, at, intent, transaction: entry.ledger.transaction }));
+    }
+  });
+  if (!result.ok) fail(`record: ${file} is broken at line ${result.line}: ${result.problem}`);
+  process.stdout.write(lines.length > 0 ? `${lines.join("\n")}\n` : "");
+}
+
 const [command, ...args] = process.argv.slice(2);
 switch (command) {
   case "seal":
@@ -189,6 +213,9 @@ switch (command) {
     break;
   case "addresses":
     addresses();
+    break;
+  case "record":
+    record(args);
     break;
   default:
     fail(USAGE);

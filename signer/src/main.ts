@@ -37,7 +37,7 @@ const log = pino({ name: "signer", level: config.logLevel });
 const keyring = createKeyring({ seed: orExit78(() => loadSeed(config.seed)) });
 // The whole audit chain is verified and replayed here; a break stops the start.
 const rules = createPolicyRules(config);
-const { ledger, audit } = openSignerState(
+const { ledger, audit, issued } = openSignerState(
   config.auditLog,
   { caps: config.caps, gasBudgets: config.gasBudgets, maxSweepsPerDeposit: config.maxSweepsPerDeposit },
   undefined,
@@ -51,6 +51,7 @@ const core = createSignerCore({
   payouts,
   ledger,
   audit,
+  issued,
   limits: signerLimits(config),
   log,
 });

@@ -1,6 +1,7 @@
 // Opens the signer's state: the audit chain, verified from its first line, replayed into a
-// fresh ledger. One function, so the process, the tests and the benches start alike.
+// fresh ledger and the set of deposit indices handed out. One function, so the process, the tests and the benches start alike.
 
+import { createIssuedIndices, type IssuedIndices } from "./addresses.js";
 import type { PolicyRule } from "./policy/rule.js";
 import { type AuditLog, openAuditLog } from "./state/audit-log.js";
 import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./state/ledger.js";
@@ -10,16 +11,18 @@ export function openSignerState(
   limits: LedgerLimits,
   now?: () => Date,
   rules: readonly PolicyRule[] = [],
-): { ledger: IntentLedger; audit: AuditLog } {
+): { ledger: IntentLedger; audit: AuditLog; issued: IssuedIndices } {
   const ledger = createIntentLedger(limits, rules);
+  const issued = createIssuedIndices();
   const audit = openAuditLog(auditPath, {
     ...(now ? { now } : {}),
     replay(entry) {
       if (entry.decision === "signed" && entry.ledger) ledger.replay(entry.ledger, new Date(entry.at));
+      else if (entry.decision === "address") issued.replay(entry);
       else for (const rule of rules) rule.replayEntry?.(entry);
     },
   });
-  return { ledger, audit };
+  return { ledger, audit, issued };
 }
 
 /** Lamports a nonce account holds: the rent-exempt minimum for its 80 bytes. */

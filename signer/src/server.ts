@@ -19,6 +19,7 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   AuditHeadSchema,
+  DepositIndexIssuedSchema,
   PayoutDestinationSchema,
   RefusalCode,
   RefusalDetailSchema,
@@ -30,7 +31,7 @@ import {
 } from "@gateway/signer-proto";
 import type { Logger } from "pino";
 import { type IntentKindName, mayCall, mayRequest } from "./access.js";
-import { BadRequestError } from "./addresses.js";
+import { BadRequestError, IndexIssuedError } from "./addresses.js";
 import { type DestinationOutcome, NotFoundError } from "./destinations.js";
 import { type Caller, callerFromCertificate, describeCaller } from "./identity.js";
 import type { SignerCore } from "./signer-core.js";
@@ -97,6 +98,10 @@ function readTls(files: TlsFiles): { options: SecureContextOptions; digest: stri
 
 function badRequest(error: unknown): never {
   if (error instanceof BadRequestError) throw new ConnectError(error.message, Code.InvalidArgument);
+  if (error instanceof IndexIssuedError)
+    throw new ConnectError(error.message, Code.AlreadyExists, undefined, [
+      { desc: DepositIndexIssuedSchema, value: { highestIssued: error.highest } },
+    ]);
   if (error instanceof NotFoundError) throw new ConnectError(error.message, Code.NotFound);
   throw error;
 }
@@ -200,12 +205,16 @@ async function checkKinds(
 export function signerRoutes(core: SignerCore, access: Access) {
   return (router: ConnectRouter) =>
     router.service(SignerService, {
-      deriveDepositAddress(request) {
+      async deriveDepositAddress(request) {
+        let address: string;
         try {
-          return { address: core.deriveDepositAddress(request.chain, request.mode, request.index) };
+          address = core.deriveDepositAddress(request.chain, request.mode, request.index);
         } catch (error) {
           badRequest(error);
         }
+        // The index is on record before the address leaves: a crash cannot forget it was given.
+        await core.sync();
+        return { address };
       },
       getServiceAddresses() {
         return { addresses: core.serviceAddresses().map((a) => create(ServiceAddressesSchema, a)) };

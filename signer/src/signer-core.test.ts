@@ -11,7 +11,7 @@ import {
   solanaWireTransaction,
 } from "@gateway/chain-tx";
 import { type IntentInput, signApproval } from "@gateway/signer-client";
-import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
+import { Chain, Mode, RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { Inputs, Transaction as SuiTransaction } from "@mysten/sui/transactions";
 import { verifyTransactionSignature } from "@mysten/sui/verify";
 import {
@@ -34,6 +34,7 @@ import {
   TransactionMessage,
 } from "@solana/web3.js";
 import { afterAll, describe, expect, it } from "vitest";
+import { IndexIssuedError } from "./addresses.js";
 import type { SignOutcome } from "./signer-core.js";
 import { verifyAuditLog } from "./state/audit-log.js";
 import {
@@ -569,6 +570,64 @@ describe("tamper suite: approvals, caps and replay", () => {
     } finally {
       restarted.close();
     }
+  });
+});
+
+describe("deposit indices and repeats after a restore of the database", () => {
+  it("hands a deposit index out once, ever, across a restart, and names the highest", async () => {
+    const first = createTestSigner();
+    const address = first.core.deriveDepositAddress(Chain.SOLANA, Mode.LIVE, 40);
+    first.core.deriveDepositAddress(Chain.SOLANA, Mode.LIVE, 41);
+    // Another branch has its own indices.
+    first.core.deriveDepositAddress(Chain.SUI, Mode.LIVE, 40);
+    await first.core.sync();
+    first.close();
+    const restarted = createTestSigner({ dir: first.dir });
+    try {
+      const again = (() => {
+        try {
+          return restarted.core.deriveDepositAddress(Chain.SOLANA, Mode.LIVE, 40);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(again).toBeInstanceOf(IndexIssuedError);
+      expect((again as IndexIssuedError).highest).toBe(41);
+      expect(restarted.core.deriveDepositAddress(Chain.SOLANA, Mode.TEST, 40)).not.toBe(address);
+      expect(restarted.core.deriveDepositAddress(Chain.SOLANA, Mode.LIVE, 42)).toBe(
+        keyring.key("solana", "deposit", "live", 42).address,
+      );
+      await restarted.core.sync();
+      const entries = readFileSync(restarted.auditPath, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(entries.filter((e) => e.decision === "address").map((e) => [e.chain, e.mode, e.index])).toEqual([
+        ["solana", "live", 40],
+        ["solana", "live", 41],
+        ["sui", "live", 40],
+        ["solana", "test", 40],
+        ["solana", "live", 42],
+      ]);
+    } finally {
+      restarted.close();
+    }
+  });
+
+  it("returns a bound payout again without its approval, but signs no new one without one", () => {
+    const { intent, tx } = solanaSolPayout(keyring, approvers);
+    const first = signed(decide(intent, tx));
+    // A payout put back after a restore of PostgreSQL has lost its approval: the repeat is the
+    // transaction signed the first time, and nothing else.
+    const bare = { ...intent, approval: undefined } as IntentInput;
+    const again = signed(decide(bare, solanaSolPayout(keyring, approvers).tx));
+    expect(Buffer.from(again.transaction)).toEqual(Buffer.from(first.transaction));
+    const fresh = solanaSolPayout(keyring, approvers);
+    expectRefused(
+      decide({ ...fresh.intent, approval: undefined } as IntentInput, fresh.tx),
+      RefusalCode.APPROVAL_MISSING,
+      fresh.intent.intentId,
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import { hash } from "node:crypto";
 import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { blake2b } from "@noble/hashes/blake2.js";
 import type { Logger } from "pino";
-import { type AddressBook, createAddressBook } from "./addresses.js";
+import { type AddressBook, createAddressBook, type IssuedIndices } from "./addresses.js";
 import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
 
 import type { ApprovalVerifier } from "./intents/approvals.js";
@@ -37,6 +37,8 @@ export interface SignerCoreDeps {
   log: Logger;
   /** The payout policy, which keeps the merchants' payout allow-lists; without it those RPCs are refused. */
   payouts?: PayoutPolicy | undefined;
+  /** The deposit indices handed out; with it, none is handed out twice. */
+  issued?: IssuedIndices;
   now?: () => Date;
 }
 
@@ -61,12 +63,12 @@ export interface SignerCore extends AddressBook, DestinationDesk {
 
 // One-shot hashing: a third of the cost of a Hash object per call.
 const sha256Hex = (bytes: Uint8Array) => hash("sha256", bytes, "hex");
-const SUI_INTENT_PREFIX = new Uint8Array([0, 0, 0]);
 
 function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {
   if (key.chain === "solana") return { address: key.address, signature: key.sign(bytes), serialized: "" };
-  // Sui signs BLAKE2b-256 of the intent message (TransactionData scope, V0, Sui app).
-  const signature = key.sign(blake2b(Buffer.concat([SUI_INTENT_PREFIX, bytes]), { dkLen: 32 }));
+  // Sui signs BLAKE2b-256 of the intent message: three zero bytes (TransactionData scope, V0, Sui
+  // app), then the transaction.
+  const signature = key.sign(blake2b(Buffer.concat([Buffer.alloc(3), bytes]), { dkLen: 32 }));
   const serialized = Buffer.concat([Buffer.from([0]), signature, key.publicKey]).toString("base64");
   return { address: key.address, signature, serialized };
 }
@@ -96,20 +98,22 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   }
 
   function plan(intent: SignerIntent, request: SignRequest): SigningPlan {
-    approvals.verify(intent);
     const bound = ledger.bound(intent.intentId);
     if (bound) {
       if (bound.effect !== intentEffect(intent))
         refuse(RefusalCode.REPLAY, "intent id was signed before for another effect");
-      // The bytes sent are ignored: the answer is the transaction signed the first time.
+      // The bytes sent are ignored: the answer is the transaction signed the first time. Its
+      // approval was checked then; a repeat moves nothing new, so it needs none (a payout put
+      // back after a restore of PostgreSQL has lost its approval: docs/signer.md, "Repeats").
       return { ...bound, intent, first: false, locks: [] };
     }
+    approvals.verify(intent);
     const checked = checkTransaction(intent, request);
     return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
   }
 
   return {
-    ...createAddressBook(keyring),
+    ...createAddressBook(keyring, deps.issued && { indices: deps.issued, audit }),
     ...createDestinationDesk({ approvals, audit, log, payouts, now }),
 
     decide(request) {

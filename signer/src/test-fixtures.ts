@@ -143,6 +143,7 @@ export function createTestSigner(
     payouts,
     ledger,
     audit,
+    issued: state.issued,
     limits: TEST_LIMITS,
     log: pino({ level: "silent" }),
     ...(options.now ? { now: options.now } : {}),

@@ -164,6 +164,17 @@ export const migrateConfigSchema = z.object({
   LOG_LEVEL: logLevel,
 });
 
+/** `npm run after-restore` (docs/operations.md): the database, the bus prefix and the coins payouts are made in. */
+export const afterRestoreConfigSchema = z.object({
+  DATABASE_URL: infrastructure.DATABASE_URL,
+  LOG_LEVEL: logLevel,
+  BUS_PREFIX: infrastructure.BUS_PREFIX,
+  SOLANA_USDC_MINT: settlementConfigSchema.shape.SOLANA_USDC_MINT,
+  SOLANA_USDT_MINT: settlementConfigSchema.shape.SOLANA_USDT_MINT,
+  SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
+  SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
+});
+
 /**
  * A watcher's attestation key: final deposit reports carry its signature, and the signer refunds
  * only attested transfers (SIGNER_TRUSTED_APPROVERS lists its public half with

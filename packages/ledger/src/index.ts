@@ -1,3 +1,11 @@
+export {
+  type AfterRestoreOptions,
+  type AfterRestoreReport,
+  afterRestore,
+  parseSignerRecord,
+  type SignedIntentView,
+  type SignerRecordLine,
+} from "./after-restore.js";
 export { checkLedger, type LedgerCheck, type MerchantBalance, merchantBalances } from "./balances.js";
 export {
   type AccountKind,

@@ -3,7 +3,7 @@
 // idempotent through its reference.
 import type { TransactionSql } from "@gateway/db";
 import type { Chain, Coin, Mode } from "@gateway/domain";
-import { type Book, InsufficientBalanceError, lockedBalance, postTransaction } from "./ledger.js";
+import { accountId, type Book, InsufficientBalanceError, lockedBalance, postTransaction } from "./ledger.js";
 
 /** The book a movement is in: its mode, chain and coin. */
 const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin });
@@ -92,10 +92,21 @@ export interface PayoutMovement extends Book {
  * account's row is locked first, so concurrent payouts against one balance queue up and each
  * sees what the ones before it left; the database's non-negative check is the backstop.
  */
-export async function reservePayout(tx: TransactionSql, p: PayoutMovement): Promise<void> {
+export async function reservePayout(
+  tx: TransactionSql,
+  p: PayoutMovement,
+  options: { alreadySent?: boolean } = {},
+): Promise<void> {
   const available = { kind: "merchant_available", merchantId: p.merchantId } as const;
   const balance = await lockedBalance(tx, p, available);
-  if (balance < p.amount) throw new InsufficientBalanceError(balance, p.amount);
+  if (balance < p.amount) {
+    if (!options.alreadySent) throw new InsufficientBalanceError(balance, p.amount);
+    // A payout the signer signed before a restore of the database went out whatever the balance
+    // says now (the credits it was paid from come back as the watchers see their deposits
+    // again): it is booked regardless, and the account may show less than zero until then.
+    await tx`update ledger_accounts set overdrawn_by_restore = true
+      where id = ${await accountId(tx, p, available)}`;
+  }
   await postTransaction(tx, {
     reference: `payout:${p.payoutId}:reserve`,
     kind: "payout_reserved",

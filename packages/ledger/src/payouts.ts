@@ -106,6 +106,8 @@ export interface NewPayout {
   /** Test payouts are simulated: no funds move. */
   approval?: { key_id: string; signature: string; expires_at_ms?: string } | null;
   id?: string;
+  /** Put back from the signer's record after a restore of the database: reserved whatever the balance. */
+  alreadySent?: boolean;
 }
 
 const movement = (row: PayoutRow): PayoutMovement => ({
@@ -134,7 +136,7 @@ export async function createPayout(
       ${input.networkFee}, ${input.destination}, ${input.kind}, 'pending', ${input.mode === "test"},
       ${input.approval ? tx.json(input.approval) : null})
     returning *`;
-  await reservePayout(tx, movement(row!));
+  await reservePayout(tx, movement(row!), { alreadySent: input.alreadySent === true });
   await enqueueOutbox(tx, [
     {
       id: `payout:${id}`,

@@ -40,6 +40,13 @@ export function withAuditHeadCheck(
         `the signer's audit log ends at entry ${head.seq}, but entry ${stored.seq} (${stored.hash}) was seen: it was cut back or restored; nothing is signed until an operator checks it`,
       );
     }
+    // Cut back and grown again by as many entries (other callers' addresses and allow-list
+    // changes also add entries): at the same length, another last entry is another log.
+    if (stored && head.seq === stored.seq && head.hash !== stored.hash) {
+      throw new SignerAuditRegressionError(
+        `the signer's audit entry ${head.seq} is not the one seen (${stored.hash}): the log was cut back and written again; nothing is signed until an operator checks it`,
+      );
+    }
     checkedAt = Date.now();
   }
 

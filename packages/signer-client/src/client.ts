@@ -3,6 +3,7 @@ import { type Client, Code, ConnectError, createClient } from "@connectrpc/conne
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { CHAINS } from "@gateway/contracts";
 import {
+  DepositIndexIssuedSchema,
   Mode,
   type PayoutDestination,
   RefusalCode,
@@ -94,6 +95,23 @@ export class SignerRefusedError extends Error {
     options?: ErrorOptions,
   ) {
     super(`signer refused ${refusal.intentId}: ${refusal.code}: ${refusal.reason}`, options);
+  }
+}
+
+/**
+ * The signer handed this deposit index out before (after a restore of PostgreSQL, its sequence is
+ * behind): the caller moves past `highestIssued` and asks again.
+ */
+export class DepositIndexIssuedError extends Error {
+  override readonly name = "DepositIndexIssuedError";
+  constructor(
+    readonly highestIssued: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `the signer handed this deposit index out before; the highest it handed out is ${highestIssued}`,
+      options,
+    );
   }
 }
 
@@ -205,12 +223,18 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
 
   return {
     async deriveDepositAddress({ chain, mode, index }) {
-      const response = await client.deriveDepositAddress({
-        chain: CHAIN_TO_PROTO[chain],
-        mode: MODE_TO_PROTO[mode],
-        index,
-      });
-      return response.address;
+      try {
+        const response = await client.deriveDepositAddress({
+          chain: CHAIN_TO_PROTO[chain],
+          mode: MODE_TO_PROTO[mode],
+          index,
+        });
+        return response.address;
+      } catch (error) {
+        const issued = ConnectError.from(error).findDetails(DepositIndexIssuedSchema)[0];
+        if (issued) throw new DepositIndexIssuedError(issued.highestIssued, { cause: error });
+        throw error;
+      }
     },
 
     async getServiceAddresses() {

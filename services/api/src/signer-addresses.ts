@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { GatewayError } from "@gateway/errors";
-import { type SignerClient, SignerRefusedError } from "@gateway/signer-client";
+import { DepositIndexIssuedError, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
 import type { DepositAddressSource } from "./deps.js";
 
 /** Failures that mean "the signer is not there right now" (a restart), not "it said no". */
@@ -18,9 +18,10 @@ const TRANSIENT = new Set([
 ]);
 
 /**
- * Deposit addresses come from the signer, the only holder of the seed. Deriving is a pure
- * function of (chain, mode, index), so a call that failed because the signer was restarting is
- * simply made again, for up to `retryMs`; after that the customer gets a 503 to retry on.
+ * Deposit addresses come from the signer, the only holder of the seed. A call that failed because
+ * the signer was restarting is made again, for up to `retryMs`; after that the customer gets a 503
+ * to retry on. If the first call did reach the signer, the second finds its index handed out
+ * (DepositIndexIssuedError) and the caller takes a new one.
  */
 export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): DepositAddressSource {
   return {
@@ -40,7 +41,8 @@ export async function whileSignerRestarts<T>(call: () => Promise<T>, retryMs = 1
       return await call();
     } catch (err) {
       // A refusal is the signer's answer, not its absence.
-      if (err instanceof SignerRefusedError || !TRANSIENT.has(ConnectError.from(err).code)) throw err;
+      if (err instanceof SignerRefusedError || err instanceof DepositIndexIssuedError) throw err;
+      if (!TRANSIENT.has(ConnectError.from(err).code)) throw err;
       if (Date.now() >= deadline) throw new GatewayError("service_unavailable", { cause: err });
       await sleep(Math.min(100 * 2 ** attempt, 1000));
     }

@@ -29,6 +29,29 @@ import {
 import type { AttestedTransfer } from "@gateway/signer-proto";
 import { pino } from "pino";
 
+/**
+ * Tests ask the signer for index N's address as a lookup, often more than once; the signer hands
+ * each index out once only (docs/operations.md, "Restoring PostgreSQL"), so the client remembers
+ * what it was given.
+ */
+export function rememberAddresses(
+  derive: SignerClient["deriveDepositAddress"],
+): SignerClient["deriveDepositAddress"] {
+  const given = new Map<string, Promise<string>>();
+  return (request) => {
+    const key = `${request.chain}:${request.mode}:${request.index}`;
+    const address = given.get(key) ?? derive(request);
+    given.set(key, address);
+    return address;
+  };
+}
+
+/** The deposit address at `index` of the test signer's seed, computed here without asking the signer. */
+export function testDepositAddress(chain: "solana" | "sui", mode: "live" | "test", index: number): string {
+  return createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }).key(chain, "deposit", mode, index)
+    .address;
+}
+
 /** A fixed development mnemonic: test addresses are reproducible across runs. Never funded for real. */
 export const TEST_SIGNER_MNEMONIC = "test test test test test test test test test test test junk";
 
@@ -113,7 +136,7 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
         ...(options.payoutPolicy === true ? {} : options.payoutPolicy),
       })
     : undefined;
-  const { audit, ledger } = openSignerState(
+  const { audit, ledger, issued } = openSignerState(
     auditPath,
     {
       caps: new Map([
@@ -135,6 +158,7 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
     approvals: createApprovalVerifier(trusted, { unapprovedPayoutsToLinked: Boolean(payouts) }),
     ledger,
     audit,
+    issued,
     limits: signerLimits({
       maxSuiGasBudget: 50_000_000n,
       maxSuiGasPrice: 5_000n,
@@ -169,7 +193,7 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
     });
   const clients = { api: connect("api"), settlement: connect("settlement") };
   const client: SignerClient = {
-    deriveDepositAddress: (request) => clients.api.deriveDepositAddress(request),
+    deriveDepositAddress: rememberAddresses((request) => clients.api.deriveDepositAddress(request)),
     getServiceAddresses: () => clients.settlement.getServiceAddresses(),
     sign: (input) => clients.settlement.sign(input),
     signBatch: (inputs) => clients.settlement.signBatch(inputs),

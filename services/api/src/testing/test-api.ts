@@ -83,7 +83,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
       merchantExists: async (id) => (await db.sql`select 1 from merchants where id = ${id}`).length > 0,
     }),
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
-    depositAddresses: signerDepositAddresses(signer.client),
+    depositAddresses: signerDepositAddresses(signer.clients.api),
     solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
     payoutApprover,
     payoutDestinations:

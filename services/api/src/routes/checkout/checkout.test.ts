@@ -1,4 +1,5 @@
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
+import { testDepositAddress } from "@gateway/signer-harness";
 import { waitFor } from "@gateway/testkit";
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,13 +81,7 @@ describe("checkout API", () => {
     // The signer agrees: the address is the one at the wallet's recorded derivation index.
     const [row] = await api.db.sql<{ derivation_index: bigint }[]>`
       select derivation_index from deposit_wallets where address = ${sui.body.address}`;
-    expect(
-      await api.signer.client.deriveDepositAddress({
-        chain: "sui",
-        mode: "test",
-        index: Number(row!.derivation_index),
-      }),
-    ).toBe(sui.body.address);
+    expect(testDepositAddress("sui", "test", Number(row!.derivation_index))).toBe(sui.body.address);
   });
 
   it("never hands out an address twice, even under concurrent requests", async () => {
@@ -100,6 +95,27 @@ describe("checkout API", () => {
     );
     const addresses = new Set(wallets.map((w) => w.body.address));
     expect(addresses.size).toBe(10);
+  });
+
+  it("never hands out an address twice after a restore of the database set its sequence back", async () => {
+    const generate = async () => {
+      const payment = await createPayment();
+      const wallet = await call(api.baseUrl, "POST", `/payments/checkout/${payment.id}/generate-wallet`, {
+        body: { chain: "sui", coin: "USDC" },
+      });
+      expect(wallet.status).toBe(200);
+      return wallet.body.address as string;
+    };
+    const before = [await generate(), await generate(), await generate()];
+    // What a restore from an older backup does: the sequence goes back; the signer remembers.
+    await api.db.sql`select setval('deposit_index_sui_test', 0, false)`;
+    const after = await generate();
+    expect(before).not.toContain(after);
+    const [row] = await api.db.sql<{ highest: bigint; last: bigint }[]>`
+      select max(derivation_index) as highest, (select last_value from deposit_index_sui_test) as last
+      from deposit_wallets where chain = 'sui' and mode = 'test'`;
+    expect(row!.last).toBe(row!.highest);
+    expect(await generate()).not.toBe(after);
   });
 
   it("keeps test and live addresses on separate branches", async () => {

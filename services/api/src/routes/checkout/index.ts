@@ -14,6 +14,7 @@ import {
 } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { applyPaymentMessage, findPayment, type PaymentRow, stateOf } from "@gateway/payments";
+import { DepositIndexIssuedError } from "@gateway/signer-client";
 import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
@@ -208,6 +209,27 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     return winner!;
   }
 
+  /**
+   * The index comes from a sequence per chain and mode, and the signer hands each index out once,
+   * ever. After a restore of PostgreSQL from a backup the sequence is behind the signer: it is
+   * moved past the highest index the signer handed out, and the next one taken
+   * (docs/operations.md, "Restoring PostgreSQL from a backup").
+   */
+  async function nextDepositAddress(chain: Chain, mode: Mode): Promise<{ index: bigint; address: string }> {
+    const sequence = `deposit_index_${chain}_${mode}`;
+    for (let attempt = 1; ; attempt++) {
+      const [next] = await sql<{ index: bigint }[]>`select nextval(${sequence}) as index`;
+      const index = next!.index;
+      try {
+        return { index, address: await deps.depositAddresses.derive(chain, mode, index) };
+      } catch (err) {
+        // A second refusal can only come from another replica racing past the same point.
+        if (!(err instanceof DepositIndexIssuedError) || attempt >= 3) throw err;
+        await sql`select setval(${sequence}, greatest(${err.highestIssued}, last_value)) from ${sql(sequence)}`;
+      }
+    }
+  }
+
   async function createWallet(
     paymentId: string,
     mode: Mode,
@@ -216,12 +238,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     amountDue: bigint,
     quote: { rate: bigint; expiresAt: Date } | null,
   ) {
-    // The index comes from a sequence per chain and mode: no address is ever handed out twice.
-    const [next] = await sql<
-      { index: bigint }[]
-    >`select nextval(${`deposit_index_${chain}_${mode}`}) as index`;
-    const index = next!.index;
-    const address = await deps.depositAddresses.derive(chain, mode, index);
+    const { index, address } = await nextDepositAddress(chain, mode);
     const [wallet] = await sql<DepositWalletRow[]>`
       insert into deposit_wallets (id, payment_id, mode, chain, coin, derivation_index, address, amount_due,
         quote_rate_micros, quote_expires_at)

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/signer/v1/signer.proto.
  */
 export const file_gateway_signer_v1_signer: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIcChpHZXRTZXJ2aWNlQWRkcmVzc2VzUmVxdWVzdCJ+ChBTZXJ2aWNlQWRkcmVzc2VzEicKBWNoYWluGAEgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgCIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFdmF1bHQYAyABKAkSCwoDZ2FzGAQgASgJIlUKG0dldFNlcnZpY2VBZGRyZXNzZXNSZXNwb25zZRI2CglhZGRyZXNzZXMYASADKAsyIy5nYXRld2F5LnNpZ25lci52MS5TZXJ2aWNlQWRkcmVzc2VzIiQKC1N3ZWVwSW50ZW50EhUKDWRlcG9zaXRfaW5kZXgYASABKA0icwoMUmVmdW5kSW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRI7CgthdHRlc3RhdGlvbhgDIAEoCzImLmdhdGV3YXkuc2lnbmVyLnYxLlRyYW5zZmVyQXR0ZXN0YXRpb24ihgEKE1RyYW5zZmVyQXR0ZXN0YXRpb24SDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBITCgt0cmFuc2Zlcl9pZBgDIAEoCRIXCg9kZXBvc2l0X2FkZHJlc3MYBCABKAkSDgoGc2VuZGVyGAUgASgJEg4KBmFtb3VudBgGIAEoBCIjChJOb25jZUFjY291bnRJbnRlbnQSDQoFaW5kZXgYASABKA0iSwoMUGF5b3V0SW50ZW50EhMKC2Rlc3RpbmF0aW9uGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCRITCgttZXJjaGFudF9pZBgDIAEoCSKYAwoGSW50ZW50EhEKCWludGVudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoBBIvCgVzd2VlcBgKIAEoCzIeLmdhdGV3YXkuc2lnbmVyLnYxLlN3ZWVwSW50ZW50SAASMQoGcmVmdW5kGAsgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUmVmdW5kSW50ZW50SAASMQoGcGF5b3V0GAwgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0SW50ZW50SAASPgoNbm9uY2VfYWNjb3VudBgNIAEoCzIlLmdhdGV3YXkuc2lnbmVyLnYxLk5vbmNlQWNjb3VudEludGVudEgAEi0KCGFwcHJvdmFsGBQgASgLMhsuZ2F0ZXdheS5zaWduZXIudjEuQXBwcm92YWxCBgoEa2luZCJECghBcHByb3ZhbBIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhUKDWV4cGlyZXNfYXRfbXMYAyABKAQiGAoJU3VpT2JqZWN0EgsKA2JjcxgBIAEoDCKFAQoLU2lnblJlcXVlc3QSKQoGaW50ZW50GAEgASgLMhkuZ2F0ZXdheS5zaWduZXIudjEuSW50ZW50EhwKFHVuc2lnbmVkX3RyYW5zYWN0aW9uGAIgASgMEi0KB29iamVjdHMYAyADKAsyHC5nYXRld2F5LnNpZ25lci52MS5TdWlPYmplY3QiQwoJU2lnbmF0dXJlEg8KB2FkZHJlc3MYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhIKCnNlcmlhbGl6ZWQYAyABKAkimgEKDFNpZ25SZXNwb25zZRIRCglpbnRlbnRfaWQYASABKAkSMAoKc2lnbmF0dXJlcxgCIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25hdHVyZRITCgt0cmFuc2FjdGlvbhgDIAEoDBIwCgphdWRpdF9oZWFkGAQgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIhUKE0dldEF1ZGl0SGVhZFJlcXVlc3QiQgoUR2V0QXVkaXRIZWFkUmVzcG9uc2USKgoEaGVhZBgBIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCImCglBdWRpdEhlYWQSCwoDc2VxGAEgASgEEgwKBGhhc2gYAiABKAki9wEKEVBheW91dERlc3RpbmF0aW9uEhMKC21lcmNoYW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDwoHYWRkcmVzcxgEIAEoCRIOCgZsaW5rZWQYBSABKAgSFwoPcmVxdWVzdGVkX2F0X21zGAYgASgEEhcKD2VmZmVjdGl2ZV9hdF9tcxgHIAEoBBIRCgljYW5jZWxsZWQYCCABKAgSFwoPY2FuY2VsbGVkX2F0X21zGAkgASgEItYBCh9SZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDwoHYWRkcmVzcxgEIAEoCRIOCgZsaW5rZWQYBSABKAgSLQoIYXBwcm92YWwYBiABKAsyGy5nYXRld2F5LnNpZ25lci52MS5BcHByb3ZhbCKPAQogUmVxdWVzdFBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOQoLZGVzdGluYXRpb24YASABKAsyJC5nYXRld2F5LnNpZ25lci52MS5QYXlvdXREZXN0aW5hdGlvbhIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIpYBCh5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSJwoFY2hhaW4YAiABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAMgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRIPCgdhZGRyZXNzGAQgASgJIo4BCh9DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEjkKC2Rlc3RpbmF0aW9uGAEgASgLMiQuZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0RGVzdGluYXRpb24SMAoKYXVkaXRfaGVhZBgCIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCI0Ch1MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJcCh5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2USOgoMZGVzdGluYXRpb25zGAEgAygLMiQuZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0RGVzdGluYXRpb24iYAoNUmVmdXNhbERldGFpbBIRCglpbnRlbnRfaWQYASABKAkSLAoEY29kZRgCIAEoDjIeLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVzYWxDb2RlEg4KBnJlYXNvbhgDIAEoCSJEChBTaWduQmF0Y2hSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlcXVlc3QifgoKU2lnblJlc3VsdBIxCgZzaWduZWQYASABKAsyHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2VIABIzCgdyZWZ1c2VkGAIgASgLMiAuZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbERldGFpbEgAQggKBnJlc3VsdCJ1ChFTaWduQmF0Y2hSZXNwb25zZRIuCgdyZXN1bHRzGAEgAygLMh0uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3VsdBIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkKj8KBUNoYWluEhUKEUNIQUlOX1VOU1BFQ0lGSUVEEAASEAoMQ0hBSU5fU09MQU5BEAESDQoJQ0hBSU5fU1VJEAIqOgoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9MSVZFEAESDQoJTU9ERV9URVNUEAIqqwkKC1JlZnVzYWxDb2RlEhwKGFJFRlVTQUxfQ09ERV9VTlNQRUNJRklFRBAAEh8KG1JFRlVTQUxfQ09ERV9JTlZBTElEX0lOVEVOVBABEiYKIlJFRlVTQUxfQ09ERV9NQUxGT1JNRURfVFJBTlNBQ1RJT04QAhIgChxSRUZVU0FMX0NPREVfV1JPTkdfRkVFX1BBWUVSEAMSIgoeUkVGVVNBTF9DT0RFX1VORVhQRUNURURfU0lHTkVSEAQSIwofUkVGVVNBTF9DT0RFX1VORVhQRUNURURfUFJPR1JBTRAFEicKI1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX0lOU1RSVUNUSU9OEAYSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NPVVJDRRAHEiIKHlJFRlVTQUxfQ09ERV9XUk9OR19ERVNUSU5BVElPThAIEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19BTU9VTlQQCRIcChhSRUZVU0FMX0NPREVfV1JPTkdfQVNTRVQQChIoCiRSRUZVU0FMX0NPREVfV1JPTkdfQ0xPU0VfREVTVElOQVRJT04QCxIdChlSRUZVU0FMX0NPREVfRkVFX09WRVJfQ0FQEAwSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NFTkRFUhANEiAKHFJFRlVTQUxfQ09ERV9XUk9OR19HQVNfT1dORVIQDhIgChxSRUZVU0FMX0NPREVfT0JKRUNUX01JU01BVENIEA8SIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX01JU1NJTkcQEBIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfSU5WQUxJRBAREiQKIFJFRlVTQUxfQ09ERV9JTlRFTlRfQ0FQX0VYQ0VFREVEEBISIwofUkVGVVNBTF9DT0RFX0RBSUxZX0NBUF9FWENFRURFRBATEhcKE1JFRlVTQUxfQ09ERV9SRVBMQVkQFBIkCiBSRUZVU0FMX0NPREVfVU5TVVBQT1JURURfRkVBVFVSRRAVEh0KGVJFRlVTQUxfQ09ERV9JTlBVVF9JTl9VU0UQFhIfChtSRUZVU0FMX0NPREVfTk9OQ0VfUkVRVUlSRUQQFxIkCiBSRUZVU0FMX0NPREVfR0FTX0JVREdFVF9FWENFRURFRBAYEiUKIVJFRlVTQUxfQ09ERV9TV0VFUF9MSU1JVF9FWENFRURFRBAZEiMKH1JFRlVTQUxfQ09ERV9HQVNfUFJJQ0VfT1ZFUl9DQVAQGhIdChlSRUZVU0FMX0NPREVfTk9UX0FUVEVTVEVEEBsSHgoaUkVGVVNBTF9DT0RFX09WRVJfQVRURVNURUQQHBIoCiRSRUZVU0FMX0NPREVfREVTVElOQVRJT05fTk9UX0FMTE9XRUQQHRIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfRVhQSVJFRBAeEiAKHFJFRlVTQUxfQ09ERV9BUFBST1ZBTF9SRVVTRUQQHxIiCh5SRUZVU0FMX0NPREVfVkVMT0NJVFlfRVhDRUVERUQQIBIhCh1SRUZVU0FMX0NPREVfUk9MRV9OT1RfQUxMT1dFRBAhMogHCg1TaWduZXJTZXJ2aWNlEncKFERlcml2ZURlcG9zaXRBZGRyZXNzEi4uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXF1ZXN0Gi8uZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXNwb25zZRJ0ChNHZXRTZXJ2aWNlQWRkcmVzc2VzEi0uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1JlcXVlc3QaLi5nYXRld2F5LnNpZ25lci52MS5HZXRTZXJ2aWNlQWRkcmVzc2VzUmVzcG9uc2USRwoEU2lnbhIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0Gh8uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3BvbnNlElYKCVNpZ25CYXRjaBIjLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25CYXRjaFJlcXVlc3QaJC5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXNwb25zZRJfCgxHZXRBdWRpdEhlYWQSJi5nYXRld2F5LnNpZ25lci52MS5HZXRBdWRpdEhlYWRSZXF1ZXN0GicuZ2F0ZXdheS5zaWduZXIudjEuR2V0QXVkaXRIZWFkUmVzcG9uc2USgwEKGFJlcXVlc3RQYXlvdXREZXN0aW5hdGlvbhIyLmdhdGV3YXkuc2lnbmVyLnYxLlJlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaMy5nYXRld2F5LnNpZ25lci52MS5SZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRKAAQoXQ2FuY2VsUGF5b3V0RGVzdGluYXRpb24SMS5nYXRld2F5LnNpZ25lci52MS5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaMi5nYXRld2F5LnNpZ25lci52MS5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEn0KFkxpc3RQYXlvdXREZXN0aW5hdGlvbnMSMC5nYXRld2F5LnNpZ25lci52MS5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVxdWVzdBoxLmdhdGV3YXkuc2lnbmVyLnYxLkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIsChJEZXBvc2l0SW5kZXhJc3N1ZWQSFgoOaGlnaGVzdF9pc3N1ZWQYASABKA0iHAoaR2V0U2VydmljZUFkZHJlc3Nlc1JlcXVlc3QifgoQU2VydmljZUFkZHJlc3NlcxInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBXZhdWx0GAMgASgJEgsKA2dhcxgEIAEoCSJVChtHZXRTZXJ2aWNlQWRkcmVzc2VzUmVzcG9uc2USNgoJYWRkcmVzc2VzGAEgAygLMiMuZ2F0ZXdheS5zaWduZXIudjEuU2VydmljZUFkZHJlc3NlcyIkCgtTd2VlcEludGVudBIVCg1kZXBvc2l0X2luZGV4GAEgASgNInMKDFJlZnVuZEludGVudBITCgtkZXN0aW5hdGlvbhgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkSOwoLYXR0ZXN0YXRpb24YAyABKAsyJi5nYXRld2F5LnNpZ25lci52MS5UcmFuc2ZlckF0dGVzdGF0aW9uIoYBChNUcmFuc2ZlckF0dGVzdGF0aW9uEg4KBmtleV9pZBgBIAEoCRIRCglzaWduYXR1cmUYAiABKAwSEwoLdHJhbnNmZXJfaWQYAyABKAkSFwoPZGVwb3NpdF9hZGRyZXNzGAQgASgJEg4KBnNlbmRlchgFIAEoCRIOCgZhbW91bnQYBiABKAQiIwoSTm9uY2VBY2NvdW50SW50ZW50Eg0KBWluZGV4GAEgASgNIksKDFBheW91dEludGVudBITCgtkZXN0aW5hdGlvbhgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkSEwoLbWVyY2hhbnRfaWQYAyABKAkimAMKBkludGVudBIRCglpbnRlbnRfaWQYASABKAkSJwoFY2hhaW4YAiABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAMgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRINCgVhc3NldBgEIAEoCRIOCgZhbW91bnQYBSABKAQSLwoFc3dlZXAYCiABKAsyHi5nYXRld2F5LnNpZ25lci52MS5Td2VlcEludGVudEgAEjEKBnJlZnVuZBgLIAEoCzIfLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVuZEludGVudEgAEjEKBnBheW91dBgMIAEoCzIfLmdhdGV3YXkuc2lnbmVyLnYxLlBheW91dEludGVudEgAEj4KDW5vbmNlX2FjY291bnQYDSABKAsyJS5nYXRld2F5LnNpZ25lci52MS5Ob25jZUFjY291bnRJbnRlbnRIABItCghhcHByb3ZhbBgUIAEoCzIbLmdhdGV3YXkuc2lnbmVyLnYxLkFwcHJvdmFsQgYKBGtpbmQiRAoIQXBwcm92YWwSDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBIVCg1leHBpcmVzX2F0X21zGAMgASgEIhgKCVN1aU9iamVjdBILCgNiY3MYASABKAwihQEKC1NpZ25SZXF1ZXN0EikKBmludGVudBgBIAEoCzIZLmdhdGV3YXkuc2lnbmVyLnYxLkludGVudBIcChR1bnNpZ25lZF90cmFuc2FjdGlvbhgCIAEoDBItCgdvYmplY3RzGAMgAygLMhwuZ2F0ZXdheS5zaWduZXIudjEuU3VpT2JqZWN0IkMKCVNpZ25hdHVyZRIPCgdhZGRyZXNzGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBISCgpzZXJpYWxpemVkGAMgASgJIpoBCgxTaWduUmVzcG9uc2USEQoJaW50ZW50X2lkGAEgASgJEjAKCnNpZ25hdHVyZXMYAiADKAsyHC5nYXRld2F5LnNpZ25lci52MS5TaWduYXR1cmUSEwoLdHJhbnNhY3Rpb24YAyABKAwSMAoKYXVkaXRfaGVhZBgEIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCIVChNHZXRBdWRpdEhlYWRSZXF1ZXN0IkIKFEdldEF1ZGl0SGVhZFJlc3BvbnNlEioKBGhlYWQYASABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQiJgoJQXVkaXRIZWFkEgsKA3NlcRgBIAEoBBIMCgRoYXNoGAIgASgJIvcBChFQYXlvdXREZXN0aW5hdGlvbhITCgttZXJjaGFudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg8KB2FkZHJlc3MYBCABKAkSDgoGbGlua2VkGAUgASgIEhcKD3JlcXVlc3RlZF9hdF9tcxgGIAEoBBIXCg9lZmZlY3RpdmVfYXRfbXMYByABKAQSEQoJY2FuY2VsbGVkGAggASgIEhcKD2NhbmNlbGxlZF9hdF9tcxgJIAEoBCLWAQofUmVxdWVzdFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg8KB2FkZHJlc3MYBCABKAkSDgoGbGlua2VkGAUgASgIEi0KCGFwcHJvdmFsGAYgASgLMhsuZ2F0ZXdheS5zaWduZXIudjEuQXBwcm92YWwijwEKIFJlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEjkKC2Rlc3RpbmF0aW9uGAEgASgLMiQuZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0RGVzdGluYXRpb24SMAoKYXVkaXRfaGVhZBgCIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCKWAQoeQ2FuY2VsUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDwoHYWRkcmVzcxgEIAEoCSKOAQofQ2FuY2VsUGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRI5CgtkZXN0aW5hdGlvbhgBIAEoCzIkLmdhdGV3YXkuc2lnbmVyLnYxLlBheW91dERlc3RpbmF0aW9uEjAKCmF1ZGl0X2hlYWQYAiABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQiNAodTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiXAoeTGlzdFBheW91dERlc3RpbmF0aW9uc1Jlc3BvbnNlEjoKDGRlc3RpbmF0aW9ucxgBIAMoCzIkLmdhdGV3YXkuc2lnbmVyLnYxLlBheW91dERlc3RpbmF0aW9uImAKDVJlZnVzYWxEZXRhaWwSEQoJaW50ZW50X2lkGAEgASgJEiwKBGNvZGUYAiABKA4yHi5nYXRld2F5LnNpZ25lci52MS5SZWZ1c2FsQ29kZRIOCgZyZWFzb24YAyABKAkiRAoQU2lnbkJhdGNoUmVxdWVzdBIwCghyZXF1ZXN0cxgBIAMoCzIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0In4KClNpZ25SZXN1bHQSMQoGc2lnbmVkGAEgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3BvbnNlSAASMwoHcmVmdXNlZBgCIAEoCzIgLmdhdGV3YXkuc2lnbmVyLnYxLlJlZnVzYWxEZXRhaWxIAEIICgZyZXN1bHQidQoRU2lnbkJhdGNoUmVzcG9uc2USLgoHcmVzdWx0cxgBIAMoCzIdLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXN1bHQSMAoKYXVkaXRfaGVhZBgCIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCo/CgVDaGFpbhIVChFDSEFJTl9VTlNQRUNJRklFRBAAEhAKDENIQUlOX1NPTEFOQRABEg0KCUNIQUlOX1NVSRACKjoKBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEg0KCU1PREVfTElWRRABEg0KCU1PREVfVEVTVBACKqsJCgtSZWZ1c2FsQ29kZRIcChhSRUZVU0FMX0NPREVfVU5TUEVDSUZJRUQQABIfChtSRUZVU0FMX0NPREVfSU5WQUxJRF9JTlRFTlQQARImCiJSRUZVU0FMX0NPREVfTUFMRk9STUVEX1RSQU5TQUNUSU9OEAISIAocUkVGVVNBTF9DT0RFX1dST05HX0ZFRV9QQVlFUhADEiIKHlJFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX1NJR05FUhAEEiMKH1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX1BST0dSQU0QBRInCiNSRUZVU0FMX0NPREVfVU5FWFBFQ1RFRF9JTlNUUlVDVElPThAGEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19TT1VSQ0UQBxIiCh5SRUZVU0FMX0NPREVfV1JPTkdfREVTVElOQVRJT04QCBIdChlSRUZVU0FMX0NPREVfV1JPTkdfQU1PVU5UEAkSHAoYUkVGVVNBTF9DT0RFX1dST05HX0FTU0VUEAoSKAokUkVGVVNBTF9DT0RFX1dST05HX0NMT1NFX0RFU1RJTkFUSU9OEAsSHQoZUkVGVVNBTF9DT0RFX0ZFRV9PVkVSX0NBUBAMEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19TRU5ERVIQDRIgChxSRUZVU0FMX0NPREVfV1JPTkdfR0FTX09XTkVSEA4SIAocUkVGVVNBTF9DT0RFX09CSkVDVF9NSVNNQVRDSBAPEiEKHVJFRlVTQUxfQ09ERV9BUFBST1ZBTF9NSVNTSU5HEBASIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX0lOVkFMSUQQERIkCiBSRUZVU0FMX0NPREVfSU5URU5UX0NBUF9FWENFRURFRBASEiMKH1JFRlVTQUxfQ09ERV9EQUlMWV9DQVBfRVhDRUVERUQQExIXChNSRUZVU0FMX0NPREVfUkVQTEFZEBQSJAogUkVGVVNBTF9DT0RFX1VOU1VQUE9SVEVEX0ZFQVRVUkUQFRIdChlSRUZVU0FMX0NPREVfSU5QVVRfSU5fVVNFEBYSHwobUkVGVVNBTF9DT0RFX05PTkNFX1JFUVVJUkVEEBcSJAogUkVGVVNBTF9DT0RFX0dBU19CVURHRVRfRVhDRUVERUQQGBIlCiFSRUZVU0FMX0NPREVfU1dFRVBfTElNSVRfRVhDRUVERUQQGRIjCh9SRUZVU0FMX0NPREVfR0FTX1BSSUNFX09WRVJfQ0FQEBoSHQoZUkVGVVNBTF9DT0RFX05PVF9BVFRFU1RFRBAbEh4KGlJFRlVTQUxfQ09ERV9PVkVSX0FUVEVTVEVEEBwSKAokUkVGVVNBTF9DT0RFX0RFU1RJTkFUSU9OX05PVF9BTExPV0VEEB0SIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX0VYUElSRUQQHhIgChxSRUZVU0FMX0NPREVfQVBQUk9WQUxfUkVVU0VEEB8SIgoeUkVGVVNBTF9DT0RFX1ZFTE9DSVRZX0VYQ0VFREVEECASIQodUkVGVVNBTF9DT0RFX1JPTEVfTk9UX0FMTE9XRUQQITKIBwoNU2lnbmVyU2VydmljZRJ3ChREZXJpdmVEZXBvc2l0QWRkcmVzcxIuLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBovLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USdAoTR2V0U2VydmljZUFkZHJlc3NlcxItLmdhdGV3YXkuc2lnbmVyLnYxLkdldFNlcnZpY2VBZGRyZXNzZXNSZXF1ZXN0Gi4uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1Jlc3BvbnNlEkcKBFNpZ24SHi5nYXRld2F5LnNpZ25lci52MS5TaWduUmVxdWVzdBofLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXNwb25zZRJWCglTaWduQmF0Y2gSIy5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXF1ZXN0GiQuZ2F0ZXdheS5zaWduZXIudjEuU2lnbkJhdGNoUmVzcG9uc2USXwoMR2V0QXVkaXRIZWFkEiYuZ2F0ZXdheS5zaWduZXIudjEuR2V0QXVkaXRIZWFkUmVxdWVzdBonLmdhdGV3YXkuc2lnbmVyLnYxLkdldEF1ZGl0SGVhZFJlc3BvbnNlEoMBChhSZXF1ZXN0UGF5b3V0RGVzdGluYXRpb24SMi5nYXRld2F5LnNpZ25lci52MS5SZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0GjMuZ2F0ZXdheS5zaWduZXIudjEuUmVxdWVzdFBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USgAEKF0NhbmNlbFBheW91dERlc3RpbmF0aW9uEjEuZ2F0ZXdheS5zaWduZXIudjEuQ2FuY2VsUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0GjIuZ2F0ZXdheS5zaWduZXIudjEuQ2FuY2VsUGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRJ9ChZMaXN0UGF5b3V0RGVzdGluYXRpb25zEjAuZ2F0ZXdheS5zaWduZXIudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QaMS5nYXRld2F5LnNpZ25lci52MS5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message gateway.signer.v1.DeriveDepositAddressRequest
@@ -64,6 +64,28 @@ export const DeriveDepositAddressResponseSchema: GenMessage<DeriveDepositAddress
   messageDesc(file_gateway_signer_v1_signer, 1);
 
 /**
+ * The error detail of a DeriveDepositAddress answered ALREADY_EXISTS: the index was handed out
+ * before (the signer remembers every index it derived, in its audit chain), which happens when
+ * PostgreSQL was restored from a backup and its index sequence went back. The caller moves its
+ * sequence past `highest_issued` and asks again.
+ *
+ * @generated from message gateway.signer.v1.DepositIndexIssued
+ */
+export type DepositIndexIssued = Message<"gateway.signer.v1.DepositIndexIssued"> & {
+  /**
+   * @generated from field: uint32 highest_issued = 1;
+   */
+  highestIssued: number;
+};
+
+/**
+ * Describes the message gateway.signer.v1.DepositIndexIssued.
+ * Use `create(DepositIndexIssuedSchema)` to create a new message.
+ */
+export const DepositIndexIssuedSchema: GenMessage<DepositIndexIssued> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 2);
+
+/**
  * @generated from message gateway.signer.v1.GetServiceAddressesRequest
  */
 export type GetServiceAddressesRequest = Message<"gateway.signer.v1.GetServiceAddressesRequest"> & {
@@ -74,7 +96,7 @@ export type GetServiceAddressesRequest = Message<"gateway.signer.v1.GetServiceAd
  * Use `create(GetServiceAddressesRequestSchema)` to create a new message.
  */
 export const GetServiceAddressesRequestSchema: GenMessage<GetServiceAddressesRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 2);
+  messageDesc(file_gateway_signer_v1_signer, 3);
 
 /**
  * @generated from message gateway.signer.v1.ServiceAddresses
@@ -106,7 +128,7 @@ export type ServiceAddresses = Message<"gateway.signer.v1.ServiceAddresses"> & {
  * Use `create(ServiceAddressesSchema)` to create a new message.
  */
 export const ServiceAddressesSchema: GenMessage<ServiceAddresses> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 3);
+  messageDesc(file_gateway_signer_v1_signer, 4);
 
 /**
  * @generated from message gateway.signer.v1.GetServiceAddressesResponse
@@ -123,7 +145,7 @@ export type GetServiceAddressesResponse = Message<"gateway.signer.v1.GetServiceA
  * Use `create(GetServiceAddressesResponseSchema)` to create a new message.
  */
 export const GetServiceAddressesResponseSchema: GenMessage<GetServiceAddressesResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 4);
+  messageDesc(file_gateway_signer_v1_signer, 5);
 
 /**
  * Move funds that arrived at deposit address `deposit_index` into the vault.
@@ -142,7 +164,7 @@ export type SweepIntent = Message<"gateway.signer.v1.SweepIntent"> & {
  * Use `create(SweepIntentSchema)` to create a new message.
  */
 export const SweepIntentSchema: GenMessage<SweepIntent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 5);
+  messageDesc(file_gateway_signer_v1_signer, 6);
 
 /**
  * Return funds to the payer. Needs an approval from settlement.
@@ -178,7 +200,7 @@ export type RefundIntent = Message<"gateway.signer.v1.RefundIntent"> & {
  * Use `create(RefundIntentSchema)` to create a new message.
  */
 export const RefundIntentSchema: GenMessage<RefundIntent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 6);
+  messageDesc(file_gateway_signer_v1_signer, 7);
 
 /**
  * Signed by a watcher's key (never settlement's): a transfer of `amount` of the intent's
@@ -226,7 +248,7 @@ export type TransferAttestation = Message<"gateway.signer.v1.TransferAttestation
  * Use `create(TransferAttestationSchema)` to create a new message.
  */
 export const TransferAttestationSchema: GenMessage<TransferAttestation> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 7);
+  messageDesc(file_gateway_signer_v1_signer, 8);
 
 /**
  * Create durable nonce account `index` of the mode's gas wallet (Solana only): the account at
@@ -246,7 +268,7 @@ export type NonceAccountIntent = Message<"gateway.signer.v1.NonceAccountIntent">
  * Use `create(NonceAccountIntentSchema)` to create a new message.
  */
 export const NonceAccountIntentSchema: GenMessage<NonceAccountIntent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 8);
+  messageDesc(file_gateway_signer_v1_signer, 9);
 
 /**
  * Pay a merchant's balance out. Needs an approval from the API after the OTP check.
@@ -277,7 +299,7 @@ export type PayoutIntent = Message<"gateway.signer.v1.PayoutIntent"> & {
  * Use `create(PayoutIntentSchema)` to create a new message.
  */
 export const PayoutIntentSchema: GenMessage<PayoutIntent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 9);
+  messageDesc(file_gateway_signer_v1_signer, 10);
 
 /**
  * @generated from message gateway.signer.v1.Intent
@@ -356,7 +378,7 @@ export type Intent = Message<"gateway.signer.v1.Intent"> & {
  * Use `create(IntentSchema)` to create a new message.
  */
 export const IntentSchema: GenMessage<Intent> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 10);
+  messageDesc(file_gateway_signer_v1_signer, 11);
 
 /**
  * An ed25519 signature over the canonical encoding of the intent (see
@@ -388,7 +410,7 @@ export type Approval = Message<"gateway.signer.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 11);
+  messageDesc(file_gateway_signer_v1_signer, 12);
 
 /**
  * The contents of a Sui object referenced by the transaction: BCS of Sui's `Object`.
@@ -407,7 +429,7 @@ export type SuiObject = Message<"gateway.signer.v1.SuiObject"> & {
  * Use `create(SuiObjectSchema)` to create a new message.
  */
 export const SuiObjectSchema: GenMessage<SuiObject> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 12);
+  messageDesc(file_gateway_signer_v1_signer, 13);
 
 /**
  * @generated from message gateway.signer.v1.SignRequest
@@ -439,7 +461,7 @@ export type SignRequest = Message<"gateway.signer.v1.SignRequest"> & {
  * Use `create(SignRequestSchema)` to create a new message.
  */
 export const SignRequestSchema: GenMessage<SignRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 13);
+  messageDesc(file_gateway_signer_v1_signer, 14);
 
 /**
  * @generated from message gateway.signer.v1.Signature
@@ -473,7 +495,7 @@ export type Signature = Message<"gateway.signer.v1.Signature"> & {
  * Use `create(SignatureSchema)` to create a new message.
  */
 export const SignatureSchema: GenMessage<Signature> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 14);
+  messageDesc(file_gateway_signer_v1_signer, 15);
 
 /**
  * @generated from message gateway.signer.v1.SignResponse
@@ -510,7 +532,7 @@ export type SignResponse = Message<"gateway.signer.v1.SignResponse"> & {
  * Use `create(SignResponseSchema)` to create a new message.
  */
 export const SignResponseSchema: GenMessage<SignResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 15);
+  messageDesc(file_gateway_signer_v1_signer, 16);
 
 /**
  * @generated from message gateway.signer.v1.GetAuditHeadRequest
@@ -523,7 +545,7 @@ export type GetAuditHeadRequest = Message<"gateway.signer.v1.GetAuditHeadRequest
  * Use `create(GetAuditHeadRequestSchema)` to create a new message.
  */
 export const GetAuditHeadRequestSchema: GenMessage<GetAuditHeadRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 16);
+  messageDesc(file_gateway_signer_v1_signer, 17);
 
 /**
  * @generated from message gateway.signer.v1.GetAuditHeadResponse
@@ -540,7 +562,7 @@ export type GetAuditHeadResponse = Message<"gateway.signer.v1.GetAuditHeadRespon
  * Use `create(GetAuditHeadResponseSchema)` to create a new message.
  */
 export const GetAuditHeadResponseSchema: GenMessage<GetAuditHeadResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 17);
+  messageDesc(file_gateway_signer_v1_signer, 18);
 
 /**
  * @generated from message gateway.signer.v1.AuditHead
@@ -564,7 +586,7 @@ export type AuditHead = Message<"gateway.signer.v1.AuditHead"> & {
  * Use `create(AuditHeadSchema)` to create a new message.
  */
 export const AuditHeadSchema: GenMessage<AuditHead> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 18);
+  messageDesc(file_gateway_signer_v1_signer, 19);
 
 /**
  * One address on a merchant's payout allow-list.
@@ -632,7 +654,7 @@ export type PayoutDestination = Message<"gateway.signer.v1.PayoutDestination"> &
  * Use `create(PayoutDestinationSchema)` to create a new message.
  */
 export const PayoutDestinationSchema: GenMessage<PayoutDestination> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 19);
+  messageDesc(file_gateway_signer_v1_signer, 20);
 
 /**
  * @generated from message gateway.signer.v1.RequestPayoutDestinationRequest
@@ -677,7 +699,7 @@ export type RequestPayoutDestinationRequest = Message<"gateway.signer.v1.Request
  * Use `create(RequestPayoutDestinationRequestSchema)` to create a new message.
  */
 export const RequestPayoutDestinationRequestSchema: GenMessage<RequestPayoutDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 20);
+  messageDesc(file_gateway_signer_v1_signer, 21);
 
 /**
  * @generated from message gateway.signer.v1.RequestPayoutDestinationResponse
@@ -699,7 +721,7 @@ export type RequestPayoutDestinationResponse = Message<"gateway.signer.v1.Reques
  * Use `create(RequestPayoutDestinationResponseSchema)` to create a new message.
  */
 export const RequestPayoutDestinationResponseSchema: GenMessage<RequestPayoutDestinationResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 21);
+  messageDesc(file_gateway_signer_v1_signer, 22);
 
 /**
  * @generated from message gateway.signer.v1.CancelPayoutDestinationRequest
@@ -731,7 +753,7 @@ export type CancelPayoutDestinationRequest = Message<"gateway.signer.v1.CancelPa
  * Use `create(CancelPayoutDestinationRequestSchema)` to create a new message.
  */
 export const CancelPayoutDestinationRequestSchema: GenMessage<CancelPayoutDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 22);
+  messageDesc(file_gateway_signer_v1_signer, 23);
 
 /**
  * @generated from message gateway.signer.v1.CancelPayoutDestinationResponse
@@ -753,7 +775,7 @@ export type CancelPayoutDestinationResponse = Message<"gateway.signer.v1.CancelP
  * Use `create(CancelPayoutDestinationResponseSchema)` to create a new message.
  */
 export const CancelPayoutDestinationResponseSchema: GenMessage<CancelPayoutDestinationResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 23);
+  messageDesc(file_gateway_signer_v1_signer, 24);
 
 /**
  * @generated from message gateway.signer.v1.ListPayoutDestinationsRequest
@@ -770,7 +792,7 @@ export type ListPayoutDestinationsRequest = Message<"gateway.signer.v1.ListPayou
  * Use `create(ListPayoutDestinationsRequestSchema)` to create a new message.
  */
 export const ListPayoutDestinationsRequestSchema: GenMessage<ListPayoutDestinationsRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 24);
+  messageDesc(file_gateway_signer_v1_signer, 25);
 
 /**
  * @generated from message gateway.signer.v1.ListPayoutDestinationsResponse
@@ -787,7 +809,7 @@ export type ListPayoutDestinationsResponse = Message<"gateway.signer.v1.ListPayo
  * Use `create(ListPayoutDestinationsResponseSchema)` to create a new message.
  */
 export const ListPayoutDestinationsResponseSchema: GenMessage<ListPayoutDestinationsResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 25);
+  messageDesc(file_gateway_signer_v1_signer, 26);
 
 /**
  * Attached to a refused Sign call as an error detail; also the refusal of a batch item.
@@ -816,7 +838,7 @@ export type RefusalDetail = Message<"gateway.signer.v1.RefusalDetail"> & {
  * Use `create(RefusalDetailSchema)` to create a new message.
  */
 export const RefusalDetailSchema: GenMessage<RefusalDetail> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 26);
+  messageDesc(file_gateway_signer_v1_signer, 27);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchRequest
@@ -833,7 +855,7 @@ export type SignBatchRequest = Message<"gateway.signer.v1.SignBatchRequest"> & {
  * Use `create(SignBatchRequestSchema)` to create a new message.
  */
 export const SignBatchRequestSchema: GenMessage<SignBatchRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 27);
+  messageDesc(file_gateway_signer_v1_signer, 28);
 
 /**
  * @generated from message gateway.signer.v1.SignResult
@@ -862,7 +884,7 @@ export type SignResult = Message<"gateway.signer.v1.SignResult"> & {
  * Use `create(SignResultSchema)` to create a new message.
  */
 export const SignResultSchema: GenMessage<SignResult> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 28);
+  messageDesc(file_gateway_signer_v1_signer, 29);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchResponse
@@ -886,7 +908,7 @@ export type SignBatchResponse = Message<"gateway.signer.v1.SignBatchResponse"> &
  * Use `create(SignBatchResponseSchema)` to create a new message.
  */
 export const SignBatchResponseSchema: GenMessage<SignBatchResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 29);
+  messageDesc(file_gateway_signer_v1_signer, 30);
 
 /**
  * @generated from enum gateway.signer.v1.Chain
@@ -1169,6 +1191,7 @@ export const RefusalCodeSchema: GenEnum<RefusalCode> = /*@__PURE__*/
 export const SignerService: GenService<{
   /**
    * The deposit address at `index` of the chain's live or test deposit branch.
+   * Never the same (chain, mode, index) twice: a repeat is ALREADY_EXISTS with a DepositIndexIssued.
    *
    * @generated from rpc gateway.signer.v1.SignerService.DeriveDepositAddress
    */
