@@ -84,7 +84,17 @@ describe("after a restore of the database", () => {
         .join("\n"),
     );
 
+    // Two messages published before the restore: one its consumer handled, one it had not.
+    await db.sql`insert into outbox (id, subject, payload, published_at) values
+      ('evt_handled', 't.evt.x', '{}', now()), ('evt_unhandled', 't.evt.x', '{}', now())`;
+    await db.sql`insert into processed_messages (consumer, message_id) values ('notifier', 'evt_handled')`;
+
     const report = await afterRestore(db.sql, { subjects, record, coinOf, epoch: "restore-test-1" });
+
+    const unpublished = await db.sql<{ id: string }[]>`
+      select id from outbox where published_at is null and id like 'evt_%'`;
+    expect(unpublished.map((r) => r.id)).toEqual(["evt_unhandled"]);
+    expect(report.republished).toBe(1);
 
     expect(report.epoch).toBe("restore-test-1");
     const [epoch] = await db.sql<{ epoch: string }[]>`select epoch from bus_epoch`;

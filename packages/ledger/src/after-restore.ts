@@ -4,6 +4,9 @@
 //
 // - A new bus epoch, so what the restore un-happened and services now publish again is not
 //   dropped by JetStream as a copy of what was published before (packages/bus, message-id.ts).
+// - Outbox messages published that no consumer has on record as handled are published again: a
+//   message consumed after the backup was taken had its effect rolled back, but JetStream will
+//   not deliver it again. Consumers skip what their restored records say they handled.
 // - Payouts the signer signed that the database no longer has: put back as pending, reserved
 //   whatever the balance, so settlement asks for them again and gets the same transaction (a
 //   repeat of a bound intent needs no approval), sees it final and books it. Without this the
@@ -68,6 +71,8 @@ export interface AfterRestoreOptions {
 
 export interface AfterRestoreReport {
   epoch: string;
+  /** Outbox messages marked for publishing again. */
+  republished: number;
   payoutsPutBack: {
     id: string;
     merchantId: string;
@@ -91,12 +96,17 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
   return (await sql.begin(async (tx) => {
     const report: AfterRestoreReport = {
       epoch,
+      republished: 0,
       payoutsPutBack: [],
       payoutsNotPutBack: [],
       sequencesMoved: [],
       addressesNoPaymentExpects: [],
     };
     await tx`update bus_epoch set epoch = ${epoch}, changed_at = now()`;
+    report.republished = (
+      await tx`update outbox set published_at = null where published_at is not null
+        and not exists (select 1 from processed_messages p where p.message_id = outbox.id)`
+    ).count;
 
     for (const line of options.record) {
       if (line.type !== "signed" || line.intent.kind !== "payout") continue;

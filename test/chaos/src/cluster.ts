@@ -50,6 +50,10 @@ export interface Cluster {
   apiUrls: string[];
   jwtSecret: string;
   signer: ManagedProcess;
+  /** The signer's audit log, for `signer record` after a restore of the database. */
+  signerAuditLog: string;
+  /** What `npm run after-restore` needs: the database and the coins as the services see them. */
+  afterRestoreEnv: Record<string, string>;
   apis: ManagedProcess[];
   settlements: ManagedProcess[];
   notifiers: ManagedProcess[];
@@ -85,6 +89,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const certsDir = path.join(dir, "certs");
   writeDevCerts({ dir: certsDir });
   mkdirSync(path.join(dir, "signer"), { recursive: true });
+  const signerAuditLog = path.join(dir, "signer", "audit.jsonl");
   const settlementApprover = generateApproverKey();
   const watcherAttestor = generateApproverKey();
   const apiApprover = generateApproverKey();
@@ -109,7 +114,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         "solana:*": { perIntent: "1000000000000", perDay: "100000000000000" },
         "sui:*": { perIntent: "1000000000000", perDay: "100000000000000" },
       }),
-      SIGNER_AUDIT_LOG: path.join(dir, "signer", "audit.jsonl"),
+      SIGNER_AUDIT_LOG: signerAuditLog,
       // Live payouts go to fresh addresses, allow-listed by the payout code flow: no delay here.
       SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: "0",
       SIGNER_LOG_LEVEL: logLevel === "silent" ? "fatal" : logLevel,
@@ -261,6 +266,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     apiUrls,
     jwtSecret,
     signer,
+    signerAuditLog,
+    afterRestoreEnv: {
+      DATABASE_URL: databaseUrl,
+      ...(chains
+        ? {
+            SUI_USDC_COIN_TYPE: chains.suiEnv.SUI_USDC_COIN_TYPE,
+            SUI_USDT_COIN_TYPE: chains.suiEnv.SUI_USDT_COIN_TYPE,
+          }
+        : {}),
+    },
     apis,
     settlements,
     notifiers,

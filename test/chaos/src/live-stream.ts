@@ -48,6 +48,13 @@ export interface LiveContext {
    */
   merchants: LiveMerchant[];
   runId: number;
+  /**
+   * Whether PostgreSQL was restored from a backup (the `database-restored` fault) at or after
+   * `since`: what the driver did for a payment before it may have been un-done.
+   */
+  restoredSince(since: number): boolean;
+  /** Whether a restore's window (from its backup to the services' restart) overlaps [from, to]. */
+  overlapsRestore(from: number, to: number): boolean;
 }
 
 export interface LivePaymentRecord {
@@ -62,12 +69,20 @@ export interface LivePaymentRecord {
   paid: bigint;
   /** What must come back to the customer. */
   refund: bigint;
+  /**
+   * The driver's actions overlapped a restore of the database from a backup, or a restore cut
+   * the flow short: the payment may be gone or rolled back, so only money safety is checked (no
+   * second sweep, no refund above what was paid or twice).
+   */
+  touchedByRestore: boolean;
 }
 
 export interface PayoutRecord {
   id: string;
   chain: LiveChain;
   destination: string;
+  /** Requested while a restore's window was open: the payout may be gone (never signed) or put back. */
+  touchedByRestore: boolean;
 }
 
 async function statusOf(ctx: LiveContext, id: string): Promise<string | undefined> {
@@ -75,11 +90,22 @@ async function statusOf(ctx: LiveContext, id: string): Promise<string | undefine
   return rows[0]?.status;
 }
 
-async function waitStatus(ctx: LiveContext, id: string, wanted: string[], timeoutMs = 180_000) {
+/**
+ * Waits for one of `wanted`; undefined when a restore of the database since `since` un-did what
+ * the driver was waiting on (the customer gives up on that payment).
+ */
+async function waitStatus(
+  ctx: LiveContext,
+  id: string,
+  wanted: string[],
+  since: number,
+  timeoutMs = 180_000,
+): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = await statusOf(ctx, id);
     if (status && wanted.includes(status)) return status;
+    if (ctx.restoredSince(since)) return undefined;
     if (Date.now() > deadline) throw new Error(`payment ${id} stayed ${status}, wanted ${wanted.join("/")}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -99,6 +125,19 @@ async function expireNow(ctx: LiveContext, id: string): Promise<void> {
 
 /** Payment `n` of the live stream: chains alternate, kinds rotate, amounts 2 to 5 USD. */
 export async function driveLivePayment(ctx: LiveContext, n: number): Promise<LivePaymentRecord> {
+  const started = Date.now();
+  const record = await driveLivePaymentSteps(ctx, n, started);
+  return {
+    ...record,
+    touchedByRestore: record.touchedByRestore || ctx.overlapsRestore(started, Date.now()),
+  };
+}
+
+async function driveLivePaymentSteps(
+  ctx: LiveContext,
+  n: number,
+  started: number,
+): Promise<LivePaymentRecord> {
   const chain: LiveChain = n % 2 === 0 ? "solana" : "sui";
   const kind = LIVE_KINDS[Math.floor(n / 2) % LIVE_KINDS.length]!;
   // Ten in a row (every kind on both chains) go to one merchant, so every merchant gets
@@ -125,20 +164,23 @@ export async function driveLivePayment(ctx: LiveContext, n: number): Promise<Liv
     (sql) => sql<{ address: string; amount_due: bigint }[]>`
       select address, amount_due from deposit_wallets where payment_id = ${id} and chain = ${chain}`,
   );
-  const address = deposit!.address;
-  const due = deposit!.amount_due;
   const net = ctx.live[chain];
-  const record = (payer: string, paid: bigint, refund: bigint): LivePaymentRecord => ({
+  const record = (payer: string, paid: bigint, refund: bigint, cutShort = false): LivePaymentRecord => ({
     n,
     id,
     chain,
     kind,
-    address,
-    amountDue: due,
+    address: deposit?.address ?? "",
+    amountDue: deposit?.amount_due ?? 0n,
     payer,
     paid,
     refund,
+    touchedByRestore: cutShort,
   });
+  // A restore between the wallet and this read took the wallet away: the customer never pays.
+  if (!deposit) return record("", 0n, 0n, true);
+  const address = deposit.address;
+  const due = deposit.amount_due;
   switch (kind) {
     case "exact": {
       const payer = net.newPayer();
@@ -149,7 +191,8 @@ export async function driveLivePayment(ctx: LiveContext, n: number): Promise<Liv
       const payer = net.newPayer();
       const first = (due * 2n) / 5n;
       await payer.pay(address, first);
-      await waitStatus(ctx, id, ["confirming", "completed"]);
+      if (!(await waitStatus(ctx, id, ["confirming", "completed"], started)))
+        return record(payer.address, first, 0n, true);
       await payer.pay(address, due - first);
       return record(payer.address, due, 0n);
     }
@@ -163,13 +206,14 @@ export async function driveLivePayment(ctx: LiveContext, n: number): Promise<Liv
       const payer = net.newPayer();
       await payer.pay(address, half);
       // The transfer is seen before the deadline passes, so it is an underpayment, not a late one.
-      await waitStatus(ctx, id, ["confirming"]);
+      if (!(await waitStatus(ctx, id, ["confirming"], started)))
+        return record(payer.address, half, half, true);
       await expireNow(ctx, id);
       return record(payer.address, half, half);
     }
     case "late": {
       await expireNow(ctx, id);
-      await waitStatus(ctx, id, ["expired"]);
+      if (!(await waitStatus(ctx, id, ["expired"], started))) return record("", 0n, 0n, true);
       const payer = net.newPayer();
       await payer.pay(address, due);
       return record(payer.address, due, due);
@@ -188,6 +232,16 @@ async function available(ctx: LiveContext, merchantId: string, chain: LiveChain)
 
 /** A manual live payout of 1 USDC to a fresh address, once the balance allows it. */
 export async function drivePayout(ctx: LiveContext, chain: LiveChain, k: number): Promise<PayoutRecord> {
+  const started = Date.now();
+  const payout = await drivePayoutSteps(ctx, chain, k);
+  return { ...payout, touchedByRestore: ctx.overlapsRestore(started, Date.now()) };
+}
+
+async function drivePayoutSteps(
+  ctx: LiveContext,
+  chain: LiveChain,
+  k: number,
+): Promise<Omit<PayoutRecord, "touchedByRestore">> {
   const merchant = ctx.merchants[k % ctx.merchants.length]!;
   const deadline = Date.now() + 300_000;
   while ((await available(ctx, merchant.merchantId, chain)) < PAYOUT_AMOUNT) {
@@ -258,6 +312,21 @@ export interface LiveFigures {
   chainMismatches: string[];
   /** Per chain: the vault's USDC on chain against the ledger's platform_vault account. */
   vaults: { chain: LiveChain; onChain: bigint; ledger: bigint }[];
+  /**
+   * Payments and payouts a restore of the database overlapped: not in the counts above; checked
+   * for money safety only. `heldAtDeposit`: deposits no payment in the restored database expects,
+   * whose funds stay at the address (docs/operations.md).
+   */
+  touched: {
+    payments: number;
+    byFinalState: Record<string, number>;
+    sweeps: number;
+    refunds: number;
+    payouts: number;
+    payoutsPutBack: number;
+    payoutsGone: number;
+    heldAtDeposit: string[];
+  };
 }
 
 /** The chain's record of every address the run touched, checked against what must have happened. */
@@ -277,16 +346,28 @@ export async function checkLive(
     ).map((r) => [r.id, r.status]),
   );
   const wrongFinalState = payments
-    .filter((p) => statuses.get(p.id) !== LIVE_FINAL[p.kind])
+    .filter((p) => !p.touchedByRestore && statuses.get(p.id) !== LIVE_FINAL[p.kind])
     .map((p) => `${p.chain} ${p.kind} ${p.id} → ${statuses.get(p.id)}`);
   const payoutRows = await ctx.db(
     (sql) => sql<{ id: string; status: string; amount: bigint; network_fee: bigint }[]>`
       select id, status, amount, network_fee from payouts where id = any(${payouts.map((p) => p.id)})`,
   );
   const payoutById = new Map(payoutRows.map((r) => [r.id, r]));
+  // A payout a restore overlapped may be gone (never signed); one that is there must complete.
   const payoutsNotCompleted = payouts
     .filter((p) => payoutById.get(p.id)?.status !== "completed")
+    .filter((p) => !p.touchedByRestore || payoutById.has(p.id))
     .map((p) => `${p.chain} ${p.id} → ${payoutById.get(p.id)?.status}`);
+  const touched: LiveFigures["touched"] = {
+    payments: 0,
+    byFinalState: {},
+    sweeps: 0,
+    refunds: 0,
+    payouts: 0,
+    payoutsPutBack: 0,
+    payoutsGone: 0,
+    heldAtDeposit: [],
+  };
 
   const mismatches: string[] = [];
   const sweeps = { onChain: 0, expected: 0 };
@@ -298,7 +379,7 @@ export async function checkLive(
     const destinations = payouts.filter((p) => p.chain === chain);
     const vault = ctx.live.vaults[chain];
     const changes = await ctx.live[chain].usdcChanges([
-      ...mine.flatMap((p) => [p.address, p.payer]),
+      ...mine.flatMap((p) => [p.address, p.payer]).filter((a) => a !== ""),
       ...destinations.map((p) => p.destination),
       vault,
     ]);
@@ -309,6 +390,25 @@ export async function checkLive(
       // The deposit: the customer's transfers in, then exactly one sweep of all of it to the vault.
       const deposit = changes.get(p.address) ?? [];
       const outs = deposit.filter((c) => c.delta < 0n);
+      if (p.touchedByRestore) {
+        touched.payments++;
+        const state = statuses.get(p.id) ?? "gone";
+        touched.byFinalState[state] = (touched.byFinalState[state] ?? 0) + 1;
+        if (!p.address) continue;
+        const paidIn = sum(deposit.filter((c) => c.delta > 0n));
+        const back = (changes.get(p.payer) ?? []).filter((c) => c.delta > 0n && vaultTx.has(c.txid));
+        touched.sweeps += outs.length;
+        touched.refunds += back.length;
+        if (outs.length > 1) mismatches.push(`${chain} deposit ${p.address} swept ${outs.length} times`);
+        if (outs.length === 1 && outs[0]!.delta !== -paidIn)
+          mismatches.push(`${chain} deposit ${p.address}: swept ${outs[0]!.delta} of ${paidIn}`);
+        if (outs.length === 0 && paidIn > 0n) touched.heldAtDeposit.push(`${chain} ${p.address}: ${paidIn}`);
+        if (back.length > 1 || sum(back) > p.paid)
+          mismatches.push(
+            `${chain} customer of ${p.kind} ${p.id}: refunds ${back.map((c) => c.delta)}, paid ${p.paid}`,
+          );
+        continue;
+      }
       sweeps.expected++;
       sweeps.onChain += outs.filter((c) => (vaultTx.get(c.txid) ?? 0n) > 0n).length;
       if (sum(deposit) !== 0n) mismatches.push(`${chain} deposit ${p.address} still holds ${sum(deposit)}`);
@@ -331,6 +431,21 @@ export async function checkLive(
     for (const p of destinations) {
       const row = payoutById.get(p.id);
       const received = (changes.get(p.destination) ?? []).filter((c) => c.delta > 0n);
+      if (p.touchedByRestore) {
+        touched.payouts++;
+        if (row) touched.payoutsPutBack++;
+        else touched.payoutsGone++;
+        // Gone: it must never have left the vault. There: once, for its net amount.
+        if (!row && received.length > 0)
+          mismatches.push(
+            `${chain} payout ${p.id} left the vault (${received.map((c) => c.delta)}) with no record`,
+          );
+        if (row && (received.length !== 1 || received[0]!.delta !== row.amount - row.network_fee))
+          mismatches.push(
+            `${chain} payout ${p.id} to ${p.destination}: received ${received.map((c) => c.delta)}`,
+          );
+        continue;
+      }
       payoutTransfers.expected++;
       payoutTransfers.onChain += received.filter((c) => vaultTx.has(c.txid)).length;
       const net = row ? row.amount - row.network_fee : -1n;
@@ -365,6 +480,7 @@ export async function checkLive(
     payoutTransfers,
     chainMismatches: mismatches,
     vaults,
+    touched,
   };
 }
 
@@ -379,12 +495,20 @@ export async function liveSettled(
     (sql) => sql<{ id: string; status: string }[]>`select id, status from payments where id = any(${ids})`,
   );
   const status = new Map(rows.map((r) => [r.id, r.status]));
-  if (payments.some((p) => status.get(p.id) !== LIVE_FINAL[p.kind])) return false;
-  const done = await ctx.db(
-    (sql) => sql<{ n: bigint }[]>`select count(*) as n from payouts
-      where id = any(${payouts.map((p) => p.id)}) and status = 'completed'`,
+  if (payments.some((p) => !p.touchedByRestore && status.get(p.id) !== LIVE_FINAL[p.kind])) return false;
+  // Every payout completed; one a restore overlapped may be gone instead.
+  const payoutStatus = new Map(
+    (
+      await ctx.db(
+        (sql) => sql<{ id: string; status: string }[]>`select id, status from payouts
+          where id = any(${payouts.map((p) => p.id)})`,
+      )
+    ).map((r) => [r.id, r.status]),
   );
-  if (Number(done[0]!.n) !== payouts.length) return false;
+  for (const p of payouts) {
+    const s = payoutStatus.get(p.id);
+    if (s !== "completed" && !(p.touchedByRestore && s === undefined)) return false;
+  }
   // The books follow the chain: a refund counts once settlement has recorded its transaction.
   const unrecorded = await ctx.db(
     (sql) => sql<{ n: bigint }[]>`select count(*) as n from payments p
@@ -394,7 +518,7 @@ export async function liveSettled(
   );
   if (Number(unrecorded[0]!.n) > 0) return false;
   // Refunds leave after the payment turns final: wait until each customer holds what it is owed.
-  for (const p of payments.filter((x) => x.refund > 0n)) {
+  for (const p of payments.filter((x) => x.refund > 0n && !x.touchedByRestore)) {
     if ((await ctx.live[p.chain].usdcBalance(p.payer)) !== p.refund) return false;
   }
   return true;

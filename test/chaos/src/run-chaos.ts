@@ -4,13 +4,11 @@ import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/testkit";
 import { type Cluster, startCluster } from "./cluster.js";
+import { type BackupFigures, backupDatabase, restoreDatabase, runAfterRestore } from "./database-restore.js";
 import {
-  backupJournal,
   intentsInFlight,
   type JournalRows,
-  journalRows,
   loseSettlementJournal,
-  restoreJournal,
   waitForIntentsInFlight,
 } from "./journal-faults.js";
 import {
@@ -72,8 +70,9 @@ export interface ChaosFigures {
   /** Live payments, payouts and what the chains say, when the run had any. */
   live?: LiveFigures;
   /**
-   * Each journal fault: the intents in flight when it struck, the rows it deleted; for a restore,
-   * the rows in the backup and the rows it replaced.
+   * Each journal fault: the intents in flight when it struck, the rows it deleted; for a restore
+   * of the whole database, what the backup held, what the database held when it was put back,
+   * and what the runbook's after-restore step said.
    */
   journal: {
     lost: { inFlight: number; rows: JournalRows }[];
@@ -81,10 +80,13 @@ export interface ChaosFigures {
       inFlightAtBackup: number;
       inFlightAtRestore: number;
       secondsAfterBackup: number;
-      backup: JournalRows;
-      replaced: JournalRows;
+      backup: BackupFigures;
+      atRestore: { payments: number; payouts: number };
+      afterRestore: string[];
     }[];
   };
+  /** Test-mode payments a restore's window overlapped (not in the checks above), by final state. */
+  touchedByRestore: Record<string, number>;
   ledger: LedgerCheck;
   settleSeconds: number;
   totalSeconds: number;
@@ -144,6 +146,12 @@ async function drive(
     ...(cluster.live ? { "settlement-journal-lost": 0, "database-restored": 0 } : {}),
   };
   const journal: ChaosFigures["journal"] = { lost: [], restored: [] };
+  // From each backup to the services' restart after its restore: what the clients did then may
+  // be un-done (their payments gone or rolled back), so only money safety is checked for it.
+  const restoreWindows: RestoreWindow[] = [];
+  const overlapsRestore = (from: number, to: number) =>
+    restoreWindows.some((w) => w.from <= to && w.to >= from);
+  const restoredSince = (since: number) => restoreWindows.some((w) => (w.restoredAt ?? 0) >= since);
   // When each API process was last down, to tell in-flight casualties from real 5xx.
   const apiDown = cluster.apis.map(() => ({ from: 0, to: 0 }));
   let infraRestart = { from: 0, to: 0 };
@@ -261,28 +269,46 @@ async function drive(
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
 
   /**
-   * `database-restored`: a backup of the settlement journals now; settlement goes on signing,
-   * sending and recording for a while; then both settlements are stopped, the journals are put
-   * back to the backup and the settlements started again, as an operator's restore would.
+   * `database-restored`: a backup of the whole database now, struck while an intent is in flight;
+   * everything goes on (payments, sweeps, refunds, payouts, webhooks) for 8 to 15 s; then every
+   * service that uses the database stops, the database is put back to the backup, the runbook's
+   * after-restore step runs with the signer's record, and the services start again
+   * (docs/operations.md, "Restoring PostgreSQL from a backup"). The signer keeps running.
    */
   async function restoreMidRunBackup() {
-    const name = `journal_backup_${Date.now()}`;
+    const name = `backup_${Date.now()}`;
     const inFlightAtBackup = await waitForIntentsInFlight(cluster.sql, 15_000);
-    const backup = await backupJournal(cluster.sql, name);
-    const taken = Date.now();
+    const window: RestoreWindow = { from: Date.now(), to: Number.POSITIVE_INFINITY };
+    restoreWindows.push(window);
+    const backup = await backupDatabase(cluster.sql, name);
     await new Promise((r) => setTimeout(r, 8_000 + Math.random() * 7_000));
-    await Promise.all(cluster.settlements.map((p) => p.kill()));
+    const users = cluster.services().filter((p) => p !== cluster.signer);
+    for (const down of apiDown) Object.assign(down, { from: Date.now(), to: Number.MAX_SAFE_INTEGER });
+    await Promise.all(users.map((p) => p.kill()));
     const inFlightAtRestore = await intentsInFlight(cluster.sql);
-    const replaced = await journalRows(cluster.sql);
-    await restoreJournal(cluster.sql, name);
+    const [atRestore] = await retryWhileUnavailable(
+      () => cluster.sql<{ payments: number; payouts: number }[]>`
+        select (select count(*) from payments)::int as payments, (select count(*) from payouts)::int as payouts`,
+      60_000,
+    );
+    await restoreDatabase(cluster.sql, name);
+    window.restoredAt = Date.now();
+    const afterRestore = await runAfterRestore({
+      auditLog: cluster.signerAuditLog,
+      dir: cluster.dir,
+      env: cluster.afterRestoreEnv,
+    });
     journal.restored.push({
       inFlightAtBackup,
       inFlightAtRestore,
-      secondsAfterBackup: Math.round((Date.now() - taken) / 1000),
+      secondsAfterBackup: Math.round((window.restoredAt - window.from) / 1000),
       backup,
-      replaced,
+      atRestore: atRestore!,
+      afterRestore,
     });
-    for (const p of cluster.settlements) await startAgain(p);
+    for (const p of users) await startAgain(p);
+    for (const down of apiDown) down.to = Date.now();
+    window.to = Date.now();
   }
 
   const chaos = (async () => {
@@ -321,7 +347,7 @@ async function drive(
 
   const faultsDone = () => Object.values(faults).reduce((a, b) => a + b, 0);
   const outcomes = Object.keys(OUTCOMES) as Outcome[];
-  const created: { id: string; outcome: Outcome }[] = [];
+  const created: { id: string; outcome: Outcome; from: number; to: number }[] = [];
   let next = 0;
   async function worker() {
     while (next < options.payments) {
@@ -332,6 +358,7 @@ async function drive(
         await new Promise((r) => setTimeout(r, 50));
       }
       const outcome = outcomes[n % outcomes.length]!;
+      const from = Date.now();
       const p = await request(
         "POST",
         "/payments",
@@ -347,13 +374,16 @@ async function drive(
       );
       if (sim.status !== 202 && sim.status !== 409)
         throw new Error(`simulate: ${sim.status} ${JSON.stringify(sim.body)}`);
-      created.push({ id: p.body.id, outcome });
+      created.push({ id: p.body.id, outcome, from, to: Date.now() });
       if (created.length % 100 === 0) log(`${created.length} payments in`);
     }
   }
   // The live stream: its own workers, paced by the same schedule, and the payouts alongside.
   const liveCtx = cluster.live
-    ? await liveContext(cluster, merchant, request, t0, Math.max(1, options.payoutsPerChain ?? 0))
+    ? await liveContext(cluster, merchant, request, t0, Math.max(1, options.payoutsPerChain ?? 0), {
+        overlapsRestore,
+        restoredSince,
+      })
     : undefined;
   const livePayments: LivePaymentRecord[] = [];
   const payouts: PayoutRecord[] = [];
@@ -401,13 +431,15 @@ async function drive(
   let wrong: string[] = [];
   let missing: string[] = [];
   let events: { id: string; type: string }[] = [];
+  const touched = (c: (typeof created)[number]) => overlapsRestore(c.from, c.to);
+  let status = new Map<string, string>();
   for (;;) {
     const rows = await cluster.sql<
       { id: string; status: string }[]
     >`select id, status from payments where id = any(${ids})`;
-    const status = new Map(rows.map((r) => [r.id, r.status]));
+    status = new Map(rows.map((r) => [r.id, r.status]));
     wrong = created
-      .filter((c) => status.get(c.id) !== OUTCOMES[c.outcome])
+      .filter((c) => !touched(c) && status.get(c.id) !== OUTCOMES[c.outcome])
       .map((c) => `${c.id} ${c.outcome} → ${status.get(c.id)}`);
     events = await cluster.sql<
       { id: string; type: string }[]
@@ -434,6 +466,11 @@ async function drive(
     : undefined;
   const byOutcome: Record<string, number> = {};
   for (const c of created) byOutcome[c.outcome] = (byOutcome[c.outcome] ?? 0) + 1;
+  const touchedByRestore: Record<string, number> = {};
+  for (const c of created.filter(touched)) {
+    const state = status.get(c.id) === OUTCOMES[c.outcome] ? "as asked" : (status.get(c.id) ?? "gone");
+    touchedByRestore[state] = (touchedByRestore[state] ?? 0) + 1;
+  }
   return {
     payments: created.length,
     byOutcome,
@@ -454,6 +491,7 @@ async function drive(
     crashes: [...cluster.services(), ...(cluster.live?.localnets ?? [])].flatMap((p) => p.crashes),
     ...(liveFigures ? { live: liveFigures } : {}),
     journal,
+    touchedByRestore,
     ledger: await checkLedger(cluster.sql),
     settleSeconds: Math.round((Date.now() - settleStart) / 1000),
     totalSeconds: Math.round((Date.now() - t0) / 1000),
@@ -480,8 +518,11 @@ export function formatFigures(f: ChaosFigures): string {
     ),
     ...f.journal.restored.map(
       (r) =>
-        `journals restored to a backup ${r.secondsAfterBackup} s old (intents in flight at backup ${r.inFlightAtBackup}, at restore ${r.inFlightAtRestore}); backup rows: ${formatRows(r.backup)}; rows replaced: ${formatRows(r.replaced)}`,
+        `database restored to a backup ${r.secondsAfterBackup} s old (intents in flight at backup ${r.inFlightAtBackup}, at restore ${r.inFlightAtRestore}; payments ${r.atRestore.payments} → ${r.backup.payments}, payouts ${r.atRestore.payouts} → ${r.backup.payouts}; ${r.backup.tables} tables, ${r.backup.rows} rows); after-restore: ${r.afterRestore.filter((l) => !l.startsWith("deposit address")).join(" / ")}; ${r.afterRestore.filter((l) => l.startsWith("deposit address")).length} addresses no payment expects`,
     ),
+    `test-mode payments a restore overlapped: ${Object.entries(f.touchedByRestore)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
     `ledger: entries sum to ${f.ledger.total}; unbalanced transactions ${f.ledger.unbalancedTransactions.length}; accounts drifted from their entries ${f.ledger.driftedAccounts.length}`,
     `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
   ].join("\n");
@@ -494,7 +535,13 @@ function formatRows(rows: JournalRows): string {
 }
 
 function formatLive(l: LiveFigures): string[] {
+  const t = l.touched;
   return [
+    `live payments a restore overlapped: ${t.payments} (${Object.entries(t.byFinalState)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(
+        ", ",
+      )}); their sweeps ${t.sweeps}, refunds ${t.refunds}; held at deposits no payment expects: ${t.heldAtDeposit.length}; payouts ${t.payouts} (put back ${t.payoutsPutBack}, gone ${t.payoutsGone})`,
     `live payments: ${l.payments} (${Object.entries(l.byKind)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}); in the right final state: ${l.payments - l.wrongFinalState.length}/${l.payments}`,
@@ -519,6 +566,7 @@ async function liveContext(
   request: LiveContext["request"],
   runId: number,
   merchantCount: number,
+  restores: Pick<LiveContext, "overlapsRestore" | "restoredSince">,
 ): Promise<LiveContext> {
   const sessions = createSessionTokens({ secret: cluster.jwtSecret, ttlSeconds: 86_400 });
   const all = [merchant];
@@ -540,5 +588,13 @@ async function liveContext(
     db: (query) => retryWhileUnavailable(() => query(cluster.sql), 120_000),
     merchants,
     runId,
+    ...restores,
   };
+}
+
+/** From a backup to the services' restart after its restore; `restoredAt`: the database put back. */
+interface RestoreWindow {
+  from: number;
+  to: number;
+  restoredAt?: number;
 }

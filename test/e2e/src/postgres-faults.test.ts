@@ -55,6 +55,9 @@ beforeAll(async () => {
       },
     ],
     runId: Date.now(),
+    // No restore of the database from a backup in these runs.
+    restoredSince: () => false,
+    overlapsRestore: () => false,
   };
 }, 300_000);
 
