@@ -10,3 +10,4 @@ export {
 export { loadOrCreateWallet, type PayOptions, type PayResult, payFromLocalWallet } from "./pay.js";
 export { formatUnits, parseUnits } from "./token.js";
 export type { DeliveryLogEntry, Webhook, WebhookControls, Webhooks } from "./webhooks.js";
+export { enhanceTransaction } from "./enhanced-transaction.js";
