@@ -133,9 +133,7 @@ export function attestationOf(work: SolanaRefundWork) {
  * Lamports the fee payer (account 0) lost in a transaction: the fee plus any rent it paid. Negative
  * when the transaction gave it more back (a closed account's rent) than it spent.
  */
-export function feePayerSpend(
-  tx: Pick<VersionedTransactionResponse, "meta">,
-): bigint | undefined {
+export function feePayerSpend(tx: Pick<VersionedTransactionResponse, "meta">): bigint | undefined {
   const before = tx.meta?.preBalances[0];
   const after = tx.meta?.postBalances[0];
   return before === undefined || after === undefined ? undefined : BigInt(before) - BigInt(after);
