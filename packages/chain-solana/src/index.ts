@@ -9,6 +9,7 @@ export {
 export { createNoncePool, type NoncePool } from "./nonce-pool.js";
 export {
   createSolanaSettlement,
+  feePayerSpend,
   type SolanaPayoutWork,
   type SolanaRefundWork,
   type SolanaSettlement,

@@ -12,7 +12,7 @@ import {
   type SignerClient,
   signApproval,
 } from "@gateway/signer-client";
-import { type Connection, PublicKey } from "@solana/web3.js";
+import { type Connection, PublicKey, type VersionedTransactionResponse } from "@solana/web3.js";
 import { createSolanaIntentRunner, signerIntentId } from "./intent-runner.js";
 import { createNoncePool } from "./nonce-pool.js";
 
@@ -129,6 +129,16 @@ export function attestationOf(work: SolanaRefundWork) {
   };
 }
 
+/**
+ * Lamports the fee payer (account 0) lost in a transaction: the fee plus any rent it paid. Negative
+ * when the transaction gave it more back (a closed account's rent) than it spent.
+ */
+export function feePayerSpend(tx: Pick<VersionedTransactionResponse, "meta">): bigint | undefined {
+  const before = tx.meta?.preBalances[0];
+  const after = tx.meta?.postBalances[0];
+  return before === undefined || after === undefined ? undefined : BigInt(before) - BigInt(after);
+}
+
 export function createSolanaSettlement(options: SolanaSettlementOptions): SolanaSettlement {
   const { sql, connection, signer, approver, mints, log } = options;
   let book: Promise<ServiceAddressBook> | undefined;
@@ -243,9 +253,7 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
     const tx = await connection
       .getTransaction(txid, { commitment: "finalized", maxSupportedTransactionVersion: 0 })
       .catch(() => null);
-    const before = tx?.meta?.preBalances[0];
-    const after = tx?.meta?.postBalances[0];
-    return before === undefined || after === undefined ? undefined : BigInt(before - after);
+    return tx ? feePayerSpend(tx) : undefined;
   }
 
   return {

@@ -43,7 +43,15 @@ export function depositsInTransaction(
 ): FoundDeposit[] {
   const meta = tx.meta;
   if (!meta || meta.err) return [];
-  const keys = tx.transaction.message.staticAccountKeys.map((key) => key.toBase58());
+  // Balances and token accountIndex cover every account the transaction loaded: the message's own
+  // keys, then those its address lookup tables brought (writable, then read-only). A deposit
+  // address reached through a lookup table (batch payouts use them) is otherwise never seen.
+  const loaded = meta.loadedAddresses;
+  const keys = [
+    ...tx.transaction.message.staticAccountKeys,
+    ...(loaded?.writable ?? []),
+    ...(loaded?.readonly ?? []),
+  ].map((key) => key.toBase58());
   const feePayer = keys[0] ?? "";
   const found: FoundDeposit[] = [];
 

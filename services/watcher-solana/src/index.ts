@@ -5,3 +5,4 @@ export {
 } from "./address-registry.js";
 export { type DepositLookup, depositsInTransaction, type FoundDeposit } from "./deposits-in-transaction.js";
 export { type SolanaWatcher, type SolanaWatcherOptions, startSolanaWatcher } from "./watcher.js";
+export { startWebhookIngress, type WebhookIngress, type WebhookIngressOptions } from "./webhook-ingress.js";

@@ -9,7 +9,8 @@ export interface WatchedCheckpoint {
   transactions: CheckpointTransaction[];
 }
 
-const READ_MASK = {
+/** The checkpoint fields the watcher reads, and so asks for. */
+export const CHECKPOINT_READ_MASK = {
   paths: [
     "sequence_number",
     "summary.timestamp",
@@ -28,7 +29,7 @@ export interface CheckpointSource {
   get(sequence: bigint): Promise<WatchedCheckpoint>;
 }
 
-type RawCheckpoint = {
+export type RawCheckpoint = {
   sequenceNumber?: bigint;
   summary?: { timestamp?: { seconds: bigint; nanos: number } };
   transactions: {
@@ -38,7 +39,8 @@ type RawCheckpoint = {
   }[];
 };
 
-function toWatched(raw: RawCheckpoint): WatchedCheckpoint {
+/** A checkpoint message (narrowed to the read mask) as the watcher works with it. */
+export function toWatched(raw: RawCheckpoint): WatchedCheckpoint {
   const ts = raw.summary?.timestamp;
   return {
     sequence: raw.sequenceNumber ?? 0n,
@@ -95,7 +97,7 @@ export function createCheckpointSource(options: {
       abort = new AbortController();
       try {
         const call = client.subscriptionService.subscribeCheckpoints(
-          { readMask: READ_MASK },
+          { readMask: CHECKPOINT_READ_MASK },
           { abort: abort.signal },
         );
         for await (const frame of call.responses) {
@@ -150,7 +152,7 @@ export function createCheckpointSource(options: {
       }
       const { response } = await client.ledgerService.getCheckpoint({
         checkpointId: { oneofKind: "sequenceNumber", sequenceNumber: sequence },
-        readMask: READ_MASK,
+        readMask: CHECKPOINT_READ_MASK,
       });
       if (!response.checkpoint) throw new Error(`checkpoint ${sequence} came back empty`);
       return toWatched(response.checkpoint as RawCheckpoint);

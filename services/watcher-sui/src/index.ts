@@ -1,3 +1,9 @@
+export {
+  CHECKPOINT_READ_MASK,
+  type RawCheckpoint,
+  toWatched,
+  type WatchedCheckpoint,
+} from "./checkpoint-source.js";
 export { type CheckpointTransaction, type CoinTypes, depositsOf, normalizeCoinTypes } from "./match.js";
 export { PARTITIONS, partitionOfAddress } from "./partitions.js";
 export {

@@ -1,5 +1,6 @@
 export type { AccountSnapshot, Chain, Commitment, TokenBalance, TransactionRecord } from "./chain.js";
 export type { EnhancedTransaction } from "./enhanced-transaction.js";
+export { enhanceTransaction } from "./enhanced-transaction.js";
 export { type Coin, MAINNET_MINTS, STABLECOIN_DECIMALS, type Stablecoin } from "./faucet.js";
 export {
   createSolanaLocalnet,
