@@ -298,3 +298,20 @@ export function clusterServices(ctx: ClusterContext): (ServiceSpec & { skipped?:
     };
   });
 }
+
+/**
+ * One environment with what every started service reads, for the doctor: settlement's signer
+ * certificate and values last, as the doctor reaches the signer as settlement does.
+ */
+export function doctorEnv(
+  services: readonly (ServiceSpec & { skipped?: string })[],
+  ctx: ClusterContext,
+): Record<string, string> {
+  const order = ["api", "notifier", "watcher-sui", "watcher-solana", "settlement"];
+  const env: Record<string, string> = {};
+  for (const name of order) {
+    const spec = services.find((s) => s.name === name && !s.skipped);
+    if (spec) Object.assign(env, spec.env(ctx));
+  }
+  return env;
+}

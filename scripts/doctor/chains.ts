@@ -30,7 +30,7 @@ export async function checkChains(probes: readonly ChainProbe[]): Promise<Findin
       within(probe.run(), 15_000, `${probe.chain} endpoint`).catch((err: unknown): PreflightCheck[] => [
         {
           chain: probe.chain,
-          variable: probe.chain === "solana" ? "SOLANA_RPC_URL" : "SUI_GRPC_URL",
+          variable: probe.endpoint,
           ok: false,
           detail: String(err instanceof Error ? err.message : err),
         },

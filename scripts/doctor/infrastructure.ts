@@ -7,8 +7,8 @@ export async function checkDatabase(url: string | undefined): Promise<Finding> {
   if (!url) return fault("database", "not set: every service needs it", "DATABASE_URL");
   const sql = createSql({ url, max: 1, applicationName: "doctor" });
   try {
-    const [row] = await within(sql<{ version: string }[]>`show server_version`, 10_000, "PostgreSQL");
-    return pass("database", `PostgreSQL ${row?.version ?? "?"} answers`);
+    const [row] = await within(sql<{ server_version: string }[]>`show server_version`, 10_000, "PostgreSQL");
+    return pass("database", `PostgreSQL ${row?.server_version ?? "?"} answers`);
   } catch (err) {
     return fault("database", `PostgreSQL did not answer: ${plain(err)}`, "DATABASE_URL");
   } finally {

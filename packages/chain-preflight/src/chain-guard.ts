@@ -4,7 +4,7 @@
 import type { Chain } from "@gateway/chains";
 import type { Logger } from "@gateway/logging";
 import { prom, type Registry } from "@gateway/metrics";
-import { type ChainProbe, type PreflightCheck, PreflightError } from "./check.js";
+import { type ChainProbe, type PreflightCheck, PreflightError, seconds } from "./check.js";
 
 export interface ChainGuardOptions {
   service: string;
@@ -12,6 +12,8 @@ export interface ChainGuardOptions {
   /** CHAIN_PREFLIGHT_INTERVAL_MS. While a chain is failing it is checked every `retryMs` instead. */
   intervalMs: number;
   retryMs?: number;
+  /** A probe that has not finished by then counts as an endpoint that does not answer (default 10 s). */
+  timeoutMs?: number;
   log: Logger;
   metrics?: Registry;
 }
@@ -54,8 +56,29 @@ export async function startChainGuard(options: ChainGuardOptions): Promise<Chain
       })
     : undefined;
 
+  /** The probe's results, or its endpoint blamed when it hangs (a stopped node answers nothing, not an error). */
+  function probeWithin(probe: ChainProbe): Promise<PreflightCheck[]> {
+    const ms = options.timeoutMs ?? 10_000;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<PreflightCheck[]>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve([
+            {
+              chain: probe.chain,
+              variable: probe.endpoint,
+              ok: false,
+              detail: `the endpoint did not answer within ${seconds(ms)}`,
+            },
+          ]),
+        ms,
+      );
+    });
+    return Promise.race([probe.run(), late]).finally(() => clearTimeout(timer));
+  }
+
   async function runProbe(probe: ChainProbe): Promise<PreflightCheck[]> {
-    const results = await probe.run();
+    const results = await probeWithin(probe);
     const faults = results.filter((r) => !r.ok);
     const wasFailing = failing.has(probe.chain);
     last.set(probe.chain, results);

@@ -191,4 +191,40 @@ describe("the chain guard", () => {
       await net.close().catch(() => {});
     }
   });
+
+  it("counts a probe that hangs (a stopped node) as its endpoint not answering", async () => {
+    const { log } = capture();
+    let hang = false;
+    const probe = {
+      chain: "sui" as const,
+      endpoint: "SUI_GRPC_URL",
+      run: () =>
+        hang
+          ? new Promise<never>(() => {})
+          : Promise.resolve([
+              { chain: "sui" as const, variable: "SUI_CHAIN_ID", ok: true, detail: "same chain" },
+            ]),
+    };
+    const guard = await startChainGuard({
+      service: "test",
+      probes: [probe],
+      intervalMs: 50,
+      timeoutMs: 300,
+      log,
+    });
+    try {
+      hang = true;
+      await expect.poll(() => guard.crediting("sui"), { timeout: 3_000, interval: 50 }).toBe(false);
+      expect(guard.results()).toEqual([
+        {
+          chain: "sui",
+          variable: "SUI_GRPC_URL",
+          ok: false,
+          detail: "the endpoint did not answer within 0.3 s",
+        },
+      ]);
+    } finally {
+      guard.stop();
+    }
+  });
 });

@@ -14,6 +14,8 @@ export interface PreflightCheck {
 /** Runs every check of one chain's endpoint once; never throws (an unreachable endpoint is a failed check). */
 export interface ChainProbe {
   chain: Chain;
+  /** The variable of the endpoint itself (SOLANA_RPC_URL, SUI_GRPC_URL): blamed when it does not answer. */
+  endpoint: string;
   run(): Promise<PreflightCheck[]>;
 }
 
@@ -36,7 +38,8 @@ export function reason(err: unknown): string {
   return message.replace(/([a-z]+:\/\/)[^\s/]*@/gi, "$1***@").replace(/(api[-_]?key=)[^&\s]+/gi, "$1***");
 }
 
-/** Seconds, for messages. */
+/** Seconds, for messages: tenths below ten seconds. */
 export function seconds(ms: number): string {
-  return `${Math.max(0, Math.round(ms / 1000))} s`;
+  const s = Math.max(0, ms) / 1000;
+  return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
 }

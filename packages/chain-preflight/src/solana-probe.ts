@@ -53,6 +53,7 @@ export function createSolanaProbe(options: SolanaProbeOptions): ChainProbe {
 
   return {
     chain: "solana",
+    endpoint: "SOLANA_RPC_URL",
     async run() {
       let genesis: string;
       try {

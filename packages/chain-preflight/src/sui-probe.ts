@@ -40,6 +40,7 @@ export function createSuiProbe(options: SuiProbeOptions): ChainProbe {
 
   return {
     chain: "sui",
+    endpoint: "SUI_GRPC_URL",
     async run() {
       let info: Awaited<ReturnType<SuiProbeOptions["client"]["ledgerService"]["getServiceInfo"]>>["response"];
       try {
