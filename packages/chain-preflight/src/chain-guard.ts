@@ -81,6 +81,11 @@ export async function startChainGuard(options: ChainGuardOptions): Promise<Chain
     const results = await probeWithin(probe);
     const faults = results.filter((r) => !r.ok);
     const wasFailing = failing.has(probe.chain);
+    // A run that stopped early (another network) leaves no stale "passed" for the checks it skipped.
+    for (const before of last.get(probe.chain) ?? []) {
+      if (!results.some((r) => r.variable === before.variable))
+        okGauge?.remove({ chain: before.chain, variable: before.variable });
+    }
     last.set(probe.chain, results);
     for (const r of results) okGauge?.set({ chain: r.chain, variable: r.variable }, r.ok ? 1 : 0);
     creditingGauge?.set({ chain: probe.chain }, faults.length ? 0 : 1);

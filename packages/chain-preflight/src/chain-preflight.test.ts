@@ -186,6 +186,10 @@ describe("the chain guard", () => {
           .filter((r) => !r.ok)
           .map((r) => r.variable),
       ).toEqual(["SUI_GRPC_URL"]);
+      // The checks it could not run are not left reading "passed".
+      const exposed = await metrics.metrics();
+      expect(exposed).toMatch(/gateway_chain_preflight_ok\{[^}]*variable="SUI_GRPC_URL"[^}]*\} 0/);
+      expect(exposed).not.toMatch(/gateway_chain_preflight_ok\{[^}]*SUI_USDC_COIN_TYPE/);
     } finally {
       guard.stop();
       await net.close().catch(() => {});
