@@ -1,3 +1,4 @@
+import { chainModule } from "@gateway/chains";
 import { z } from "zod";
 import { declaredNetworks } from "./declared-networks.js";
 import { booleanFlag, commaList, logLevel, port, positiveInt, url, urlList } from "./fields.js";
@@ -28,6 +29,13 @@ const infrastructure = {
   BUS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
 };
 
+/** A stablecoin's default token id: mainnet's first, from the chain registry (packages/chains). */
+function mainnetToken(chain: "solana" | "sui", coin: "USDC" | "USDT"): string {
+  const [first] = chainModule(chain).mainnet.tokens[coin];
+  if (!first) throw new Error(`the chain registry names no mainnet ${coin} on ${chain}`);
+  return first;
+}
+
 /**
  * The network money moves on: mainnet, or a local network declared with its identity. A service
  * refuses any other (declared-networks.ts), so a devnet endpoint or a local one nobody declared
@@ -42,12 +50,8 @@ export const suiChainFields = {
   SUI_CHAIN_ID: z.string().optional(),
   SUI_GRPC_URL: url(["http", "https"]).default("http://127.0.0.1:9000"),
   /** Mainnet Circle USDC and bridged USDT by default; the local network passes its own. */
-  SUI_USDC_COIN_TYPE: z
-    .string()
-    .default("0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC"),
-  SUI_USDT_COIN_TYPE: z
-    .string()
-    .default("0x375f70cf2ae4c00bf37117d0c85a2c71545e6ee05c4a5c7d282cd66a4504b068::usdt::USDT"),
+  SUI_USDC_COIN_TYPE: z.string().default(mainnetToken("sui", "USDC")),
+  SUI_USDT_COIN_TYPE: z.string().default(mainnetToken("sui", "USDT")),
 };
 
 /** Which Solana network SOLANA_RPC_URL must be, by its genesis hash (mainnet's by default). */
@@ -138,8 +142,8 @@ export const apiConfigSchema = declaredNetworks(
     SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
     SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
     /** Stablecoin mints on Solana (mainnet by default; the local cluster passes its own). */
-    SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-    SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
+    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
     /** The networks those mints and coin types belong to: on mainnet, only mainnet's are accepted. */
     SOLANA_NETWORK: solanaNetworkFields.SOLANA_NETWORK,
     SUI_NETWORK: suiChainFields.SUI_NETWORK,
@@ -160,8 +164,8 @@ export const settlementConfigSchema = declaredNetworks(
     SOLANA_RPC_URL: url(["http", "https"]).optional(),
     SOLANA_WS_URL: url(["ws", "wss"]).optional(),
     ...solanaNetworkFields,
-    SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-    SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
+    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
     /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
     SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
     SETTLEMENT_APPROVER_SEED: z
@@ -237,8 +241,8 @@ export const watcherSolanaConfigSchema = declaredNetworks(
     PORT: port(3104),
     SOLANA_RPC_URL: url(["http", "https"]).default("http://127.0.0.1:8899"),
     SOLANA_WS_URL: url(["ws", "wss"]).optional(),
-    SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-    SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
+    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
     /** The static Authorization header the provider sends with every webhook. */
     WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters"),
     /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
