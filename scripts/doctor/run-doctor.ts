@@ -1,5 +1,6 @@
 // `gateway doctor`: everything a live deployment depends on, checked from one environment (the
 // variables the services read) and told in plain words (docs/going-live.md#gateway-doctor).
+import type { Chain } from "@gateway/chains";
 import { chainProbes, checkChains } from "./chains.js";
 import { readConfigurations } from "./configuration.js";
 import type { Finding } from "./finding.js";
@@ -22,7 +23,7 @@ export async function runDoctor(env: Record<string, string | undefined>): Promis
     const { book, finding } = await readServiceAddresses(settlement);
     findings.push(finding);
     // Wallet balances mean something only on the network the preflight accepted.
-    const chainOk = (chain: "solana" | "sui") =>
+    const chainOk = (chain: Chain) =>
       chains.some((f) => f.topic === chain) && chains.every((f) => f.topic !== chain || f.ok);
     if (book && settlement.SOLANA_RPC_URL && chainOk("solana")) {
       findings.push(

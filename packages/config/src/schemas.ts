@@ -1,4 +1,4 @@
-import { chainModule } from "@gateway/chains";
+import { type Chain, chainModule } from "@gateway/chains";
 import { z } from "zod";
 import { declaredNetworks } from "./declared-networks.js";
 import { booleanFlag, commaList, logLevel, port, positiveInt, url, urlList } from "./fields.js";
@@ -30,7 +30,7 @@ const infrastructure = {
 };
 
 /** A stablecoin's default token id: mainnet's first, from the chain registry (packages/chains). */
-function mainnetToken(chain: "solana" | "sui", coin: "USDC" | "USDT"): string {
+function mainnetToken(chain: Chain, coin: "USDC" | "USDT"): string {
   const [first] = chainModule(chain).mainnet.tokens[coin];
   if (!first) throw new Error(`the chain registry names no mainnet ${coin} on ${chain}`);
   return first;
