@@ -279,6 +279,8 @@ async function scale(adminUrl: string, natsUrl: string, open: number) {
       HEALTH_PORT: String(healthPort),
       PORT: String(await freePort()),
       SOLANA_RPC_URL: proxy.url,
+      SOLANA_NETWORK: "localnet",
+      SOLANA_GENESIS_HASH: net.genesisHash,
       WEBHOOK_AUTH_HEADER: AUTH,
       RECONCILE_CALLS_PER_SECOND: "20",
     },

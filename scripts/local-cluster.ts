@@ -1,6 +1,8 @@
 // `npm start`: the whole Gateway on this machine. Starts PostgreSQL and NATS when DATABASE_URL /
 // NATS_URL are unset (data under .gateway/), migrates, starts every service as its own process
 // with prefixed logs, waits for each /readyz and prints the URLs. Ctrl-C stops what it started.
+// `--live-dry-run`: live mode against the local networks declared as such, then every check of
+// `npm run doctor` printed; a failing one stops the cluster (docs/going-live.md#a-dry-run).
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { createSql, migrate } from "@gateway/db";
@@ -9,7 +11,9 @@ import { writeDevCerts } from "@gateway/signer";
 import { loadDevSecrets } from "./cluster/dev-secrets.js";
 import { operatorSettings, withOperatorSecrets } from "./cluster/operator-env.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "./cluster/processes.js";
-import { type ClusterContext, clusterServices } from "./cluster/services.js";
+import { type ClusterContext, clusterServices, doctorEnv } from "./cluster/services.js";
+import { formatFindings } from "./doctor/finding.js";
+import { runDoctor } from "./doctor/run-doctor.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const TSX_LOADER = import.meta.resolve("tsx");
@@ -17,6 +21,7 @@ const dataDir = path.resolve(process.env.GATEWAY_DATA_DIR ?? path.join(root, ".g
 const say = (line: string) => process.stdout.write(`${"runner".padEnd(14)}| ${line}\n`);
 // README's variables as the operator set them: each wins over the runner's own value.
 const operator = operatorSettings(process.env);
+const liveDryRun = process.argv.includes("--live-dry-run");
 
 const started: { pg?: LocalPostgres; nats?: LocalNats; processes: ManagedProcess[] } = { processes: [] };
 let stopping = false;
@@ -89,6 +94,7 @@ try {
     certsDir,
     portOffset: Number(process.env.GATEWAY_PORT_OFFSET ?? 0),
     operator,
+    liveDryRun,
   };
   const services = clusterServices(ctx);
 
@@ -118,6 +124,12 @@ try {
     await spec.afterReady?.(ctx, say);
   }
 
+  if (liveDryRun) {
+    say("live dry run: the local networks are declared live; every check of npm run doctor:");
+    const findings = await runDoctor(doctorEnv(services, ctx));
+    for (const line of formatFindings(findings, false).trimEnd().split("\n")) say(`  ${line}`);
+    if (!findings.every((f) => f.ok)) throw new Error("the live dry run found faults (above)");
+  }
   say("Gateway is up:");
   for (const spec of services.filter((s) => !s.skipped)) {
     for (const [what, url] of Object.entries(spec.urls?.(ctx) ?? {})) say(`  ${what.padEnd(20)} ${url}`);

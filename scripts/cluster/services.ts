@@ -18,6 +18,13 @@ export interface ClusterContext {
   portOffset: number;
   /** README's variables the operator set; they win over every value below (withOperatorSettings). */
   operator: OperatorSettings;
+  /**
+   * The local networks' identities, read from each once it is up: the services are told which
+   * network they are on (SOLANA_GENESIS_HASH, SUI_CHAIN_ID) and refuse any other.
+   */
+  networks?: { solanaGenesisHash?: string; suiChainId?: string };
+  /** `--live-dry-run`: the chain preflight runs every few seconds, so a fault shows at once. */
+  liveDryRun?: boolean;
 }
 
 const p = (ctx: ClusterContext, port: number) => String(port + ctx.portOffset);
@@ -59,15 +66,28 @@ const watcherAttestor = (ctx: ClusterContext): Record<string, string> =>
       }
     : {};
 
-const solanaRpc = (ctx: ClusterContext) => ({
+/** Each service that talks to a chain checks its endpoint against these (packages/chain-preflight). */
+const preflight = (ctx: ClusterContext): Record<string, string> =>
+  ctx.liveDryRun ? { CHAIN_PREFLIGHT_INTERVAL_MS: "5000" } : {};
+
+/**
+ * The local Solana network, declared as such with the genesis hash it reported: a service pointed
+ * at any other network refuses it. Unknown before the network is up (then the service would say so).
+ */
+const solanaRpc = (ctx: ClusterContext): Record<string, string> => ({
   SOLANA_RPC_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
   SOLANA_WS_URL: `ws://127.0.0.1:${p(ctx, 8900)}`,
+  SOLANA_NETWORK: "localnet",
+  ...(ctx.networks?.solanaGenesisHash ? { SOLANA_GENESIS_HASH: ctx.networks.solanaGenesisHash } : {}),
+  ...preflight(ctx),
 });
 
-/** The local Sui network's gRPC-Web endpoint and its coin types (fixed by its default seed). */
-const suiChain = (ctx: ClusterContext) => ({
+/** The local Sui network's gRPC-Web endpoint, its chain identifier and its coin types (fixed by its default seed). */
+const suiChain = (ctx: ClusterContext): Record<string, string> => ({
   SUI_GRPC_URL: `http://127.0.0.1:${p(ctx, 9000)}`,
   SUI_NETWORK: "localnet",
+  ...(ctx.networks?.suiChainId ? { SUI_CHAIN_ID: ctx.networks.suiChainId } : {}),
+  ...preflight(ctx),
   SUI_USDC_COIN_TYPE: "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdc::USDC",
   SUI_USDT_COIN_TYPE: "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdt::USDT",
 });
@@ -95,6 +115,13 @@ const priceFeeds = (ctx: ClusterContext): Record<string, string> => {
 /** The static header the local network sends with provider webhooks, derived from the dev secrets. */
 const watcherAuthHeader = (ctx: ClusterContext) =>
   `Bearer ${createHash("sha256").update(`watcher-solana:${ctx.secrets.JWT_SECRET}`).digest("hex")}`;
+
+/** A local network's `/info`: its identity, as it made it at start. */
+async function localInfo<T>(baseUrl: string): Promise<T> {
+  const response = await fetch(`${baseUrl}/info`);
+  if (!response.ok) throw new Error(`${baseUrl}/info answered ${response.status}`);
+  return (await response.json()) as T;
+}
 
 /**
  * Every service of the local cluster, in start order. Each issue that adds a service adds it
@@ -154,6 +181,11 @@ export const SERVICES: ServiceSpec[] = [
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8899)}/healthz`,
     urls: (ctx) => ({ "Solana RPC (local)": `http://127.0.0.1:${p(ctx, 8899)}` }),
+    afterReady: async (ctx, say) => {
+      const { genesisHash } = await localInfo<{ genesisHash: string }>(`http://127.0.0.1:${p(ctx, 8899)}`);
+      ctx.networks = { ...ctx.networks, solanaGenesisHash: genesisHash };
+      say(`Solana local network declared: SOLANA_NETWORK=localnet SOLANA_GENESIS_HASH=${genesisHash}`);
+    },
   },
   {
     name: "sui-localnet",
@@ -166,14 +198,18 @@ export const SERVICES: ServiceSpec[] = [
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 9000)}/healthz`,
     urls: (ctx) => ({ "Sui gRPC (local)": `http://127.0.0.1:${p(ctx, 9000)}` }),
     // Both local chains and the signer are up now: give the service wallets what they need.
-    afterReady: (ctx, say) =>
-      fundLocalServiceWallets({
+    afterReady: async (ctx, say) => {
+      const { chainId } = await localInfo<{ chainId: string }>(`http://127.0.0.1:${p(ctx, 9000)}`);
+      ctx.networks = { ...ctx.networks, suiChainId: chainId };
+      say(`Sui local network declared: SUI_NETWORK=localnet SUI_CHAIN_ID=${chainId}`);
+      await fundLocalServiceWallets({
         certsDir: ctx.certsDir,
         signerUrl: `https://127.0.0.1:${p(ctx, 7443)}`,
         solanaRpcUrl: `http://127.0.0.1:${p(ctx, 8899)}`,
         suiUrl: `http://127.0.0.1:${p(ctx, 9000)}`,
         say,
-      }),
+      });
+    },
   },
   {
     name: "settlement",
@@ -261,4 +297,21 @@ export function clusterServices(ctx: ClusterContext): (ServiceSpec & { skipped?:
       env: (c: ClusterContext) => withOperatorSettings(spec.name, spec.env(c), c.operator),
     };
   });
+}
+
+/**
+ * One environment with what every started service reads, for the doctor: settlement's signer
+ * certificate and values last, as the doctor reaches the signer as settlement does.
+ */
+export function doctorEnv(
+  services: readonly (ServiceSpec & { skipped?: string })[],
+  ctx: ClusterContext,
+): Record<string, string> {
+  const order = ["api", "notifier", "watcher-sui", "watcher-solana", "settlement"];
+  const env: Record<string, string> = {};
+  for (const name of order) {
+    const spec = services.find((s) => s.name === name && !s.skipped);
+    if (spec) Object.assign(env, spec.env(ctx));
+  }
+  return env;
 }

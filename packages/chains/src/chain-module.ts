@@ -26,6 +26,17 @@ export interface PaymentRequest {
   message: string | null;
 }
 
+/**
+ * What identifies the chain's mainnet, so a service can tell that its endpoint and its token
+ * ids are mainnet's before money moves (docs/going-live.md#the-chain-preflight).
+ */
+export interface MainnetFacts {
+  /** The network's identity as the endpoint reports it: the genesis hash, the genesis checkpoint digest. */
+  networkId: string;
+  /** The token ids (mint, coin type) a stablecoin may have on mainnet; the first is the default. */
+  tokens: { readonly USDC: readonly string[]; readonly USDT: readonly string[] };
+}
+
 export interface ChainModule<C extends Chain = Chain> {
   id: C;
   /** As customers and merchants read it. */
@@ -45,4 +56,5 @@ export interface ChainModule<C extends Chain = Chain> {
   watcherService: `watcher-${C}`;
   /** The package whose settlement adapter sweeps, refunds and pays out on this chain. */
   settlementPackage: `@gateway/chain-${C}`;
+  mainnet: MainnetFacts;
 }

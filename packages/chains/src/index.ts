@@ -1,4 +1,5 @@
-export type { ChainAsset, ChainModule, PaymentRequest } from "./chain-module.js";
+export type { ChainAsset, ChainModule, MainnetFacts, PaymentRequest } from "./chain-module.js";
+export { isMainnetId, sameNetworkId } from "./network-id.js";
 export {
   CHAIN_COINS,
   CHAIN_MODULES,

@@ -42,4 +42,14 @@ export const solana: ChainModule<"solana"> = {
   paymentUri: solanaPayUri,
   watcherService: "watcher-solana",
   settlementPackage: "@gateway/chain-solana",
+  mainnet: {
+    // mainnet-beta's genesis hash, as `getGenesisHash` answers it (the same value the Solana
+    // explorer and the gill SDK's GENESIS_HASH.mainnet hold).
+    networkId: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+    tokens: {
+      // Circle's USDC and Tether's USDT mints (SPL Token program, 6 decimals).
+      USDC: ["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"],
+      USDT: ["Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"],
+    },
+  },
 };

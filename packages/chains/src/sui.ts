@@ -21,4 +21,20 @@ export const sui: ChainModule<"sui"> = {
   paymentUri: () => null,
   watcherService: "watcher-sui",
   settlementPackage: "@gateway/chain-sui",
+  mainnet: {
+    // The digest of mainnet's genesis checkpoint, which sui.rpc.v2 LedgerService.GetServiceInfo
+    // returns as `chain_id`; its first four bytes in hex are the short identifier 35834a8a that
+    // the JSON-RPC sui_getChainIdentifier and Wormhole's Sui contract table print.
+    networkId: "4btiuiMPvEENsttpZC7CZ53DruC3MAgfznDbASZ7DR6S",
+    tokens: {
+      // Circle's native USDC on Sui.
+      USDC: ["0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC"],
+      // Sui has no Tether-issued USDT: suiUSDT (bridged by the Sui Bridge) is the default, and
+      // Wormhole's bridged USDT ("USDT (Wormhole)") is the other one wallets hold.
+      USDT: [
+        "0x375f70cf2ae4c00bf37117d0c85a2c71545e6ee05c4a5c7d282cd66a4504b068::usdt::USDT",
+        "0xc060006111016b8a020ad5b33834984a437aaa7d3c74c18e09a95d48aceab08c::coin::COIN",
+      ],
+    },
+  },
 };

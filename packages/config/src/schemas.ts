@@ -1,4 +1,6 @@
+import { type Chain, chainModule } from "@gateway/chains";
 import { z } from "zod";
+import { declaredNetworks } from "./declared-networks.js";
 import { booleanFlag, commaList, logLevel, port, positiveInt, url, urlList } from "./fields.js";
 
 /** How a service reaches the signer: gRPC over HTTP/2 with mutual TLS. */
@@ -27,17 +29,44 @@ const infrastructure = {
   BUS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
 };
 
+/** A stablecoin's default token id: mainnet's first, from the chain registry (packages/chains). */
+function mainnetToken(chain: Chain, coin: "USDC" | "USDT"): string {
+  const [first] = chainModule(chain).mainnet.tokens[coin];
+  if (!first) throw new Error(`the chain registry names no mainnet ${coin} on ${chain}`);
+  return first;
+}
+
+/**
+ * The network money moves on: mainnet, or a local network declared with its identity. A service
+ * refuses any other (declared-networks.ts), so a devnet endpoint or a local one nobody declared
+ * never credits a balance.
+ */
+export const NETWORKS = ["mainnet", "localnet"] as const;
+
 /** Where Sui is reached (gRPC-Web, `SuiGrpcClient`) and which coin types are the stablecoins. */
 export const suiChainFields = {
-  SUI_NETWORK: z.enum(["mainnet", "testnet", "devnet", "localnet"]).default("localnet"),
+  SUI_NETWORK: z.enum(NETWORKS).default("mainnet"),
+  /** The chain identifier the endpoint must report: mainnet's by default; required for a localnet. */
+  SUI_CHAIN_ID: z.string().optional(),
   SUI_GRPC_URL: url(["http", "https"]).default("http://127.0.0.1:9000"),
   /** Mainnet Circle USDC and bridged USDT by default; the local network passes its own. */
-  SUI_USDC_COIN_TYPE: z
-    .string()
-    .default("0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC"),
-  SUI_USDT_COIN_TYPE: z
-    .string()
-    .default("0x375f70cf2ae4c00bf37117d0c85a2c71545e6ee05c4a5c7d282cd66a4504b068::usdt::USDT"),
+  SUI_USDC_COIN_TYPE: z.string().default(mainnetToken("sui", "USDC")),
+  SUI_USDT_COIN_TYPE: z.string().default(mainnetToken("sui", "USDT")),
+};
+
+/** Which Solana network SOLANA_RPC_URL must be, by its genesis hash (mainnet's by default). */
+export const solanaNetworkFields = {
+  SOLANA_NETWORK: z.enum(NETWORKS).default("mainnet"),
+  SOLANA_GENESIS_HASH: z.string().optional(),
+};
+
+/**
+ * The chain preflight (packages/chain-preflight): how often a service checks its endpoints again,
+ * and how old the newest block or checkpoint may be before the endpoint counts as stale.
+ */
+export const preflightFields = {
+  CHAIN_PREFLIGHT_INTERVAL_MS: positiveInt(30_000),
+  CHAIN_MAX_LAG_SECONDS: positiveInt(60),
 };
 
 /** The public price feeds the price service knows how to read. */
@@ -77,68 +106,77 @@ export const priceFields = {
 };
 export type PriceConfig = { [K in keyof typeof priceFields]: z.infer<(typeof priceFields)[K]> };
 
-export const apiConfigSchema = z.object({
-  ...infrastructure,
-  ...priceFields,
-  /** How long a quote (a USD payment paid in SOL/SUI) locks its rate; never past the payment's expiry. */
-  QUOTE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
-  ...signerClientFields,
-  PORT: port(3000),
-  PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
-  SMTP_URL: url(["smtp", "smtps"]).optional(),
-  MAIL_FROM: z.string().default("Gateway <no-reply@gateway.local>"),
-  /** Secret for dashboard JWTs (HS256); at least 32 characters. */
-  JWT_SECRET: z.string().min(32, "at least 32 characters"),
-  JWT_TTL_SECONDS: positiveInt(3600),
-  /** Comma-separated proxy addresses whose X-Forwarded-For is believed. */
-  TRUSTED_PROXIES: commaList,
-  RATE_LIMIT_PER_MINUTE: positiveInt(100),
-  /** Key that encrypts webhook secrets at rest (32 bytes, base64). */
-  WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
-  /** Development only: allow webhook URLs on loopback/private networks. */
-  ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
-  /** The key the signer trusts to approve payouts (hex seed of an ed25519 key) and its id. */
-  API_APPROVER_KEY_ID: z.string().default("api"),
-  API_APPROVER_SEED: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, "32 bytes in hex")
-    .optional(),
-  /**
-   * Minutes are enough: settlement executes a payout right after it is accepted, and the signer
-   * refuses an approval that expired (or that is valid longer than SIGNER_APPROVAL_MAX_TTL_SECONDS).
-   */
-  API_PAYOUT_APPROVAL_TTL_SECONDS: z.coerce.number().int().min(30).max(900).default(600),
-  /** Sui coin types of the payout stablecoins (payout approvals on Sui name them). */
-  SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
-  SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
-  /** Stablecoin mints on Solana (mainnet by default; the local cluster passes its own). */
-  SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-  SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
-});
+export const apiConfigSchema = declaredNetworks(
+  z.object({
+    ...infrastructure,
+    ...priceFields,
+    /** How long a quote (a USD payment paid in SOL/SUI) locks its rate; never past the payment's expiry. */
+    QUOTE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    ...signerClientFields,
+    PORT: port(3000),
+    PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
+    SMTP_URL: url(["smtp", "smtps"]).optional(),
+    MAIL_FROM: z.string().default("Gateway <no-reply@gateway.local>"),
+    /** Secret for dashboard JWTs (HS256); at least 32 characters. */
+    JWT_SECRET: z.string().min(32, "at least 32 characters"),
+    JWT_TTL_SECONDS: positiveInt(3600),
+    /** Comma-separated proxy addresses whose X-Forwarded-For is believed. */
+    TRUSTED_PROXIES: commaList,
+    RATE_LIMIT_PER_MINUTE: positiveInt(100),
+    /** Key that encrypts webhook secrets at rest (32 bytes, base64). */
+    WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
+    /** Development only: allow webhook URLs on loopback/private networks. */
+    ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
+    /** The key the signer trusts to approve payouts (hex seed of an ed25519 key) and its id. */
+    API_APPROVER_KEY_ID: z.string().default("api"),
+    API_APPROVER_SEED: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "32 bytes in hex")
+      .optional(),
+    /**
+     * Minutes are enough: settlement executes a payout right after it is accepted, and the signer
+     * refuses an approval that expired (or that is valid longer than SIGNER_APPROVAL_MAX_TTL_SECONDS).
+     */
+    API_PAYOUT_APPROVAL_TTL_SECONDS: z.coerce.number().int().min(30).max(900).default(600),
+    /** Sui coin types of the payout stablecoins (payout approvals on Sui name them). */
+    SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
+    SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
+    /** Stablecoin mints on Solana (mainnet by default; the local cluster passes its own). */
+    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
+    /** The networks those mints and coin types belong to: on mainnet, only mainnet's are accepted. */
+    SOLANA_NETWORK: solanaNetworkFields.SOLANA_NETWORK,
+    SUI_NETWORK: suiChainFields.SUI_NETWORK,
+  }),
+);
 export type ApiConfig = z.infer<typeof apiConfigSchema>;
 
-export const settlementConfigSchema = z.object({
-  ...infrastructure,
-  ...priceFields,
-  ...signerClientFields,
-  HEALTH_PORT: port(3101),
-  PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
-  EXPIRY_POLL_MS: positiveInt(1000),
-  /** Live settlement on Solana runs when this is set. */
-  SOLANA_RPC_URL: url(["http", "https"]).optional(),
-  SOLANA_WS_URL: url(["ws", "wss"]).optional(),
-  SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-  SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
-  /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
-  SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
-  SETTLEMENT_APPROVER_SEED: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
-    .optional(),
-  /** Live settlement on Sui runs when SUI_GRPC_URL is set. */
-  ...suiChainFields,
-  SUI_GRPC_URL: url(["http", "https"]).optional(),
-});
+export const settlementConfigSchema = declaredNetworks(
+  z.object({
+    ...infrastructure,
+    ...preflightFields,
+    ...priceFields,
+    ...signerClientFields,
+    HEALTH_PORT: port(3101),
+    PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
+    EXPIRY_POLL_MS: positiveInt(1000),
+    /** Live settlement on Solana runs when this is set. */
+    SOLANA_RPC_URL: url(["http", "https"]).optional(),
+    SOLANA_WS_URL: url(["ws", "wss"]).optional(),
+    ...solanaNetworkFields,
+    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
+    /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
+    SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
+    SETTLEMENT_APPROVER_SEED: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
+      .optional(),
+    /** Live settlement on Sui runs when SUI_GRPC_URL is set. */
+    ...suiChainFields,
+    SUI_GRPC_URL: url(["http", "https"]).optional(),
+  }),
+);
 export type SettlementConfig = z.infer<typeof settlementConfigSchema>;
 
 export const notifierConfigSchema = z.object({
@@ -188,44 +226,51 @@ const attestationFields = {
     .optional(),
 };
 
-export const watcherSuiConfigSchema = z.object({
-  ...attestationFields,
-  ...infrastructure,
-  ...suiChainFields,
-  HEALTH_PORT: port(3105),
-  /** Stable per replica when set (a pod name); a fresh id per process otherwise. */
-  SUI_WATCHER_REPLICA_ID: z.string().optional(),
-  /** Addresses of payments that expired this long ago are still watched, for late transfers. */
-  SUI_WATCHER_LATE_GRACE_MS: positiveInt(86_400_000),
-});
+export const watcherSuiConfigSchema = declaredNetworks(
+  z.object({
+    ...attestationFields,
+    ...infrastructure,
+    ...preflightFields,
+    ...suiChainFields,
+    HEALTH_PORT: port(3105),
+    /** Stable per replica when set (a pod name); a fresh id per process otherwise. */
+    SUI_WATCHER_REPLICA_ID: z.string().optional(),
+    /** Addresses of payments that expired this long ago are still watched, for late transfers. */
+    SUI_WATCHER_LATE_GRACE_MS: positiveInt(86_400_000),
+  }),
+);
 export type WatcherSuiConfig = z.infer<typeof watcherSuiConfigSchema>;
 
-export const watcherSolanaConfigSchema = z.object({
-  ...attestationFields,
-  ...infrastructure,
-  HEALTH_PORT: port(3103),
-  /** Where provider webhooks arrive. */
-  PORT: port(3104),
-  SOLANA_RPC_URL: url(["http", "https"]).default("http://127.0.0.1:8899"),
-  SOLANA_WS_URL: url(["ws", "wss"]).optional(),
-  SOLANA_USDC_MINT: z.string().default("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
-  SOLANA_USDT_MINT: z.string().default("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"),
-  /** The static Authorization header the provider sends with every webhook. */
-  WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters"),
-  /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
-  PROVIDER_API_URL: url(["http", "https"]).optional(),
-  PROVIDER_API_KEY: z.string().optional(),
-  /** The URL the provider posts to (this service's ingress as the provider reaches it). */
-  WATCHER_PUBLIC_URL: url(["http", "https"]).default("http://127.0.0.1:3104/webhooks/solana"),
-  /** Chain calls per second the reconciliation loop may make, whatever the number of open addresses. */
-  RECONCILE_CALLS_PER_SECOND: positiveInt(20),
-  /** Followed signatures are polled this often (one call per 256 signatures; none when nothing is followed). */
-  SIGNATURE_POLL_MS: positiveInt(100),
-  OPEN_ADDRESS_REFRESH_MS: positiveInt(1000),
-  /** Addresses stay watched this long after expiry, for late transfers. */
-  LATE_WINDOW_MS: positiveInt(24 * 3600_000),
-  HEARTBEAT_MS: positiveInt(2000),
-  /** Unique per replica; defaults to host name and pid. */
-  REPLICA_ID: z.string().optional(),
-});
+export const watcherSolanaConfigSchema = declaredNetworks(
+  z.object({
+    ...attestationFields,
+    ...infrastructure,
+    ...preflightFields,
+    ...solanaNetworkFields,
+    HEALTH_PORT: port(3103),
+    /** Where provider webhooks arrive. */
+    PORT: port(3104),
+    SOLANA_RPC_URL: url(["http", "https"]).default("http://127.0.0.1:8899"),
+    SOLANA_WS_URL: url(["ws", "wss"]).optional(),
+    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
+    /** The static Authorization header the provider sends with every webhook. */
+    WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters"),
+    /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
+    PROVIDER_API_URL: url(["http", "https"]).optional(),
+    PROVIDER_API_KEY: z.string().optional(),
+    /** The URL the provider posts to (this service's ingress as the provider reaches it). */
+    WATCHER_PUBLIC_URL: url(["http", "https"]).default("http://127.0.0.1:3104/webhooks/solana"),
+    /** Chain calls per second the reconciliation loop may make, whatever the number of open addresses. */
+    RECONCILE_CALLS_PER_SECOND: positiveInt(20),
+    /** Followed signatures are polled this often (one call per 256 signatures; none when nothing is followed). */
+    SIGNATURE_POLL_MS: positiveInt(100),
+    OPEN_ADDRESS_REFRESH_MS: positiveInt(1000),
+    /** Addresses stay watched this long after expiry, for late transfers. */
+    LATE_WINDOW_MS: positiveInt(24 * 3600_000),
+    HEARTBEAT_MS: positiveInt(2000),
+    /** Unique per replica; defaults to host name and pid. */
+    REPLICA_ID: z.string().optional(),
+  }),
+);
 export type WatcherSolanaConfig = z.infer<typeof watcherSolanaConfigSchema>;

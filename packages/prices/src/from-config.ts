@@ -17,10 +17,15 @@ function sourceFor(name: PriceSourceName, config: PriceConfig): PriceSource {
   }
 }
 
+/** Each source PRICE_SOURCES names, read where its PRICE_*_URL says (the doctor reads them one by one). */
+export function priceSourcesFromConfig(config: PriceConfig): PriceSource[] {
+  return config.PRICE_SOURCES.map((name) => sourceFor(name, config));
+}
+
 /** The price service as a service's PRICE_* variables describe it (not started). */
 export function priceServiceFromConfig(config: PriceConfig, log: Logger): PriceService {
   return createPriceService({
-    sources: config.PRICE_SOURCES.map((name) => sourceFor(name, config)),
+    sources: priceSourcesFromConfig(config),
     maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS,
     maxDeviationBps: config.PRICE_MAX_DEVIATION_BPS,
     refreshMs: config.PRICE_REFRESH_MS,

@@ -7,7 +7,7 @@ export {
   type SourceReading,
   spreadBps,
 } from "./aggregate.js";
-export { priceServiceFromConfig } from "./from-config.js";
+export { priceServiceFromConfig, priceSourcesFromConfig } from "./from-config.js";
 export { priceMetrics } from "./metrics.js";
 export { decimalToMicros, isPlausible, MAX_PLAUSIBLE_MICROS, pythToMicros } from "./micro-usd.js";
 export { priceForMode, usdRateForMode } from "./mode-prices.js";

@@ -1,8 +1,9 @@
+import { startChainGuardOrExit } from "@gateway/chain-preflight";
 import { settlementConfigSchema } from "@gateway/config";
 import { createMetricsRegistry, databaseMetrics } from "@gateway/metrics";
 import { priceMetrics, priceServiceFromConfig, usdRateForMode } from "@gateway/prices";
 import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
-import { liveChainsFromConfig } from "./chains/from-config.js";
+import { liveChainsFromConfig, settlementProbes } from "./chains/from-config.js";
 import { startSettlement } from "./settlement.js";
 
 const { config, log, sql, bus, infrastructureChecks } = await openService(
@@ -12,7 +13,16 @@ const { config, log, sql, bus, infrastructureChecks } = await openService(
     databaseConnections: 10,
   },
 );
-const live = liveChainsFromConfig(config, sql, log);
+const metrics = createMetricsRegistry("settlement");
+// Every chain settlement sends on must be its declared network, now and later (no chain: test mode).
+const preflight = await startChainGuardOrExit({
+  service: "settlement",
+  probes: settlementProbes(config),
+  intervalMs: config.CHAIN_PREFLIGHT_INTERVAL_MS,
+  log,
+  metrics,
+});
+const live = liveChainsFromConfig(config, sql, log, (chain) => preflight.crediting(chain));
 // Read in the background; a feed outage only means SOL/SUI fees use the creation price.
 const prices = priceServiceFromConfig(config, log);
 await prices.start();
@@ -26,18 +36,18 @@ const settlement = await startSettlement({
   payouts: live.payouts,
   usdRate: (mode, coin) => usdRateForMode(prices, mode, coin),
 });
-const metrics = createMetricsRegistry("settlement");
 databaseMetrics(metrics, sql);
 priceMetrics(metrics, prices, config.PRICE_MAX_AGE_SECONDS);
 const health = await startHealthServer({
   port: config.HEALTH_PORT,
   log,
   metrics,
-  checks: infrastructureChecks,
+  checks: { ...infrastructureChecks, preflight: () => preflight.ready() },
 });
 
 onShutdown(log, [
   () => health.close(),
+  async () => preflight.stop(),
   () => settlement.stop(),
   () => prices.stop(),
   () => bus.close(),

@@ -13,6 +13,7 @@ import {
   runDueSchedules,
 } from "@gateway/ledger";
 import type { Logger } from "@gateway/logging";
+import { ChainPausedError } from "./chains/chain-paused.js";
 import { type ChainPayouts, PayoutRefusedError } from "./chains/chain-payouts.js";
 
 const CONSUMER = "payouts";
@@ -102,7 +103,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
         log.warn({ err, payoutId }, "payout refused; funds released");
         return advance(payoutId, { status: "failed", reason: err.message });
       }
-      if (attempt >= MAX_ATTEMPTS) {
+      if (attempt >= MAX_ATTEMPTS && !(err instanceof ChainPausedError)) {
         // It may have gone out: keep the funds reserved and the status processing for an operator.
         log.error({ err, payoutId, attempt }, "payout still not confirmed after retries; operator must look");
         return row;

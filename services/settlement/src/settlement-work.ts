@@ -3,6 +3,7 @@ import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
 import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
 
 const CONSUMER = "settlement-work";
@@ -110,7 +111,8 @@ export function startSettlementWork(
           );
         }
       } catch (err) {
-        if (deliveryCount < MAX_ATTEMPTS) throw err;
+        // A paused chain is not a failed attempt: the work waits for the chain's preflight.
+        if (deliveryCount < MAX_ATTEMPTS || err instanceof ChainPausedError) throw err;
         log.error(
           { err, messageId: id, paymentId: data.payment_id },
           "settlement work failed for good; payment marked failed",

@@ -1,4 +1,5 @@
 import os from "node:os";
+import { solanaProbeFromConfig, startChainGuardOrExit } from "@gateway/chain-preflight";
 import { watcherSolanaConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
 import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
@@ -19,6 +20,14 @@ const connection = new Connection(config.SOLANA_RPC_URL, {
   ...(config.SOLANA_WS_URL ? { wsEndpoint: config.SOLANA_WS_URL } : {}),
 });
 const metrics = createMetricsRegistry("watcher-solana");
+// The endpoint must be the declared network before anything is credited, and stay so.
+const preflight = await startChainGuardOrExit({
+  service: "watcher-solana",
+  probes: [solanaProbeFromConfig(config)],
+  intervalMs: config.CHAIN_PREFLIGHT_INTERVAL_MS,
+  log,
+  metrics,
+});
 const watcher = await startSolanaWatcher({
   metrics,
   sql,
@@ -44,6 +53,7 @@ const watcher = await startSolanaWatcher({
   lateWindowMs: config.LATE_WINDOW_MS,
   heartbeatMs: config.HEARTBEAT_MS,
   ...watcherAttestor(config),
+  crediting: () => preflight.crediting("solana"),
 });
 const health = await startHealthServer({
   port: config.HEALTH_PORT,
@@ -52,11 +62,13 @@ const health = await startHealthServer({
   checks: {
     ...infrastructureChecks,
     solana: () => connection.getSlot("confirmed"),
+    preflight: () => preflight.ready(),
   },
 });
 
 onShutdown(log, [
   () => health.close(),
+  async () => preflight.stop(),
   () => watcher.stop(),
   () => bus.close(),
   () => sql.end({ timeout: 5 }),

@@ -30,6 +30,8 @@ export interface SignatureTrackerOptions {
   rememberSettled?: number;
   /** Signatures per getSignatureStatuses call (the RPC limit is 256). */
   batchSize?: number;
+  /** False while the chain preflight fails: nothing is polled or reported (packages/chain-preflight). */
+  crediting?: () => boolean;
 }
 
 interface Tracked {
@@ -108,6 +110,8 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
   }
 
   async function poll() {
+    // Signatures stay tracked meanwhile; their reports go out once crediting resumes.
+    if (options.crediting?.() === false) return;
     const entries = [...tracked.values()];
     for (let i = 0; i < entries.length; i += batchSize) {
       const batch = entries.slice(i, i + batchSize);

@@ -46,6 +46,8 @@ export interface SolanaWatcherOptions {
    * signer refunds only what a watcher attested (never on settlement's word alone).
    */
   attestor?: { keyId: string; key: KeyObject };
+  /** False while the chain preflight fails: no deposit is reported until it passes again. */
+  crediting?: () => boolean;
 }
 
 export interface SolanaWatcher {
@@ -119,6 +121,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     lookup: { watched: (address) => open.get(address), coinOfMint: (mint) => coinOfMint.get(mint) },
     pollMs: options.pollMs ?? 100,
     giveUpMs: options.giveUpMs ?? 120_000,
+    ...(options.crediting ? { crediting: options.crediting } : {}),
   });
   const membership = createReplicaMembership({
     sql,

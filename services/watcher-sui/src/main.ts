@@ -1,3 +1,4 @@
+import { startChainGuardOrExit, suiProbeFromConfig } from "@gateway/chain-preflight";
 import { watcherSuiConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
 import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
@@ -14,6 +15,15 @@ const { config, log, sql, bus, infrastructureChecks } = await openService(
   },
 );
 const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
+const metrics = createMetricsRegistry("watcher-sui");
+// The endpoint must be the declared network before anything is credited, and stay so.
+const preflight = await startChainGuardOrExit({
+  service: "watcher-sui",
+  probes: [suiProbeFromConfig(config, client)],
+  intervalMs: config.CHAIN_PREFLIGHT_INTERVAL_MS,
+  log,
+  metrics,
+});
 const watcher = await startSuiWatcher({
   sql,
   bus,
@@ -23,8 +33,8 @@ const watcher = await startSuiWatcher({
   replicaId: config.SUI_WATCHER_REPLICA_ID,
   lateGraceMs: config.SUI_WATCHER_LATE_GRACE_MS,
   ...watcherAttestor(config),
+  crediting: () => preflight.crediting("sui"),
 });
-const metrics = createMetricsRegistry("watcher-sui");
 watcherSuiMetrics(metrics, watcher, client);
 const health = await startHealthServer({
   port: config.HEALTH_PORT,
@@ -33,6 +43,7 @@ const health = await startHealthServer({
   checks: {
     ...infrastructureChecks,
     sui: () => client.ledgerService.getServiceInfo({}).response,
+    preflight: () => preflight.ready(),
   },
   routes: {
     "/status": (res) => {
@@ -45,6 +56,7 @@ const health = await startHealthServer({
 
 onShutdown(log, [
   () => health.close(),
+  async () => preflight.stop(),
   () => watcher.stop(),
   () => bus.close(),
   () => sql.end({ timeout: 5 }),

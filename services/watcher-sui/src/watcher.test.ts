@@ -101,6 +101,32 @@ describe("sui watcher", () => {
     }
   });
 
+  it("reports nothing while the chain preflight fails, and everything once it passes again", async () => {
+    let crediting = false;
+    const watcher = await startSuiWatcher({
+      sql: db.sql,
+      bus,
+      client,
+      log,
+      coinTypes: coinTypes(),
+      relay: false,
+      crediting: () => crediting,
+    });
+    try {
+      const address = await openAddress();
+      await net.fund(address, "USDC", 12_500_000n);
+      // Many checkpoints go by; none is handled, so no report and no cursor moves.
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await depositRows(address)).toEqual([]);
+      expect(watcher.status().checkpointsProcessed).toBe(0);
+      crediting = true;
+      await waitFor(async () => (await depositRows(address)).length === 1, { what: "the held deposit" });
+      expect((await depositRows(address))[0]?.payload).toMatchObject({ amount: "12500000", coin: "USDC" });
+    } finally {
+      await watcher.stop();
+    }
+  });
+
   it("resumes after a restart in the middle of a checkpoint stream with no gap and no double count", async () => {
     const addresses = await Promise.all([1, 2, 3, 4].map(() => openAddress()));
     let watcher = await startSuiWatcher({

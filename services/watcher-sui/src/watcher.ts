@@ -42,6 +42,11 @@ export interface SuiWatcherOptions {
   clockMarginMs?: number;
   /** The watcher's attestation key (see the Solana watcher's option of the same name). */
   attestor?: { keyId: string; key: KeyObject };
+  /**
+   * False while the chain preflight fails (packages/chain-preflight): no checkpoint is handled, so
+   * no report goes out and no cursor moves; the watcher resumes where it stopped.
+   */
+  crediting?: () => boolean;
 }
 
 export interface SuiWatcherStatus {
@@ -224,7 +229,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
     while (running) {
       try {
         if (cursorGeneration !== membership.generation()) await loadCursors();
-        if (cursors.size === 0) {
+        if (cursors.size === 0 || options.crediting?.() === false) {
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }

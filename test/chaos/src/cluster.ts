@@ -163,6 +163,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           ...(chains
             ? {
                 SMTP_URL: mail!.smtpUrl,
+                SUI_NETWORK: "localnet",
                 SUI_USDC_COIN_TYPE: chains.suiEnv.SUI_USDC_COIN_TYPE,
                 SUI_USDT_COIN_TYPE: chains.suiEnv.SUI_USDT_COIN_TYPE,
               }
@@ -360,15 +361,20 @@ async function startLocalnets(certsDir: string, signerPort: number) {
   );
   await solanaNet.start();
   await suiNet.start();
+  // Each network declared with the identity it reports, as `npm start` does.
+  const info = async (url: string) => (await (await fetch(`${url}/info`)).json()) as Record<string, string>;
   const solanaEnv = {
     SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
     SOLANA_WS_URL: `ws://127.0.0.1:${wsPort}`,
+    SOLANA_NETWORK: "localnet",
+    SOLANA_GENESIS_HASH: String((await info(`http://127.0.0.1:${rpcPort}`)).genesisHash),
   };
   const solana = await solanaClient(solanaEnv.SOLANA_RPC_URL, solanaEnv.SOLANA_WS_URL);
   const sui = await suiClient(`http://127.0.0.1:${suiPort}`);
   const suiEnv = {
     SUI_GRPC_URL: `http://127.0.0.1:${suiPort}`,
     SUI_NETWORK: "localnet",
+    SUI_CHAIN_ID: String((await info(`http://127.0.0.1:${suiPort}`)).chainId),
     SUI_USDC_COIN_TYPE: sui.usdcType,
     SUI_USDT_COIN_TYPE: sui.usdtType,
   };

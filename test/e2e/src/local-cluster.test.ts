@@ -1,7 +1,8 @@
 // The local runner (`npm start`) from the outside: it brings the whole stack up on its own
 // PostgreSQL and NATS, every service answers /readyz, and Ctrl-C stops everything it started.
 // It runs as an operator would with a mail server of their own (SMTP_URL): the sign-up code
-// arrives there and no local mail catcher is started.
+// arrives there and no local mail catcher is started. It runs as the live dry run
+// (`--live-dry-run`): the local networks declared live, every doctor check printed green.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -51,7 +52,7 @@ describe("local runner", () => {
     // Only what this test sets: a variable of the test's own environment would win too.
     for (const name of DOCUMENTED_VARIABLES) delete env[name];
     let output = "";
-    runner = spawn(process.execPath, ["--import", "tsx", "scripts/local-cluster.ts"], {
+    runner = spawn(process.execPath, ["--import", "tsx", "scripts/local-cluster.ts", "--live-dry-run"], {
       cwd: ROOT,
       env: {
         ...env,
@@ -80,6 +81,15 @@ describe("local runner", () => {
     expect(output).not.toContain("mail-catcher ready");
     expect(output).toContain("mail-catcher not started: SMTP_URL is set");
     expect(output).toContain(`PostgreSQL started on port`);
+    // The networks were declared by what they reported, and every preflight and doctor check passed.
+    expect(output).toMatch(
+      /Solana local network declared: SOLANA_NETWORK=localnet SOLANA_GENESIS_HASH=\w{32,44}/,
+    );
+    expect(output).toMatch(/Sui local network declared: SUI_NETWORK=localnet SUI_CHAIN_ID=\w{32,44}/);
+    expect(output).toMatch(/✓ ok {4}solana {13}SOLANA_RPC_URL is the declared local network/);
+    expect(output).toMatch(/✓ ok {4}sui {16}SUI_GRPC_URL is the declared local network/);
+    expect(output).toMatch(/all \d+ checks passed/);
+    expect(output).not.toContain("✗ WRONG");
     expect(output).toContain(`data in ${dataDir}`);
     const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
     expect(ready.status).toBe(200);

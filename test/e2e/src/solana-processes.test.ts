@@ -64,6 +64,8 @@ beforeAll(async () => {
     BUS_PREFIX: testBus.prefix,
     SOLANA_RPC_URL: net.rpcUrl,
     SOLANA_WS_URL: net.wsUrl,
+    SOLANA_NETWORK: "localnet",
+    SOLANA_GENESIS_HASH: net.genesisHash,
   };
   const settlementHealth = await freePort();
   settlement = startService("services/settlement", {

@@ -51,6 +51,8 @@ async function startWatcherProcess(healthPort: number): Promise<ChildProcess> {
       NATS_URL: testBus.natsUrl,
       BUS_PREFIX: testBus.prefix,
       SUI_GRPC_URL: net.url,
+      SUI_NETWORK: "localnet",
+      SUI_CHAIN_ID: net.info().chainId,
       SUI_USDC_COIN_TYPE: net.coinType("USDC"),
       SUI_USDT_COIN_TYPE: net.coinType("USDT"),
       SUI_WATCHER_REPLICA_ID: "watcher-sui-0",

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type ChainProbe, solanaProbeFromConfig, suiProbeFromConfig } from "@gateway/chain-preflight";
 import { createSolanaSettlement } from "@gateway/chain-solana";
 import { createSuiSettlement } from "@gateway/chain-sui";
 import { CHAINS, type Chain } from "@gateway/chains";
@@ -14,6 +15,7 @@ import {
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Connection } from "@solana/web3.js";
 import type { PayoutActorOptions } from "../payouts.js";
+import { pausedWhileFailing } from "./chain-paused.js";
 import { createChainPayout } from "./chain-payout.js";
 import type { ChainSettlement, ChainSettlements } from "./chain-settlement.js";
 
@@ -44,6 +46,8 @@ const ADAPTERS: {
   readonly [C in Chain]: {
     configured(config: SettlementConfig): boolean;
     create(deps: AdapterDeps): ChainAdapter;
+    /** The chain preflight of the endpoint `create` uses. */
+    probe(config: SettlementConfig): ChainProbe;
   };
 } = {
   solana: {
@@ -56,6 +60,7 @@ const ADAPTERS: {
       const mints = { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT };
       return createSolanaSettlement({ sql, connection, signer, approver, mints, log });
     },
+    probe: (config) => solanaProbeFromConfig({ ...config, SOLANA_RPC_URL: config.SOLANA_RPC_URL! }),
   },
   sui: {
     configured: (config) => Boolean(config.SUI_GRPC_URL),
@@ -68,6 +73,7 @@ const ADAPTERS: {
       };
       return createSuiSettlement({ sql, client, signer, approver, coinTypes, log });
     },
+    probe: (config) => suiProbeFromConfig({ ...config, SUI_GRPC_URL: config.SUI_GRPC_URL! }),
   },
 };
 
@@ -76,7 +82,26 @@ const ADAPTERS: {
  * is), each only with settlement's refund approver key (without it the signer refuses refunds, so
  * running half-configured would strand customers' money). Test mode needs none of this.
  */
-export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Logger): LiveChains {
+/** The chains live settlement runs on: configured, and with settlement's approver key. */
+function liveChainsOf(config: SettlementConfig): Chain[] {
+  return config.SETTLEMENT_APPROVER_SEED ? CHAINS.filter((chain) => ADAPTERS[chain].configured(config)) : [];
+}
+
+/** The preflight of every chain live settlement sends on (none: test mode only). */
+export function settlementProbes(config: SettlementConfig): ChainProbe[] {
+  return liveChainsOf(config).map((chain) => ADAPTERS[chain].probe(config));
+}
+
+/**
+ * `crediting(chain)`: the chain guard's verdict; while it is false the chain's adapter sends
+ * nothing (ChainPausedError, retried later).
+ */
+export function liveChainsFromConfig(
+  config: SettlementConfig,
+  sql: Sql,
+  log: Logger,
+  crediting: (chain: Chain) => boolean,
+): LiveChains {
   const wanted = CHAINS.filter((chain) => ADAPTERS[chain].configured(config));
   if (wanted.length > 0 && !config.SETTLEMENT_APPROVER_SEED) {
     log.warn("a chain is configured without SETTLEMENT_APPROVER_SEED: live settlement is off");
@@ -106,7 +131,10 @@ export function liveChainsFromConfig(config: SettlementConfig, sql: Sql, log: Lo
   const chains: ChainSettlements = {};
   const payouts: LiveChains["payouts"] = { chains: {} };
   for (const chain of wanted) {
-    const adapter = ADAPTERS[chain].create({ config, sql, log, signer, approver });
+    const adapter = pausedWhileFailing(
+      ADAPTERS[chain].create({ config, sql, log, signer, approver }),
+      crediting,
+    );
     chains[chain] = adapter;
     payouts.chains![chain] = createChainPayout(chain, adapter);
   }
