@@ -23,21 +23,24 @@ const MAX_ENTRIES = 10_000;
  * round trip to authenticate. A trigger on `api_keypairs` (migration 0600) notifies every replica
  * of any change and each drops its whole cache, so a deactivated keypair is refused as soon as the
  * notification arrives. Until LISTEN is in place the cache is bypassed, and it is emptied again
- * whenever postgres.js re-establishes LISTEN after a reconnect. Unknown keys are never cached, so
- * random keys cannot fill memory, and concurrent lookups of one key share one query.
+ * whenever postgres.js re-establishes LISTEN after a reconnect. Unknown and inactive keys are never
+ * cached, so random keys cannot fill memory, and concurrent lookups of one key share one query.
  */
 export function createKeypairCache(sql: Sql): KeypairCache {
   const entries = new Map<string, { expires: number; row: Promise<KeypairRow | undefined> }>();
   let listening = false;
+  // Bumped by every clear: a lookup that started before a change and ends after it must not put
+  // what it read before the change back into the cache.
+  let generation = 0;
+  const clear = () => {
+    entries.clear();
+    generation++;
+  };
   sql
-    .listen(
-      "api_keypairs",
-      () => entries.clear(),
-      () => {
-        entries.clear();
-        listening = true;
-      },
-    )
+    .listen("api_keypairs", clear, () => {
+      clear();
+      listening = true;
+    })
     .catch(() => {
       // LISTEN failed: stay uncached, every lookup goes to PostgreSQL.
     });
@@ -52,7 +55,7 @@ export function createKeypairCache(sql: Sql): KeypairCache {
     );
 
   return {
-    clear: () => entries.clear(),
+    clear,
     async find(mode, hash) {
       if (!listening) return (await query(mode, hash))[0];
       const id = `${mode}:${hash.toString("base64")}`;
@@ -66,8 +69,11 @@ export function createKeypairCache(sql: Sql): KeypairCache {
       const forget = () => {
         if (entries.get(id) === entry) entries.delete(id);
       };
+      const started = generation;
+      // Only active keypairs are kept: an inactive one is read again each time, so turning it
+      // back on works at once on every replica, notification or not.
       entry.row.then((row) => {
-        if (!row) forget();
+        if (!row?.active || generation !== started) forget();
       }, forget);
       return entry.row;
     },
