@@ -1,6 +1,7 @@
 // Accounts and transactions in the JSON shapes of the Solana JSON-RPC API.
 import { getBase58Decoder } from "@solana/kit";
 import type { AccountSnapshot, TokenBalance, TransactionRecord } from "./chain.js";
+import { costUnits } from "./cost-units.js";
 import { invalidParams } from "./errors.js";
 import { parseInstruction } from "./parse-instruction.js";
 import { decodeMint, decodeTokenAccount, TOKEN_PROGRAM_ID, uiTokenAmount } from "./token.js";
@@ -183,6 +184,7 @@ export function encodeTransaction(
 
   const meta: Record<string, unknown> = {
     computeUnitsConsumed: record.computeUnitsConsumed,
+    costUnits: costUnits(record.transaction, record.computeUnitsConsumed),
     err: record.err,
     fee: Number(record.fee),
     innerInstructions,
