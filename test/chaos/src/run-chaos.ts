@@ -241,6 +241,11 @@ async function drive(
   schedule.sort(() => Math.random() - 0.5);
   let driving = true;
   let faultsStarted = 0;
+  // The clients are paced by the faults started; a restore lets them on by one more fault's worth
+  // while its window is open, so that payments are created, paid and paid out between the backup
+  // and the restore, and the restore has client work to take back.
+  let paceCredit = 0;
+  const paced = () => faultsStarted + paceCredit;
 
   async function killAndRestart(p: ManagedProcess, onDown?: () => void, onUp?: () => void) {
     onDown?.();
@@ -281,6 +286,7 @@ async function drive(
     const window: RestoreWindow = { from: Date.now(), to: Number.POSITIVE_INFINITY };
     restoreWindows.push(window);
     const backup = await backupDatabase(cluster.sql, name);
+    paceCredit++;
     await new Promise((r) => setTimeout(r, 8_000 + Math.random() * 7_000));
     const users = cluster.services().filter((p) => p !== cluster.signer);
     for (const down of apiDown) Object.assign(down, { from: Date.now(), to: Number.MAX_SAFE_INTEGER });
@@ -354,7 +360,7 @@ async function drive(
       const n = next++;
       // Paced by the fault schedule, so payments are in flight through every fault rather than
       // all in before the first.
-      while (faultsStarted < Math.floor((n / options.payments) * schedule.length)) {
+      while (paced() < Math.floor((n / options.payments) * schedule.length)) {
         await new Promise((r) => setTimeout(r, 50));
       }
       const outcome = outcomes[n % outcomes.length]!;
@@ -392,7 +398,7 @@ async function drive(
   async function liveWorker() {
     while (liveCtx && nextLive < liveTotal) {
       const n = nextLive++;
-      while (faultsStarted < Math.floor((n / liveTotal) * schedule.length)) {
+      while (paced() < Math.floor((n / liveTotal) * schedule.length)) {
         await new Promise((r) => setTimeout(r, 50));
       }
       livePayments.push(await driveLivePayment(liveCtx, n));
@@ -404,7 +410,7 @@ async function drive(
   async function payoutWorker() {
     for (let k = 0; liveCtx && k < (options.payoutsPerChain ?? 0); k++) {
       // Spread over the run: the first once a third of the faults have happened.
-      while (faultsStarted < Math.floor(((k + 1) / ((options.payoutsPerChain ?? 0) + 2)) * schedule.length)) {
+      while (paced() < Math.floor(((k + 1) / ((options.payoutsPerChain ?? 0) + 2)) * schedule.length)) {
         await new Promise((r) => setTimeout(r, 200));
       }
       for (const chain of ["solana", "sui"] as const) {
