@@ -55,6 +55,8 @@ export interface LiveContext {
   restoredSince(since: number): boolean;
   /** Whether a restore's window (from its backup to the services' restart) overlaps [from, to]. */
   overlapsRestore(from: number, to: number): boolean;
+  /** Resolves when the customer or merchant may act (the run may hold them while a restore's window is open). */
+  gate(): Promise<void>;
 }
 
 export interface LivePaymentRecord {
@@ -116,6 +118,7 @@ async function waitStatus(
  * deadline to now instead of waiting. Row-locked like the actor's own writes.
  */
 async function expireNow(ctx: LiveContext, id: string): Promise<void> {
+  await ctx.gate();
   await ctx.db(
     (sql) => sql`update payments set expires_at = now(),
       state = jsonb_set(state, '{expiresAt}', to_jsonb((extract(epoch from now()) * 1000)::bigint))
@@ -184,26 +187,31 @@ async function driveLivePaymentSteps(
   switch (kind) {
     case "exact": {
       const payer = net.newPayer();
+      await ctx.gate();
       await payer.pay(address, due);
       return record(payer.address, due, 0n);
     }
     case "partial": {
       const payer = net.newPayer();
       const first = (due * 2n) / 5n;
+      await ctx.gate();
       await payer.pay(address, first);
       if (!(await waitStatus(ctx, id, ["confirming", "completed"], started)))
         return record(payer.address, first, 0n, true);
+      await ctx.gate();
       await payer.pay(address, due - first);
       return record(payer.address, due, 0n);
     }
     case "over": {
       const payer = net.newPayer();
+      await ctx.gate();
       await payer.pay(address, due + SURPLUS);
       return record(payer.address, due + SURPLUS, SURPLUS);
     }
     case "under": {
       const half = due / 2n;
       const payer = net.newPayer();
+      await ctx.gate();
       await payer.pay(address, half);
       // The transfer is seen before the deadline passes, so it is an underpayment, not a late one.
       if (!(await waitStatus(ctx, id, ["confirming"], started)))
@@ -215,6 +223,7 @@ async function driveLivePaymentSteps(
       await expireNow(ctx, id);
       if (!(await waitStatus(ctx, id, ["expired"], started))) return record("", 0n, 0n, true);
       const payer = net.newPayer();
+      await ctx.gate();
       await payer.pay(address, due);
       return record(payer.address, due, due);
     }

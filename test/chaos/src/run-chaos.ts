@@ -171,6 +171,7 @@ async function drive(
     idem: string,
     headers: Record<string, string> = { "x-api-key": merchant.testKey },
   ): Promise<{ status: number; body: ApiBody }> {
+    await gate();
     let key = idem;
     const firstTry = Date.now();
     let last = "";
@@ -243,13 +244,21 @@ async function drive(
   schedule.sort(() => Math.random() - 0.5);
   let driving = true;
   let faultsStarted = 0;
-  // The clients are paced by the faults started, so while a restore's window is open they wait and
-  // the restore takes back only what the services did meanwhile. With `clientWorkInRestoreWindows`
-  // a restore lets them on by one more fault's worth, so that payments are created, paid, expired
-  // and paid out between the backup and the restore: the case docs/reliability.md reports as open
-  // (money swept or refunded for payments the restore took away is not on the books).
+  // The clients are paced by the faults started, and every client action (an API call, a payment
+  // on chain, an expiry) waits while a restore's window is open (`gate`), so a restore takes back
+  // only what the services did meanwhile. With `clientWorkInRestoreWindows` they go on, by one more
+  // fault's worth, so that payments are created, paid, expired and paid out between the backup and
+  // the restore: the case docs/reliability.md reports as open (money swept or refunded for
+  // payments the restore took away is not on the books).
   let paceCredit = 0;
   const paced = () => faultsStarted + paceCredit;
+  /** Holds a client action while a restore's window is open (unless the run lets them on). */
+  async function gate(): Promise<void> {
+    if (options.clientWorkInRestoreWindows) return;
+    while (restoreWindows.some((w) => w.to === Number.POSITIVE_INFINITY)) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 
   async function killAndRestart(p: ManagedProcess, onDown?: () => void, onUp?: () => void) {
     onDown?.();
@@ -393,6 +402,7 @@ async function drive(
     ? await liveContext(cluster, merchant, request, t0, Math.max(1, options.payoutsPerChain ?? 0), {
         overlapsRestore,
         restoredSince,
+        gate,
       })
     : undefined;
   const livePayments: LivePaymentRecord[] = [];
@@ -576,7 +586,7 @@ async function liveContext(
   request: LiveContext["request"],
   runId: number,
   merchantCount: number,
-  restores: Pick<LiveContext, "overlapsRestore" | "restoredSince">,
+  restores: Pick<LiveContext, "overlapsRestore" | "restoredSince" | "gate">,
 ): Promise<LiveContext> {
   const sessions = createSessionTokens({ secret: cluster.jwtSecret, ttlSeconds: 86_400 });
   const all = [merchant];

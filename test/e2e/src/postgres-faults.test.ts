@@ -58,6 +58,7 @@ beforeAll(async () => {
     // No restore of the database from a backup in these runs.
     restoredSince: () => false,
     overlapsRestore: () => false,
+    gate: async () => {},
   };
 }, 300_000);
 
