@@ -2,7 +2,7 @@
 // into `<package>/dist/main.js` (docs/operations.md#compiled-services says why this shape).
 // A bundle is rebuilt only when one of its inputs changed since the last build.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type BuildOptions, build } from "esbuild";
 import { importMetaPlugin } from "./import-meta-plugin.js";
@@ -75,6 +75,7 @@ function optionsFor(root: string, target: BuildTarget): BuildOptions {
     keepNames: true,
     banner: { js: BANNER },
     metafile: true,
+    write: false,
     logLevel: "error",
     plugins: [importMetaPlugin(packageDir, outdir)],
   };
@@ -111,6 +112,16 @@ function isCurrent(root: string, target: BuildTarget): boolean {
   );
 }
 
+/**
+ * Test files start clusters in parallel, each building first: a process starting a bundle must
+ * read the whole old file or the whole new one, never one half-written.
+ */
+function writeAtomically(file: string, contents: Uint8Array | string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
+}
+
 export interface BuildReport {
   dir: string;
   built: boolean;
@@ -121,13 +132,15 @@ export async function buildTarget(root: string, target: BuildTarget): Promise<Bu
   const started = performance.now();
   if (isCurrent(root, target)) return { dir: target.dir, built: false, ms: performance.now() - started };
   const result = await build(optionsFor(root, target));
+  mkdirSync(path.join(root, target.dir, "dist"), { recursive: true });
+  for (const file of result.outputFiles ?? []) writeAtomically(file.path, file.contents);
   const inputs = Object.fromEntries(
     Object.keys(result.metafile?.inputs ?? {})
       .filter((file) => !file.includes(":"))
       .map((file) => [file, fingerprint(path.join(root, file))]),
   );
   const manifest: Manifest = { options: optionsKey(target), inputs };
-  writeFileSync(path.join(root, target.dir, "dist", ".build-manifest.json"), JSON.stringify(manifest));
+  writeAtomically(path.join(root, target.dir, "dist", ".build-manifest.json"), JSON.stringify(manifest));
   return { dir: target.dir, built: true, ms: performance.now() - started };
 }
 
