@@ -16,9 +16,9 @@ import { createSql, type Sql } from "../packages/db/src/index.js";
 import { startWebhookReceiver } from "../packages/testkit/src/webhook-receiver.js";
 import { verifyWebhook } from "../packages/webhook-signature/src/index.js";
 import { SERVICES } from "../scripts/cluster/services.js";
-import { createTestMerchant } from "../services/api/src/testing/index.js";
+// The modules themselves, not the packages' index files: those bring vitest, which needs its runner.
+import { createTestMerchant } from "../services/api/src/testing/merchant.js";
 import { ROOT, removeClusterData, type SoakCluster, startSoakCluster } from "../test/soak/src/cluster.js";
-import { toBaseUnits } from "../test/soak/src/load.js";
 import { type ChainPayer, createSolanaPayer, createSuiPayer } from "../test/soak/src/payers.js";
 import { watchSolanaRegistrations } from "../test/soak/src/registration.js";
 import { pgbenchInsertRate } from "./load-tools.js";
@@ -30,14 +30,20 @@ type Flow = "test" | "solana" | "sui";
 const FLOWS: Flow[] = quick ? ["test"] : ["test", "solana", "sui"];
 /** Offered payments per second, step by step; a flow stops at its first step that fails. */
 const RATES: Record<Flow, number[]> = {
-  test: quick ? [10, 20, 40] : [10, 20, 40, 60, 80, 120],
+  test: quick ? [10, 20, 40, 60, 80] : [10, 20, 40, 60, 80, 100, 120, 160],
   solana: [0.5, 1, 2, 3, 4],
-  sui: [0.5, 1, 2, 3, 4],
+  sui: [0.5, 1, 2, 4, 6, 8],
 };
 const STEP_SECONDS = quick ? 8 : 20;
 /** A payment not final this long after its step ended is lost. */
 const GRACE_MS = 15_000;
 const P99_GOAL_MS = 2_000;
+const IDLE_SECONDS = 5;
+/**
+ * A flow stops at a loss, at this p99, or when it completes less than 90 % of what is offered;
+ * `--quick` stops at the goal, to stay short.
+ */
+const STOP_P99_MS = quick ? P99_GOAL_MS : 10_000;
 
 interface Payment {
   createdAt: number;
@@ -233,6 +239,13 @@ async function runStep(options: {
   };
 }
 
+/** A decimal amount of a 6-decimal coin in base units, as bigint. */
+function toBaseUnits(decimal: string, decimals: number): bigint {
+  const [whole = "0", fraction = ""] = decimal.split(".");
+  if (fraction.length > decimals) throw new Error(`${decimal} has more than ${decimals} decimals`);
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, "0") || "0");
+}
+
 function payersFor(cluster: SoakCluster): Record<"solana" | "sui", ChainPayer> {
   return {
     solana: createSolanaPayer({ rpcUrl: cluster.solanaRpcUrl, wsUrl: cluster.solanaWsUrl }),
@@ -246,6 +259,7 @@ process.stdout.write(`starting the cluster (load ${loadAtStart})\n`);
 const cluster = await startSoakCluster();
 const sql = createSql({ url: cluster.databaseUrl, max: 4 });
 const steps: Step[] = [];
+const idleMsPerSecond: Record<string, number> = {};
 let pgbench = Number.NaN;
 try {
   const merchant = await createTestMerchant(sql, "Pipeline Bench");
@@ -294,8 +308,16 @@ try {
     secrets[mode] = String(((await hook.json()) as { secret: string }).secret);
   }
   const processes = clusterProcesses(cluster.runnerPid);
-  const registrations = watchSolanaRegistrations(cluster.solanaRpcUrl);
+  // Polled every 100 ms: the wait is part of each Solana payment's latency.
+  const registrations = watchSolanaRegistrations(cluster.solanaRpcUrl, 100);
   const payers = payersFor(cluster);
+  // What every process spends with no payment at all (polling, health checks, price refresh):
+  // part of each step's CPU per payment, and the larger part at low rates.
+  const idleStart = cpuSecondsByProcess(processes);
+  await sleep(IDLE_SECONDS * 1000);
+  const idleEnd = cpuSecondsByProcess(processes);
+  for (const name of Object.keys(idleEnd))
+    idleMsPerSecond[name] = ((idleEnd[name]! - (idleStart[name] ?? 0)) * 1000) / IDLE_SECONDS;
   process.stdout.write(
     `cluster up in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s; processes: ${[...processes.keys()].join(", ")}\n`,
   );
@@ -318,8 +340,9 @@ try {
       process.stdout.write(
         `${flow} offered ${rate}/s: achieved ${step.achieved.toFixed(1)}/s, lost ${step.lost}, wrong ${step.wrongState}, dup ${step.duplicates}, p50 ${step.p50} ms, p99 ${step.p99} ms (load ${step.load})${step.failures.length ? `; failures: ${step.failures.join(" | ")}` : ""}\n`,
       );
-      // Past saturation every further step only queues more: stop at the first failing one.
-      if (step.lost > 0 || step.p99 > P99_GOAL_MS) break;
+      // Past saturation every further step only queues more. A p99 over the goal alone does not
+      // stop a flow: the next steps show how far the rate still holds without a loss.
+      if (step.lost > 0 || step.p99 > STOP_P99_MS || step.achieved < 0.9 * rate) break;
     }
   }
   registrations.stop();
@@ -355,13 +378,14 @@ const seconds = ((performance.now() - benchStarted) / 1000).toFixed(0);
 const summary = `pipeline: test ${sustained("test")}/s, solana ${sustained("solana")}/s, sui ${sustained("sui")}/s sustained; pgbench ${pgbench.toFixed(0)} tps`;
 let out = `\n## ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, pipeline-bench${quick ? " --quick" : ""} (${seconds} s in all)\n\n`;
 out += `Machine: ${machineLine()}. Load average 1/5/15 min at the start: ${loadAtStart}; at each step in the table.\n`;
-out += `Flows: ${FLOWS.join(", ")}${quick ? " (--quick: live Solana and Sui not run)" : ""}; ${STEP_SECONDS} s of open-loop load per rate, then ${GRACE_MS / 1000} s for the last payments to finish; a flow stops at its first step with a loss or p99 above ${P99_GOAL_MS} ms.\n\n`;
+out += `Flows: ${FLOWS.join(", ")}${quick ? " (--quick: live Solana and Sui not run)" : ""}; ${STEP_SECONDS} s of open-loop load per rate, then ${GRACE_MS / 1000} s for the last payments to finish; a flow stops at its first step with a loss, a p99 above ${STOP_P99_MS} ms or less than 90 % of the offered rate achieved; sustained: the highest offered rate with nothing lost, no wrong state, no duplicate and p99 ≤ ${P99_GOAL_MS} ms.\n\n`;
 out +=
   "| flow | offered /s | started | achieved /s | lost | wrong final state | duplicate deliveries | bad signatures | p50 ms | p99 ms | load |\n| - | - | - | - | - | - | - | - | - | - | - |\n";
 for (const s of steps) {
   out += `| ${s.flow} | ${s.offered} | ${s.started} | ${s.achieved.toFixed(1)} | ${s.lost} | ${s.wrongState} | ${s.duplicates} | ${s.badSignatures} | ${s.p50} | ${s.p99} | ${s.load} |\n`;
 }
-out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postmaster, backends and reaped children):\n\n| flow | offered /s | ${names.join(" | ")} |\n|${" - |".repeat(names.length + 2)}\n`;
+out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postmaster, backends and reaped children). Each step's figure is all the CPU the process used during the step divided by the payments completed, so it includes the process's idle work (first row, measured for ${IDLE_SECONDS} s before the load), which weighs most at low rates:\n\n| flow | offered /s | ${names.join(" | ")} |\n|${" - |".repeat(names.length + 2)}\n`;
+out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} |\n`;
 for (const s of steps)
   out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} |\n`;
 const failures = steps.flatMap((s) => s.failures.map((f) => `- ${s.flow} at ${s.offered}/s: ${f}`));
