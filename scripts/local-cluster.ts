@@ -1,6 +1,8 @@
 // `npm start`: the whole Gateway on this machine. Starts PostgreSQL and NATS when DATABASE_URL /
 // NATS_URL are unset (data under .gateway/), migrates, starts every service as its own process
 // with prefixed logs, waits for each /readyz and prints the URLs. Ctrl-C stops what it started.
+// Services run compiled (scripts/build.ts, rebuilt only when a source changed);
+// GATEWAY_FROM_SOURCE=1 runs their TypeScript through tsx instead (docs/operations.md#compiled-services).
 // `--live-dry-run`: live mode against the local networks declared as such, then every check of
 // `npm run doctor` printed; a failing one stops the cluster (docs/going-live.md#a-dry-run).
 import { existsSync, mkdirSync } from "node:fs";
@@ -8,6 +10,7 @@ import path from "node:path";
 import { createSql, migrate } from "@gateway/db";
 import { type LocalNats, type LocalPostgres, startNats, startPostgres } from "@gateway/local-infra";
 import { writeDevCerts } from "@gateway/signer";
+import { buildServices } from "./build/build-services.js";
 import { loadDevSecrets } from "./cluster/dev-secrets.js";
 import { operatorSettings, withOperatorSecrets } from "./cluster/operator-env.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "./cluster/processes.js";
@@ -22,6 +25,7 @@ const say = (line: string) => process.stdout.write(`${"runner".padEnd(14)}| ${li
 // README's variables as the operator set them: each wins over the runner's own value.
 const operator = operatorSettings(process.env);
 const liveDryRun = process.argv.includes("--live-dry-run");
+const fromSource = process.env.GATEWAY_FROM_SOURCE === "1";
 
 const started: { pg?: LocalPostgres; nats?: LocalNats; processes: ManagedProcess[] } = { processes: [] };
 let stopping = false;
@@ -97,6 +101,14 @@ try {
     liveDryRun,
   };
   const services = clusterServices(ctx);
+  if (!fromSource) {
+    const reports = await buildServices(
+      root,
+      services.filter((s) => !s.skipped).map((s) => s.dir),
+    );
+    const built = reports.filter((r) => r.built).map((r) => r.dir);
+    say(built.length ? `compiled ${built.join(", ")}` : "compiled services up to date");
+  }
 
   for (const [index, spec] of services.entries()) {
     if (spec.skipped) {
@@ -104,9 +116,13 @@ try {
       continue;
     }
     let alive = true;
-    // Node itself with tsx's loader: no wrapper process between us and the service, so signals
-    // reach it directly and stopping it stops it.
-    const proc = startProcess(spec.name, process.execPath, ["--import", TSX_LOADER, "src/main.ts"], {
+    // Node itself: no wrapper process between us and the service, so signals reach it directly
+    // and stopping it stops it.
+    const args = fromSource
+      ? ["--import", TSX_LOADER, "src/main.ts"]
+      : ["--enable-source-maps", "dist/main.js"];
+    const spawnedAt = performance.now();
+    const proc = startProcess(spec.name, process.execPath, args, {
       cwd: path.join(root, spec.dir),
       env: spec.env(ctx),
       colorIndex: index,
@@ -120,7 +136,8 @@ try {
     });
     started.processes.push(proc);
     await waitForHttp(spec.readyUrl(ctx), 60_000, () => alive);
-    say(`${spec.name} ready`);
+    // bench/startup-bench.ts reads this figure.
+    say(`${spec.name} ready in ${Math.round(performance.now() - spawnedAt)} ms`);
     await spec.afterReady?.(ctx, say);
   }
 

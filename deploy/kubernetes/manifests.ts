@@ -465,7 +465,7 @@ const migrateJob = {
           {
             name: "migrate",
             image: IMAGE("api"),
-            command: ["node", "--import", "tsx", "node_modules/@gateway/db/src/migrate-cli.ts"],
+            command: ["node", "--enable-source-maps", "dist/migrate.js"],
             env: [
               {
                 name: "DATABASE_URL",

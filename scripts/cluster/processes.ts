@@ -84,7 +84,8 @@ export async function waitForHttp(url: string, timeoutMs: number, isAlive: () =>
     } catch {
       // not up yet
     }
-    await new Promise((r) => setTimeout(r, 200));
+    // Short enough that the runner's "ready in N ms" is a start-up time, not a polling period.
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }

@@ -31,7 +31,7 @@ const p = (ctx: ClusterContext, port: number) => String(port + ctx.portOffset);
 
 export interface ServiceSpec {
   name: string;
-  /** Folder of the workspace package; started with `tsx src/main.ts` there. */
+  /** Folder of the workspace package; its build target (scripts/build) runs `dist/main.js` there. */
   dir: string;
   env(ctx: ClusterContext): Record<string, string>;
   readyUrl(ctx: ClusterContext): string;

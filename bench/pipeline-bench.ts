@@ -1,0 +1,396 @@
+// The whole pipeline at increasing offered rates: the cluster as `npm start` runs it (started as
+// the soak starts it, test/soak/src/cluster.ts), open-loop load of one flow at a time, each
+// payment followed to its signed `payment.completed` webhook (verified with
+// @gateway/webhook-signature):
+// - test: create with the test key, generate-wallet, simulate paid;
+// - solana / sui: create with the live key, generate-wallet (USDC), a customer's USDC transfer
+//   on the local network from a fresh faucet-funded wallet (the soak's payers).
+// Per rate: offered, achieved, lost, wrong final state, duplicate deliveries, p50/p99 from create
+// to final webhook, CPU per payment by process; then pgbench's single-row INSERT rate on the same
+// PostgreSQL, in a throwaway database. `--quick` runs the test flow alone.
+//   pnpm exec tsx bench/pipeline-bench.ts [--quick] [--record]
+import { appendFileSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createSql, type Sql } from "../packages/db/src/index.js";
+import { startWebhookReceiver } from "../packages/testkit/src/webhook-receiver.js";
+import { verifyWebhook } from "../packages/webhook-signature/src/index.js";
+import { SERVICES } from "../scripts/cluster/services.js";
+// The modules themselves, not the packages' index files: those bring vitest, which needs its runner.
+import { createTestMerchant } from "../services/api/src/testing/merchant.js";
+import { ROOT, removeClusterData, type SoakCluster, startSoakCluster } from "../test/soak/src/cluster.js";
+import { type ChainPayer, createSolanaPayer, createSuiPayer } from "../test/soak/src/payers.js";
+import { watchSolanaRegistrations } from "../test/soak/src/registration.js";
+import { pgbenchInsertRate } from "./load-tools.js";
+import { machineLine, percentile } from "./machine.js";
+
+const quick = process.argv.includes("--quick");
+const record = process.argv.includes("--record");
+type Flow = "test" | "solana" | "sui";
+const FLOWS: Flow[] = quick ? ["test"] : ["test", "solana", "sui"];
+/** Offered payments per second, step by step; a flow stops at its first step that fails. */
+const RATES: Record<Flow, number[]> = {
+  test: quick ? [10, 20, 40, 60, 80] : [10, 20, 40, 60, 80, 100, 120, 160],
+  solana: [0.5, 1, 2, 3, 4],
+  sui: [0.5, 1, 2, 4, 6, 8],
+};
+const STEP_SECONDS = quick ? 8 : 20;
+/** A payment not final this long after its step ended is lost. */
+const GRACE_MS = 15_000;
+const P99_GOAL_MS = 2_000;
+const IDLE_SECONDS = 5;
+/**
+ * A flow stops at a loss, at this p99, or when it completes less than 90 % of what is offered;
+ * `--quick` stops at the goal, to stay short.
+ */
+const STOP_P99_MS = quick ? P99_GOAL_MS : 10_000;
+
+interface Payment {
+  createdAt: number;
+  id?: string;
+  completedAt?: number;
+  completions: number;
+  failed?: string;
+}
+
+interface Step {
+  flow: Flow;
+  offered: number;
+  started: number;
+  achieved: number;
+  lost: number;
+  wrongState: number;
+  duplicates: number;
+  badSignatures: number;
+  p50: number;
+  p99: number;
+  cpuPerPaymentMs: Record<string, number>;
+  failures: string[];
+  load: string;
+}
+
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function descendants(pid: number): number[] {
+  try {
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number),
+    );
+    return children.flatMap((child) => [child, ...descendants(child)]);
+  } catch {
+    return [];
+  }
+}
+
+/** utime + stime of a process, and (for PostgreSQL, whose backends come and go) its reaped children's. */
+function cpuTicks(pid: number, withReaped: boolean): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const own = Number(fields[11]) + Number(fields[12]);
+    return withReaped ? own + Number(fields[13]) + Number(fields[14]) : own;
+  } catch {
+    return 0;
+  }
+}
+
+/** The cluster's processes by name: every service, PostgreSQL (with its backends) and NATS. */
+function clusterProcesses(runnerPid: number): Map<string, number[]> {
+  const byDir = new Map(SERVICES.map((s) => [path.join(ROOT, s.dir), s.name]));
+  const named = new Map<string, number[]>();
+  for (const pid of descendants(runnerPid)) {
+    let name: string | undefined;
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (command.includes("nats-server")) name = "nats";
+      else if (/postgres/.test(readFileSync(`/proc/${pid}/comm`, "utf8"))) name = "postgres";
+      else name = byDir.get(realpathSync(`/proc/${pid}/cwd`));
+    } catch {
+      continue;
+    }
+    if (name) named.set(name, [...(named.get(name) ?? []), pid]);
+  }
+  return named;
+}
+
+function cpuSecondsByProcess(processes: Map<string, number[]>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pids] of processes) {
+    out[name] = pids.reduce((sum, pid) => sum + cpuTicks(pid, name === "postgres"), 0) / 100;
+  }
+  return out;
+}
+
+interface Merchant {
+  testKey: string;
+  liveKey: string;
+}
+
+async function runStep(options: {
+  flow: Flow;
+  rate: number;
+  apiUrl: string;
+  merchant: Merchant;
+  sql: Sql;
+  byId: Map<string, Payment>;
+  processes: Map<string, number[]>;
+  counters: { duplicates: number; badSignatures: number };
+  payers: Record<"solana" | "sui", ChainPayer>;
+  solanaRegistered(address: string): Promise<void>;
+}): Promise<Step> {
+  const { flow, rate, apiUrl, merchant, sql, byId } = options;
+  const load = loadAverage();
+  const duplicatesBefore = options.counters.duplicates;
+  const badBefore = options.counters.badSignatures;
+  const cpuBefore = cpuSecondsByProcess(options.processes);
+  const payments: Payment[] = [];
+  const call = async (method: string, url: string, key: string | null, body: unknown) => {
+    const res = await fetch(apiUrl + url, {
+      method,
+      headers: { "content-type": "application/json", ...(key ? { "x-api-key": key } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok)
+      throw new Error(
+        `${method} ${url.replace(/[0-9a-f-]{36}/, ":id")}: ${res.status} ${text.slice(0, 200)}`,
+      );
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const one = async (payment: Payment) => {
+    try {
+      const key = flow === "test" ? merchant.testKey : merchant.liveKey;
+      const amount = flow === "test" ? "10.00" : "1.00";
+      const created = await call("POST", "/payments", key, { amount, currency: "USD" });
+      payment.id = String(created.id);
+      byId.set(payment.id, payment);
+      const chain = flow === "sui" ? "sui" : "solana";
+      const wallet = await call("POST", `/payments/checkout/${payment.id}/generate-wallet`, null, {
+        chain,
+        coin: "USDC",
+      });
+      if (flow === "test") {
+        await call("POST", `/payments/checkout/${payment.id}/simulate`, null, { outcome: "paid" });
+        return;
+      }
+      const address = String(wallet.address);
+      // Paying before the watcher registered the address would leave it to reconciliation.
+      if (flow === "solana") await options.solanaRegistered(address);
+      await options.payers[flow].pay(address, toBaseUnits(String(wallet.amount), 6));
+    } catch (err) {
+      payment.failed = err instanceof Error ? err.message : String(err);
+    }
+  };
+  // Open loop: each payment starts at its due time whatever the earlier ones are doing.
+  const started = performance.now();
+  const total = Math.round(rate * STEP_SECONDS);
+  const running: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const payment: Payment = { createdAt: Date.now(), completions: 0 };
+    payments.push(payment);
+    running.push(one(payment));
+  }
+  await Promise.all(running);
+  const deadline = Date.now() + GRACE_MS;
+  while (Date.now() < deadline && payments.some((p) => !p.failed && p.completedAt === undefined))
+    await sleep(100);
+  const cpuAfter = cpuSecondsByProcess(options.processes);
+
+  const completed = payments.filter((p) => p.completedAt !== undefined);
+  const ids = payments.flatMap((p) => (p.id ? [p.id] : []));
+  const rows = ids.length
+    ? await sql<{ id: string; status: string }[]>`select id, status from payments where id = any(${ids})`
+    : [];
+  const wrongState = rows.filter((r) => r.status !== "completed").length;
+  const latencies = completed.map((p) => p.completedAt! - p.createdAt).sort((a, b) => a - b);
+  const firstCreate = Math.min(...payments.map((p) => p.createdAt));
+  const lastDone = Math.max(...completed.map((p) => p.completedAt!));
+  const cpuPerPaymentMs: Record<string, number> = {};
+  for (const name of Object.keys(cpuAfter)) {
+    cpuPerPaymentMs[name] = completed.length
+      ? ((cpuAfter[name]! - (cpuBefore[name] ?? 0)) * 1000) / completed.length
+      : Number.NaN;
+  }
+  return {
+    flow,
+    offered: rate,
+    started: payments.length,
+    achieved: completed.length ? completed.length / ((lastDone - firstCreate) / 1000) : 0,
+    lost: payments.length - completed.length,
+    wrongState,
+    duplicates: options.counters.duplicates - duplicatesBefore,
+    badSignatures: options.counters.badSignatures - badBefore,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuPerPaymentMs,
+    failures: [...new Set(payments.flatMap((p) => (p.failed ? [p.failed] : [])))].slice(0, 5),
+    load,
+  };
+}
+
+/** A decimal amount of a 6-decimal coin in base units, as bigint. */
+function toBaseUnits(decimal: string, decimals: number): bigint {
+  const [whole = "0", fraction = ""] = decimal.split(".");
+  if (fraction.length > decimals) throw new Error(`${decimal} has more than ${decimals} decimals`);
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, "0") || "0");
+}
+
+function payersFor(cluster: SoakCluster): Record<"solana" | "sui", ChainPayer> {
+  return {
+    solana: createSolanaPayer({ rpcUrl: cluster.solanaRpcUrl, wsUrl: cluster.solanaWsUrl }),
+    sui: createSuiPayer({ url: cluster.suiUrl }),
+  };
+}
+
+const benchStarted = performance.now();
+const loadAtStart = loadAverage();
+process.stdout.write(`starting the cluster (load ${loadAtStart})\n`);
+const cluster = await startSoakCluster();
+const sql = createSql({ url: cluster.databaseUrl, max: 4 });
+const steps: Step[] = [];
+const idleMsPerSecond: Record<string, number> = {};
+let pgbench = Number.NaN;
+try {
+  const merchant = await createTestMerchant(sql, "Pipeline Bench");
+  const byId = new Map<string, Payment>();
+  const counters = { duplicates: 0, badSignatures: 0 };
+  const completedEvents = new Set<string>();
+  const secrets: Record<string, string> = {};
+  const receiver = await startWebhookReceiver(
+    (request) => {
+      let event: { id: string; type: string; data: { payment?: { id: string } } };
+      try {
+        event = verifyWebhook({
+          payload: request.body,
+          header: request.headers["x-gateway-signature"],
+          secret: secrets[request.path.endsWith("/live") ? "live" : "test"] ?? "",
+        }) as typeof event;
+      } catch {
+        counters.badSignatures++;
+        return { status: 400 };
+      }
+      if (event.type !== "payment.completed") return { status: 200 };
+      const redelivery = completedEvents.has(event.id);
+      completedEvents.add(event.id);
+      const payment = event.data.payment ? byId.get(event.data.payment.id) : undefined;
+      if (redelivery) counters.duplicates++;
+      else if (payment) {
+        // A second payment.completed for one payment, under another event id, is a duplicate too.
+        payment.completions++;
+        if (payment.completions > 1) counters.duplicates++;
+        payment.completedAt ??= request.receivedAt;
+      }
+      return { status: 200 };
+    },
+    { record: false },
+  );
+  for (const mode of ["test", "live"] as const) {
+    const hook = await fetch(`${cluster.apiUrl}/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": mode === "test" ? merchant.testKey : merchant.liveKey,
+      },
+      body: JSON.stringify({ url: `${receiver.url}/${mode}`, is_test: mode === "test" }),
+    });
+    if (!hook.ok) throw new Error(`POST /webhooks: ${hook.status} ${await hook.text()}`);
+    secrets[mode] = String(((await hook.json()) as { secret: string }).secret);
+  }
+  const processes = clusterProcesses(cluster.runnerPid);
+  // Polled every 100 ms: the wait is part of each Solana payment's latency.
+  const registrations = watchSolanaRegistrations(cluster.solanaRpcUrl, 100);
+  const payers = payersFor(cluster);
+  // What every process spends with no payment at all (polling, health checks, price refresh):
+  // part of each step's CPU per payment, and the larger part at low rates.
+  const idleStart = cpuSecondsByProcess(processes);
+  await sleep(IDLE_SECONDS * 1000);
+  const idleEnd = cpuSecondsByProcess(processes);
+  for (const name of Object.keys(idleEnd))
+    idleMsPerSecond[name] = ((idleEnd[name]! - (idleStart[name] ?? 0)) * 1000) / IDLE_SECONDS;
+  process.stdout.write(
+    `cluster up in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s; processes: ${[...processes.keys()].join(", ")}\n`,
+  );
+
+  for (const flow of FLOWS) {
+    for (const rate of RATES[flow]) {
+      const step = await runStep({
+        flow,
+        rate,
+        apiUrl: cluster.apiUrl,
+        merchant,
+        sql,
+        byId,
+        processes,
+        counters,
+        payers,
+        solanaRegistered: (address) => registrations.registered(address),
+      });
+      steps.push(step);
+      process.stdout.write(
+        `${flow} offered ${rate}/s: achieved ${step.achieved.toFixed(1)}/s, lost ${step.lost}, wrong ${step.wrongState}, dup ${step.duplicates}, p50 ${step.p50} ms, p99 ${step.p99} ms (load ${step.load})${step.failures.length ? `; failures: ${step.failures.join(" | ")}` : ""}\n`,
+      );
+      // Past saturation every further step only queues more. A p99 over the goal alone does not
+      // stop a flow: the next steps show how far the rate still holds without a loss.
+      if (step.lost > 0 || step.p99 > STOP_P99_MS || step.achieved < 0.9 * rate) break;
+    }
+  }
+  registrations.stop();
+  await receiver.close();
+
+  const throwaway = `pgbench_${process.pid}`;
+  await sql.unsafe(`create database ${throwaway}`);
+  const url = new URL(cluster.databaseUrl);
+  url.pathname = `/${throwaway}`;
+  const pgSql = createSql({ url: url.toString(), max: 1 });
+  try {
+    pgbench = await pgbenchInsertRate(pgSql, url.toString(), 16, quick ? 5 : 10);
+  } finally {
+    await pgSql.end();
+    await sql.unsafe(`drop database ${throwaway} with (force)`);
+  }
+} finally {
+  await sql.end();
+  await cluster.stop();
+  removeClusterData(cluster);
+}
+
+const meetsGoal = (s: Step) =>
+  s.lost === 0 && s.wrongState === 0 && s.duplicates === 0 && s.p99 <= P99_GOAL_MS;
+/** The highest offered rate met with nothing lost and p99 within the goal; "-" for a flow not run. */
+function sustained(flow: Flow): string {
+  if (!FLOWS.includes(flow)) return "-";
+  const met = steps.filter((s) => s.flow === flow && meetsGoal(s)).map((s) => s.offered);
+  return String(met.length ? Math.max(...met) : 0);
+}
+const names = [...new Set(steps.flatMap((s) => Object.keys(s.cpuPerPaymentMs)))].sort();
+const seconds = ((performance.now() - benchStarted) / 1000).toFixed(0);
+const summary = `pipeline: test ${sustained("test")}/s, solana ${sustained("solana")}/s, sui ${sustained("sui")}/s sustained; pgbench ${pgbench.toFixed(0)} tps`;
+let out = `\n## ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, pipeline-bench${quick ? " --quick" : ""} (${seconds} s in all)\n\n`;
+out += `Machine: ${machineLine()}. Load average 1/5/15 min at the start: ${loadAtStart}; at each step in the table.\n`;
+out += `Flows: ${FLOWS.join(", ")}${quick ? " (--quick: live Solana and Sui not run)" : ""}; ${STEP_SECONDS} s of open-loop load per rate, then ${GRACE_MS / 1000} s for the last payments to finish; a flow stops at its first step with a loss, a p99 above ${STOP_P99_MS} ms or less than 90 % of the offered rate achieved; sustained: the highest offered rate with nothing lost, no wrong state, no duplicate and p99 ≤ ${P99_GOAL_MS} ms.\n\n`;
+out +=
+  "| flow | offered /s | started | achieved /s | lost | wrong final state | duplicate deliveries | bad signatures | p50 ms | p99 ms | load |\n| - | - | - | - | - | - | - | - | - | - | - |\n";
+for (const s of steps) {
+  out += `| ${s.flow} | ${s.offered} | ${s.started} | ${s.achieved.toFixed(1)} | ${s.lost} | ${s.wrongState} | ${s.duplicates} | ${s.badSignatures} | ${s.p50} | ${s.p99} | ${s.load} |\n`;
+}
+out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postmaster, backends and reaped children). Each step's figure is all the CPU the process used during the step divided by the payments completed, so it includes the process's idle work (first row, measured for ${IDLE_SECONDS} s before the load), which weighs most at low rates:\n\n| flow | offered /s | ${names.join(" | ")} |\n|${" - |".repeat(names.length + 2)}\n`;
+out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} |\n`;
+for (const s of steps)
+  out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} |\n`;
+const failures = steps.flatMap((s) => s.failures.map((f) => `- ${s.flow} at ${s.offered}/s: ${f}`));
+if (failures.length) out += `\nFailures seen:\n${failures.join("\n")}\n`;
+out += `\npgbench single-row INSERT, 16 clients, same PostgreSQL, after the load: ${pgbench.toFixed(0)} tps.\n\n\`${summary}\`\n`;
+process.stdout.write(out);
+if (record) appendFileSync(new URL("./RESULTS.md", import.meta.url), out);
+process.stdout.write(`${summary}\n`);
