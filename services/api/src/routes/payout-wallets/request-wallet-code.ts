@@ -1,11 +1,12 @@
-import { GatewayError } from "@gateway/errors";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
+import { sendOrUnavailable } from "../../mail/mailer.js";
 import { payoutWalletCodeMail } from "../../mail/messages.js";
 import { PayoutWalletCodeSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
+import { signedInMerchantEmail } from "../auth/merchant-email.js";
 import { throttle } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import { WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
@@ -37,26 +38,18 @@ export function requestWalletCode(
     const { merchantId } = sessionPrincipal(res);
     const address = walletAddress(chain, body.address);
     await throttle(limiter, [[`wallet-code:account:${merchantId}`, CODES_PER_HOUR]]);
-    const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
-    if (!merchant) throw new GatewayError("token_invalid");
+    const email = await signedInMerchantEmail(sql, merchantId);
     const { code, expiresAt } = await codes.issue({
       merchantId,
       purpose: WALLET_CODE_PURPOSE,
       boundTo: walletCodeBinding(chain, address),
     });
-    try {
-      await mailer.send(payoutWalletCodeMail(merchant.email, code, chain, address));
-    } catch (cause) {
-      throw new GatewayError("service_unavailable", {
-        cause,
-        message: "The e-mail could not be sent; retry shortly.",
-      });
-    }
+    await sendOrUnavailable(mailer, payoutWalletCodeMail(email, code, chain, address));
     return {
       object: "payout_wallet_code",
       chain,
       address,
-      sent_to: merchant.email,
+      sent_to: email,
       expires_at: expiresAt.toISOString(),
     };
   };

@@ -1,9 +1,10 @@
-import { GatewayError } from "@gateway/errors";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
+import { sendOrUnavailable } from "../../mail/mailer.js";
 import { PayoutCodeSchema } from "../../openapi/resources.js";
+import { signedInMerchantEmail } from "../auth/merchant-email.js";
 import { throttle } from "../auth/throttle.js";
 import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
@@ -47,23 +48,15 @@ export function requestPayoutOtp(
     const mode = body.mode ?? "live";
     const { chain, destination } = await resolveDestination(sql, merchantId, body);
     await throttle(limiter, [[`payout-code:account:${merchantId}`, CODES_PER_HOUR]]);
-    const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
-    if (!merchant) throw new GatewayError("token_invalid");
+    const email = await signedInMerchantEmail(sql, merchantId);
     const { code, expiresAt } = await codes.issue(merchantId, { mode, chain, destination });
-    try {
-      await mailer.send(payoutCodeMail(merchant.email, code, { chain, destination, mode }));
-    } catch (cause) {
-      throw new GatewayError("service_unavailable", {
-        cause,
-        message: "The e-mail could not be sent; retry shortly.",
-      });
-    }
+    await sendOrUnavailable(mailer, payoutCodeMail(email, code, { chain, destination, mode }));
     return {
       object: "payout_code",
       mode,
       chain,
       destination_address: destination,
-      sent_to: merchant.email,
+      sent_to: email,
       expires_at: expiresAt.toISOString(),
     };
   };
