@@ -1,6 +1,7 @@
 // The checkout's HTML, rendered on the server from escaped values only. The script fills in
 // the live parts with textContent; no data ever reaches the page as markup.
 import type { AssetLinks } from "../front-end/assets.js";
+import { escapeHtml, pageHead } from "../front-end/page-head.js";
 
 export interface CheckoutPageData {
   paymentId: string;
@@ -10,33 +11,6 @@ export interface CheckoutPageData {
   currency: string;
   isTest: boolean;
   expiresAt: string;
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-function head(title: string, assets: AssetLinks, withScript: boolean): string {
-  const script = withScript ? `\n<script type="module" src="${assets.js}"></script>` : "";
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light dark">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="${assets.favicon}" type="image/svg+xml">
-<link rel="stylesheet" href="${assets.css}">${script}
-</head>`;
 }
 
 const TEST_TOOLS = `<section class="test-tools" data-test-tools aria-labelledby="test-tools-heading" hidden>
@@ -63,7 +37,7 @@ export function checkoutPage(data: CheckoutPageData, assets: AssetLinks): string
     : "";
   // Live pages do not even carry the simulation controls.
   const testTools = data.isTest ? TEST_TOOLS : "";
-  return `${head(`Pay ${data.merchantName || "merchant"}`, assets, true)}
+  return `${pageHead(`Pay ${data.merchantName || "merchant"}`, assets, true)}
 <body>
 ${banner}
 <main class="checkout" data-payment-id="${escapeHtml(data.paymentId)}">
@@ -150,7 +124,7 @@ ${FOOTER}
 
 /** A page for a link that leads nowhere: the customer gets words, not a JSON error. */
 export function errorPage(options: { title: string; message: string }, assets: AssetLinks): string {
-  return `${head(options.title, assets, false)}
+  return `${pageHead(options.title, assets, false)}
 <body>
 <main class="checkout single">
   <section class="card error-card" aria-labelledby="error-title">
