@@ -13,4 +13,27 @@ export function createMetricsRegistry(service: string): client.Registry {
   return registry;
 }
 
+/** A gauge of one chain's value (label `chain`), read each time the metrics are scraped. */
+export function chainGauge(
+  registry: client.Registry,
+  chain: string,
+  metric: { name: string; help: string },
+  read: () => number | Promise<number>,
+): void {
+  new client.Gauge({
+    ...metric,
+    labelNames: ["chain"],
+    registers: [registry],
+    async collect() {
+      this.set({ chain }, await read());
+    },
+  });
+}
+
+/** Both watchers report how many open addresses they watch under this one name. */
+export const OPEN_ADDRESSES_GAUGE = {
+  name: "gateway_watcher_open_addresses",
+  help: "Open deposit addresses this replica watches",
+};
+
 export { client as prom };
