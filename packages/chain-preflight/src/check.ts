@@ -19,6 +19,14 @@ export interface ChainProbe {
   run(): Promise<PreflightCheck[]>;
 }
 
+/** What every probe is told besides its endpoint, the network's identity and the coins. */
+export interface ProbeBasics {
+  network: "mainnet" | "localnet";
+  /** CHAIN_MAX_LAG_SECONDS in ms: the endpoint's newest block may not be older. */
+  maxLagMs: number;
+  now?: () => number;
+}
+
 /** The service may not start: each failed check names its variable. */
 export class PreflightError extends Error {
   override readonly name = "PreflightError";

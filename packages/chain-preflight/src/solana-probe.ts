@@ -1,7 +1,14 @@
 // The Solana endpoint's preflight: it is the declared network (its genesis hash), its newest
 // finalized block is recent, and both configured mints are initialized SPL mints of 6 decimals.
 import { type Connection, PublicKey } from "@solana/web3.js";
-import { type ChainProbe, checksOf, freshnessCheck, type PreflightCheck, reason } from "./check.js";
+import {
+  type ChainProbe,
+  checksOf,
+  freshnessCheck,
+  type PreflightCheck,
+  type ProbeBasics,
+  reason,
+} from "./check.js";
 
 const TOKEN_PROGRAMS = new Set([
   "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
@@ -10,15 +17,11 @@ const TOKEN_PROGRAMS = new Set([
 /** An SPL mint: 82 bytes; `decimals` at offset 44, `is_initialized` at 45. */
 const MINT_SIZE = 82;
 
-export interface SolanaProbeOptions {
+export interface SolanaProbeOptions extends ProbeBasics {
   connection: Pick<Connection, "getGenesisHash" | "getSlot" | "getBlockTime" | "getAccountInfo">;
-  network: "mainnet" | "localnet";
   /** The genesis hash declared (SOLANA_GENESIS_HASH, or mainnet's). */
   genesisHash: string;
   mints: { USDC: string; USDT: string };
-  /** CHAIN_MAX_LAG_SECONDS in ms: the newest finalized block may not be older. */
-  maxLagMs: number;
-  now?: () => number;
 }
 
 export function createSolanaProbe(options: SolanaProbeOptions): ChainProbe {

@@ -2,16 +2,20 @@
 // its newest checkpoint is recent, and both configured coin types exist with 6 decimals.
 import { sameNetworkId } from "@gateway/chains";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
-import { type ChainProbe, checksOf, freshnessCheck, type PreflightCheck, reason } from "./check.js";
+import {
+  type ChainProbe,
+  checksOf,
+  freshnessCheck,
+  type PreflightCheck,
+  type ProbeBasics,
+  reason,
+} from "./check.js";
 
-export interface SuiProbeOptions {
+export interface SuiProbeOptions extends ProbeBasics {
   client: Pick<SuiGrpcClient, "ledgerService" | "stateService">;
-  network: "mainnet" | "localnet";
   /** The chain identifier declared (SUI_CHAIN_ID, or mainnet's). */
   chainId: string;
   coinTypes: { USDC: string; USDT: string };
-  maxLagMs: number;
-  now?: () => number;
 }
 
 export function createSuiProbe(options: SuiProbeOptions): ChainProbe {
