@@ -13,6 +13,42 @@ export interface CheckoutPageData {
   expiresAt: string;
 }
 
+/**
+ * A value the customer copies into a wallet: its label, the value (filled in by the script) and
+ * a copy button named after it for screen readers. Markup is fixed text only.
+ */
+function copyField(field: {
+  labelId: string;
+  label: string;
+  outputClass: string;
+  part: string;
+  copy: string;
+}) {
+  return `      <div class="field">
+        <span class="field-label" id="${field.labelId}">${field.label}</span>
+        <div class="field-row">
+          <output class="${field.outputClass}" aria-labelledby="${field.labelId}" data-${field.part}></output>
+          <button type="button" class="button small" data-copy="${field.copy}"><span data-copy-label>Copy</span><span class="visually-hidden"> ${field.copy}</span></button>
+        </div>
+      </div>`;
+}
+
+const COPY_AMOUNT = copyField({
+  labelId: "send-amount-label",
+  label: "Amount",
+  outputClass: "mono",
+  part: "wallet-amount",
+  copy: "amount",
+});
+
+const COPY_ADDRESS = copyField({
+  labelId: "address-label",
+  label: "Deposit address (<span data-wallet-network></span>)",
+  outputClass: "mono address",
+  part: "wallet-address",
+  copy: "address",
+});
+
 const TEST_TOOLS = `<section class="test-tools" data-test-tools aria-labelledby="test-tools-heading" hidden>
       <h3 id="test-tools-heading" class="test-tools-title">Test mode</h3>
       <p class="hint">Settle this test payment without sending funds.</p>
@@ -82,20 +118,8 @@ ${banner}
         <button type="button" class="button primary" data-refresh-quote hidden>Get a new quote</button>
       </div>
       <div data-wallet-details>
-      <div class="field">
-        <span class="field-label" id="send-amount-label">Amount</span>
-        <div class="field-row">
-          <output class="mono" aria-labelledby="send-amount-label" data-wallet-amount></output>
-          <button type="button" class="button small" data-copy="amount"><span data-copy-label>Copy</span><span class="visually-hidden"> amount</span></button>
-        </div>
-      </div>
-      <div class="field">
-        <span class="field-label" id="address-label">Deposit address (<span data-wallet-network></span>)</span>
-        <div class="field-row">
-          <output class="mono address" aria-labelledby="address-label" data-wallet-address></output>
-          <button type="button" class="button small" data-copy="address"><span data-copy-label>Copy</span><span class="visually-hidden"> address</span></button>
-        </div>
-      </div>
+${COPY_AMOUNT}
+${COPY_ADDRESS}
       <figure class="qr">
         <img data-qr width="232" height="232" alt="">
         <figcaption data-qr-caption></figcaption>
