@@ -2,12 +2,10 @@ import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import { sendOrUnavailable } from "../../mail/mailer.js";
 import { payoutWalletCodeMail } from "../../mail/messages.js";
 import { PayoutWalletCodeSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
-import { signedInMerchantEmail } from "../auth/merchant-email.js";
-import { throttle } from "../auth/throttle.js";
+import { mailCodeToMerchant } from "../auth/merchant-email.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import { WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
 
@@ -31,26 +29,19 @@ export const requestWalletCodeOperation = defineOperation({
  * chain's payout wallet to this address and to nothing else; asking again replaces the code.
  */
 export function requestWalletCode(
-  { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
+  deps: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
   codes: EmailCodes,
 ): Handler<typeof requestWalletCodeOperation> {
   return async ({ params: { chain }, body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
     const address = walletAddress(chain, body.address);
-    await throttle(limiter, [[`wallet-code:account:${merchantId}`, CODES_PER_HOUR]]);
-    const email = await signedInMerchantEmail(sql, merchantId);
-    const { code, expiresAt } = await codes.issue({
-      merchantId,
-      purpose: WALLET_CODE_PURPOSE,
-      boundTo: walletCodeBinding(chain, address),
+    const sent = await mailCodeToMerchant(deps, merchantId, {
+      kind: "wallet-code",
+      perAccount: CODES_PER_HOUR,
+      issue: () =>
+        codes.issue({ merchantId, purpose: WALLET_CODE_PURPOSE, boundTo: walletCodeBinding(chain, address) }),
+      mail: (to, code) => payoutWalletCodeMail(to, code, chain, address),
     });
-    await sendOrUnavailable(mailer, payoutWalletCodeMail(email, code, chain, address));
-    return {
-      object: "payout_wallet_code",
-      chain,
-      address,
-      sent_to: email,
-      expires_at: expiresAt.toISOString(),
-    };
+    return { object: "payout_wallet_code", chain, address, ...sent };
   };
 }
