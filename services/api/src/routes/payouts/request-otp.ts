@@ -2,12 +2,13 @@ import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
+import { payoutCodeMail } from "../../mail/messages.js";
 import { PayoutCodeSchema } from "../../openapi/resources.js";
 import { mailCodeToMerchant } from "../auth/merchant-email.js";
 import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
 import type { PayoutCodes } from "./payout-codes.js";
-import { payoutCodeMail, payoutMode } from "./payout-params.js";
+import { payoutMode } from "./payout-params.js";
 
 const CODES_PER_HOUR = { limit: 10, windowSeconds: 3600 };
 
