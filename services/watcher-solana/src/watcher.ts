@@ -6,7 +6,7 @@ import { type DepositReport, depositMessageId } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
-import { chainGauge, OPEN_ADDRESSES_GAUGE, prom, type Registry } from "@gateway/metrics";
+import { chainGauge, counterIn, OPEN_ADDRESSES_GAUGE, type Registry } from "@gateway/metrics";
 import { signAttestation } from "@gateway/signer-client";
 import {
   createOpenAddresses,
@@ -79,14 +79,11 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
 
   const subject = bus.topology.subjects.deposit("solana");
   const busEpoch = busEpochReader(sql);
-  const reported = options.metrics
-    ? new prom.Counter({
-        name: "gateway_deposits_detected_total",
-        help: "Deposit reports published, by stage",
-        labelNames: ["chain", "stage"],
-        registers: [options.metrics],
-      })
-    : undefined;
+  const reported = counterIn(options.metrics, {
+    name: "gateway_deposits_detected_total",
+    help: "Deposit reports published, by stage",
+    labelNames: ["chain", "stage"],
+  });
   async function publish(deposit: FoundDeposit, signature: string, stage: DepositStage) {
     const report: DepositReport = {
       chain: "solana",
