@@ -3,7 +3,7 @@
 // settlement sends nothing on it; both resume by themselves once a run passes again.
 import type { Chain } from "@gateway/chains";
 import type { Logger } from "@gateway/logging";
-import { prom, type Registry } from "@gateway/metrics";
+import { gaugeIn, type Registry } from "@gateway/metrics";
 import { type ChainProbe, type PreflightCheck, PreflightError, seconds } from "./check.js";
 
 export interface ChainGuardOptions {
@@ -39,22 +39,16 @@ export async function startChainGuard(options: ChainGuardOptions): Promise<Chain
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  const okGauge = options.metrics
-    ? new prom.Gauge({
-        name: "gateway_chain_preflight_ok",
-        help: "1 when the chain preflight check passed on its last run, 0 when it failed (the variable to fix)",
-        labelNames: ["chain", "variable"],
-        registers: [options.metrics],
-      })
-    : undefined;
-  const creditingGauge = options.metrics
-    ? new prom.Gauge({
-        name: "gateway_chain_crediting",
-        help: "1 while the service credits and sends on the chain, 0 while its preflight fails",
-        labelNames: ["chain"],
-        registers: [options.metrics],
-      })
-    : undefined;
+  const okGauge = gaugeIn(options.metrics, {
+    name: "gateway_chain_preflight_ok",
+    help: "1 when the chain preflight check passed on its last run, 0 when it failed (the variable to fix)",
+    labelNames: ["chain", "variable"],
+  });
+  const creditingGauge = gaugeIn(options.metrics, {
+    name: "gateway_chain_crediting",
+    help: "1 while the service credits and sends on the chain, 0 while its preflight fails",
+    labelNames: ["chain"],
+  });
 
   /** The probe's results, or its endpoint blamed when it hangs (a stopped node answers nothing, not an error). */
   function probeWithin(probe: ChainProbe): Promise<PreflightCheck[]> {

@@ -19,6 +19,14 @@ export interface ChainProbe {
   run(): Promise<PreflightCheck[]>;
 }
 
+/** What every probe is told besides its endpoint, the network's identity and the coins. */
+export interface ProbeBasics {
+  network: "mainnet" | "localnet";
+  /** CHAIN_MAX_LAG_SECONDS in ms: the endpoint's newest block may not be older. */
+  maxLagMs: number;
+  now?: () => number;
+}
+
 /** The service may not start: each failed check names its variable. */
 export class PreflightError extends Error {
   override readonly name = "PreflightError";
@@ -42,4 +50,31 @@ export function reason(err: unknown): string {
 export function seconds(ms: number): string {
   const s = Math.max(0, ms) / 1000;
   return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+}
+
+/** A check of `chain`'s endpoint or settings, built by each probe. */
+export type CheckOf = (variable: string, ok: boolean, detail: string) => PreflightCheck;
+
+export function checksOf(chain: Chain): CheckOf {
+  return (variable, ok, detail) => ({ chain, variable, ok, detail });
+}
+
+/**
+ * Whether the endpoint's newest block (`newest`, e.g. "newest checkpoint (12)") is at most
+ * `maxLagMs` (CHAIN_MAX_LAG_SECONDS) old: a stale endpoint would report deposits late.
+ */
+export function freshnessCheck(
+  check: CheckOf,
+  endpoint: string,
+  newest: string,
+  lagMs: number,
+  maxLagMs: number,
+): PreflightCheck {
+  return lagMs <= maxLagMs
+    ? check(endpoint, true, `${newest} is ${seconds(lagMs)} old`)
+    : check(
+        endpoint,
+        false,
+        `the endpoint is stale: its ${newest} is ${seconds(lagMs)} old, more than CHAIN_MAX_LAG_SECONDS (${seconds(maxLagMs)})`,
+      );
 }

@@ -1,7 +1,14 @@
 // The Solana endpoint's preflight: it is the declared network (its genesis hash), its newest
 // finalized block is recent, and both configured mints are initialized SPL mints of 6 decimals.
 import { type Connection, PublicKey } from "@solana/web3.js";
-import { type ChainProbe, type PreflightCheck, reason, seconds } from "./check.js";
+import {
+  type ChainProbe,
+  checksOf,
+  freshnessCheck,
+  type PreflightCheck,
+  type ProbeBasics,
+  reason,
+} from "./check.js";
 
 const TOKEN_PROGRAMS = new Set([
   "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
@@ -10,26 +17,17 @@ const TOKEN_PROGRAMS = new Set([
 /** An SPL mint: 82 bytes; `decimals` at offset 44, `is_initialized` at 45. */
 const MINT_SIZE = 82;
 
-export interface SolanaProbeOptions {
+export interface SolanaProbeOptions extends ProbeBasics {
   connection: Pick<Connection, "getGenesisHash" | "getSlot" | "getBlockTime" | "getAccountInfo">;
-  network: "mainnet" | "localnet";
   /** The genesis hash declared (SOLANA_GENESIS_HASH, or mainnet's). */
   genesisHash: string;
   mints: { USDC: string; USDT: string };
-  /** CHAIN_MAX_LAG_SECONDS in ms: the newest finalized block may not be older. */
-  maxLagMs: number;
-  now?: () => number;
 }
 
 export function createSolanaProbe(options: SolanaProbeOptions): ChainProbe {
   const { connection } = options;
   const now = options.now ?? Date.now;
-  const check = (variable: string, ok: boolean, detail: string): PreflightCheck => ({
-    chain: "solana",
-    variable,
-    ok,
-    detail,
-  });
+  const check = checksOf("solana");
 
   async function mint(coin: "USDC" | "USDT"): Promise<PreflightCheck> {
     const variable = `SOLANA_${coin}_MINT`;
@@ -81,16 +79,9 @@ export function createSolanaProbe(options: SolanaProbeOptions): ChainProbe {
         if (blockTime === null) {
           results.push(check("SOLANA_RPC_URL", false, `the endpoint has no time for finalized slot ${slot}`));
         } else {
+          const newest = `newest finalized block (slot ${slot})`;
           const lag = now() - blockTime * 1000;
-          results.push(
-            lag <= options.maxLagMs
-              ? check("SOLANA_RPC_URL", true, `newest finalized block (slot ${slot}) is ${seconds(lag)} old`)
-              : check(
-                  "SOLANA_RPC_URL",
-                  false,
-                  `the endpoint is stale: its newest finalized block (slot ${slot}) is ${seconds(lag)} old, more than CHAIN_MAX_LAG_SECONDS (${seconds(options.maxLagMs)})`,
-                ),
-          );
+          results.push(freshnessCheck(check, "SOLANA_RPC_URL", newest, lag, options.maxLagMs));
         }
         results.push(await mint("USDC"), await mint("USDT"));
       } catch (err) {

@@ -2,27 +2,26 @@
 // its newest checkpoint is recent, and both configured coin types exist with 6 decimals.
 import { sameNetworkId } from "@gateway/chains";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
-import { type ChainProbe, type PreflightCheck, reason, seconds } from "./check.js";
+import {
+  type ChainProbe,
+  checksOf,
+  freshnessCheck,
+  type PreflightCheck,
+  type ProbeBasics,
+  reason,
+} from "./check.js";
 
-export interface SuiProbeOptions {
+export interface SuiProbeOptions extends ProbeBasics {
   client: Pick<SuiGrpcClient, "ledgerService" | "stateService">;
-  network: "mainnet" | "localnet";
   /** The chain identifier declared (SUI_CHAIN_ID, or mainnet's). */
   chainId: string;
   coinTypes: { USDC: string; USDT: string };
-  maxLagMs: number;
-  now?: () => number;
 }
 
 export function createSuiProbe(options: SuiProbeOptions): ChainProbe {
   const { client } = options;
   const now = options.now ?? Date.now;
-  const check = (variable: string, ok: boolean, detail: string): PreflightCheck => ({
-    chain: "sui",
-    variable,
-    ok,
-    detail,
-  });
+  const check = checksOf("sui");
 
   async function coin(symbol: "USDC" | "USDT"): Promise<PreflightCheck> {
     const variable = `SUI_${symbol}_COIN_TYPE`;
@@ -65,16 +64,8 @@ export function createSuiProbe(options: SuiProbeOptions): ChainProbe {
         results.push(check("SUI_GRPC_URL", false, "the endpoint gave no checkpoint time"));
       } else {
         const lag = now() - (Number(stamp.seconds) * 1000 + Math.floor(stamp.nanos / 1e6));
-        const height = info.checkpointHeight ?? 0n;
-        results.push(
-          lag <= options.maxLagMs
-            ? check("SUI_GRPC_URL", true, `newest checkpoint (${height}) is ${seconds(lag)} old`)
-            : check(
-                "SUI_GRPC_URL",
-                false,
-                `the endpoint is stale: its newest checkpoint (${height}) is ${seconds(lag)} old, more than CHAIN_MAX_LAG_SECONDS (${seconds(options.maxLagMs)})`,
-              ),
-        );
+        const newest = `newest checkpoint (${info.checkpointHeight ?? 0n})`;
+        results.push(freshnessCheck(check, "SUI_GRPC_URL", newest, lag, options.maxLagMs));
       }
       results.push(await coin("USDC"), await coin("USDT"));
       return results;

@@ -10,12 +10,9 @@ export { createNoncePool, type NoncePool } from "./nonce-pool.js";
 export {
   createSolanaSettlement,
   feePayerSpend,
-  type SolanaPayoutWork,
-  type SolanaRefundWork,
   type SolanaSettlement,
   SolanaSettlementError,
   type SolanaSettlementOptions,
-  type SolanaSweepWork,
   signerIntentId,
   solanaPayoutIntent,
 } from "./solana-settlement.js";

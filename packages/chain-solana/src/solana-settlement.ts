@@ -4,7 +4,7 @@
 import type { KeyObject } from "node:crypto";
 import { associatedTokenAddress, buildSolanaSweep, buildSolanaTransfer, SOL_ASSET } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
-import type { Chain, Coin, Mode } from "@gateway/domain";
+import type { ChainPayoutWork, Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import {
   type IntentInput,
@@ -18,57 +18,10 @@ import { createNoncePool } from "./nonce-pool.js";
 
 export { signerIntentId };
 
-/** Mirrors the settlement service's SweepWork (structural: packages do not import services). */
-export interface SolanaSweepWork {
-  intentId: string;
-  paymentId: string;
-  mode: Mode;
-  chain: Chain;
-  coin: Coin;
-  depositAddress: string;
-  derivationIndex: number;
-  amount: bigint;
-}
-
-export interface SolanaRefundWork {
-  intentId: string;
-  refundId: string;
-  paymentId: string;
-  mode: Mode;
-  chain: Chain;
-  coin: Coin;
-  amount: bigint;
-  to: string;
-  from: "deposit" | "vault";
-  depositAddress: string;
-  derivationIndex: number;
-  /** Mirrors RefundAttestation of the settlement service. */
-  attestation?: {
-    keyId: string;
-    signature: string;
-    transferId: string;
-    transferAmount: bigint;
-  } | null;
-}
-
-/** A merchant payout from the vault, approved by the API (or the scheduler) for exactly this intent. */
-export interface SolanaPayoutWork {
-  intentId: string;
-  payoutId: string;
-  /** The merchant paid (the signer's allow-list and limits are per merchant). */
-  merchantId?: string;
-  mode: Mode;
-  coin: "USDC" | "USDT";
-  amount: bigint;
-  destination: string;
-  /** None for a scheduled payout: the signer pays only the merchant's linked wallet then. */
-  approval?: { keyId: string; signature: Uint8Array; expiresAtMs?: bigint };
-}
-
 /** The intent the signer checks a payout against, and the API approved (attempt 1's id). */
 export function solanaPayoutIntent(
-  work: Pick<SolanaPayoutWork, "intentId" | "payoutId" | "mode" | "coin" | "amount" | "destination"> &
-    Partial<Pick<SolanaPayoutWork, "merchantId">>,
+  work: Pick<ChainPayoutWork, "intentId" | "payoutId" | "mode" | "coin" | "amount" | "destination"> &
+    Partial<Pick<ChainPayoutWork, "merchantId">>,
   mints: { USDC: string; USDT: string },
 ): IntentInput {
   return {
@@ -86,9 +39,9 @@ export function solanaPayoutIntent(
 
 export interface SolanaSettlement {
   chain: "solana";
-  sweep(work: SolanaSweepWork): Promise<{ txid: string }>;
-  refund(work: SolanaRefundWork): Promise<{ txid: string }>;
-  payout(work: SolanaPayoutWork): Promise<{ txid: string; gasSpent?: bigint }>;
+  sweep(work: SweepWork): Promise<{ txid: string }>;
+  refund(work: RefundWork): Promise<{ txid: string }>;
+  payout(work: ChainPayoutWork): Promise<{ txid: string; gasSpent?: bigint }>;
 }
 
 export interface SolanaSettlementOptions {
@@ -114,7 +67,7 @@ export class SolanaSettlementError extends Error {
 const STABLECOIN_DECIMALS = 6;
 
 /** The refund intent's attestation: the transfer as the watcher signed it. */
-export function attestationOf(work: SolanaRefundWork) {
+export function attestationOf(work: RefundWork) {
   const a = work.attestation;
   if (!a) return {};
   return {

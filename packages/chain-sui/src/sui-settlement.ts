@@ -1,11 +1,12 @@
 import type { KeyObject } from "node:crypto";
 import { buildSuiSweep, buildSuiTransfer, type SuiCoinRef } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
-import type { Chain, Coin, Mode } from "@gateway/domain";
+import type { ChainPayoutWork, Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import {
   type IntentInput,
   type ServiceAddressBook,
+  type SignedIntent,
   type SignerClient,
   SignerRefusedError,
   signApproval,
@@ -16,59 +17,11 @@ import { TransactionDataBuilder } from "@mysten/sui/transactions";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import { createIntentStore, type StoredAttempt } from "./intent-store.js";
 
-/** Mirrors the settlement service's SweepWork (structural: packages do not import services). */
-export interface SuiSweepWork {
-  intentId: string;
-  paymentId: string;
-  mode: Mode;
-  chain: Chain;
-  coin: Coin;
-  depositAddress: string;
-  derivationIndex: number;
-  amount: bigint;
-}
-
-/** Mirrors the settlement service's RefundWork. */
-export interface SuiRefundWork {
-  intentId: string;
-  refundId: string;
-  paymentId: string;
-  mode: Mode;
-  chain: Chain;
-  coin: Coin;
-  amount: bigint;
-  to: string;
-  from: "deposit" | "vault";
-  depositAddress: string;
-  derivationIndex: number;
-  /** Mirrors RefundAttestation of the settlement service. */
-  attestation?: {
-    keyId: string;
-    signature: string;
-    transferId: string;
-    transferAmount: bigint;
-  } | null;
-}
-
-/** A merchant payout from the vault, approved by the API (or the scheduler) for exactly this. */
-export interface SuiPayoutWork {
-  intentId: string;
-  payoutId: string;
-  /** The merchant paid (the signer's allow-list and limits are per merchant). */
-  merchantId?: string;
-  mode: Mode;
-  coin: Coin;
-  amount: bigint;
-  destination: string;
-  /** None for a scheduled payout: the signer pays only the merchant's linked wallet then. */
-  approval?: { keyId: string; signature: Uint8Array; expiresAtMs?: bigint };
-}
-
 export interface SuiSettlement {
   chain: "sui";
-  sweep(work: SuiSweepWork): Promise<{ txid: string }>;
-  refund(work: SuiRefundWork): Promise<{ txid: string }>;
-  payout(work: SuiPayoutWork): Promise<{ txid: string }>;
+  sweep(work: SweepWork): Promise<{ txid: string }>;
+  refund(work: RefundWork): Promise<{ txid: string }>;
+  payout(work: ChainPayoutWork): Promise<{ txid: string }>;
 }
 
 export interface SuiSettlementOptions {
@@ -279,7 +232,10 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
         if (err instanceof SignerRefusedError) return undefined;
         throw err;
       });
-    if (!signed) return undefined;
+    return signed && storedAttempt(attempt, signed);
+  }
+
+  function storedAttempt(attempt: number, signed: SignedIntent): StoredAttempt {
     return {
       attempt,
       digest: TransactionDataBuilder.getDigestFromBytes(signed.transaction),
@@ -335,13 +291,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       suiObjects: bcsList,
     });
     // A repeat gets the transaction bound the first time (its record here may have been lost).
-    return {
-      attempt,
-      digest: TransactionDataBuilder.getDigestFromBytes(signed.transaction),
-      txBytes: signed.transaction,
-      signatures: signed.signatures.map((s) => s.serialized),
-      inputs: ownedInputs(signed.transaction),
-    };
+    return storedAttempt(attempt, signed);
   }
 
   async function run(spec: IntentSpec, mode: Mode): Promise<string> {
@@ -391,7 +341,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     });
   }
 
-  async function sweepToVault(intentId: string, work: SuiSweepWork | SuiRefundWork, amount: bigint) {
+  async function sweepToVault(intentId: string, work: SweepWork | RefundWork, amount: bigint) {
     const { vault } = await wallets(work.mode);
     const type = coinType(work.coin);
     return run(

@@ -13,6 +13,12 @@ export interface ChainAsset {
 }
 
 /** A transfer request a customer's wallet can open, when the chain has a standard for one. */
+/** USDC and USDT: 6 decimals on every chain the gateway carries. */
+export const STABLECOIN_ASSETS: readonly ChainAsset[] = [
+  { coin: "USDC", decimals: 6, native: false },
+  { coin: "USDT", decimals: 6, native: false },
+];
+
 export interface PaymentRequest {
   /** The deposit address, in the form `parseAddress` returns. */
   address: string;

@@ -1,5 +1,5 @@
 import bs58 from "bs58";
-import type { ChainModule, PaymentRequest } from "./chain-module.js";
+import { type ChainModule, type PaymentRequest, STABLECOIN_ASSETS } from "./chain-module.js";
 
 /**
  * Base58 of exactly 32 bytes, written canonically (re-encoding gives the same text, so there are
@@ -32,11 +32,7 @@ export function solanaPayUri(request: PaymentRequest): string {
 export const solana: ChainModule<"solana"> = {
   id: "solana",
   name: "Solana",
-  assets: [
-    { coin: "USDC", decimals: 6, native: false },
-    { coin: "USDT", decimals: 6, native: false },
-    { coin: "SOL", decimals: 9, native: true },
-  ],
+  assets: [...STABLECOIN_ASSETS, { coin: "SOL", decimals: 9, native: true }],
   parseAddress: parseSolanaAddress,
   addressShape: "a base58 public key of 32 bytes",
   paymentUri: solanaPayUri,

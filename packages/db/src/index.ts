@@ -3,5 +3,5 @@ export { idFromBytes, newId } from "./ids.js";
 export { MIGRATIONS_DIR, type Migration, MigrationError, migrate, readMigrations } from "./migrate.js";
 export { enqueueOutbox, type OutboxMessage } from "./outbox.js";
 export { handleOnce } from "./processed-messages.js";
-export { isDatabaseUnavailable, retryWhileUnavailable } from "./retry.js";
+export { isDatabaseUnavailable, retryWhileTransient, retryWhileUnavailable } from "./retry.js";
 export { createAuditHeadStore, type StoredAuditHead } from "./signer-audit-heads.js";

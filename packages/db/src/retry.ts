@@ -25,12 +25,25 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  * whose id was fixed before the first attempt, with `on conflict do nothing`).
  */
 export async function retryWhileUnavailable<T>(work: () => Promise<T>, retryMs = 10_000): Promise<T> {
-  const deadline = Date.now() + retryMs;
+  return retryWhileTransient(work, { transient: isDatabaseUnavailable, retryMs });
+}
+
+/**
+ * Runs `work` again while its failure is `transient`, waiting 100 ms and doubling up to a second
+ * between attempts, for up to `retryMs`. Any other failure is thrown as it is; the last transient
+ * one, through `giveUp` when given.
+ */
+export async function retryWhileTransient<T>(
+  work: () => Promise<T>,
+  options: { transient: (err: unknown) => boolean; retryMs: number; giveUp?: (err: unknown) => unknown },
+): Promise<T> {
+  const deadline = Date.now() + options.retryMs;
   for (let attempt = 0; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      if (!isDatabaseUnavailable(err) || Date.now() >= deadline) throw err;
+      if (!options.transient(err)) throw err;
+      if (Date.now() >= deadline) throw options.giveUp ? options.giveUp(err) : err;
       await sleep(Math.min(100 * 2 ** attempt, 1000));
     }
   }

@@ -5,3 +5,4 @@ export * from "./money.js";
 export * from "./payment.js";
 export * from "./payment-codec.js";
 export * from "./prices.js";
+export * from "./settlement-work.js";

@@ -1,3 +1,11 @@
 export { databaseMetrics } from "./database-metrics.js";
 export { httpMetrics } from "./http-metrics.js";
-export { createMetricsRegistry, prom, type Registry } from "./registry.js";
+export {
+  chainGauge,
+  counterIn,
+  createMetricsRegistry,
+  gaugeIn,
+  OPEN_ADDRESSES_GAUGE,
+  prom,
+  type Registry,
+} from "./registry.js";

@@ -6,11 +6,7 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/**
- * `/healthz` and `/readyz` for services that have no HTTP surface of their own (settlement,
- * notifier, watchers). Readiness runs the given checks; each must resolve to pass.
- */
-export async function startHealthServer(options: {
+export interface HealthServerOptions {
   port: number;
   log: Logger;
   checks: Record<string, () => Promise<unknown>>;
@@ -18,7 +14,13 @@ export async function startHealthServer(options: {
   routes?: Record<string, (res: http.ServerResponse) => Promise<void> | void>;
   /** Served at /metrics (a prom-client registry). */
   metrics?: { contentType: string; metrics(): Promise<string> };
-}): Promise<HealthServer> {
+}
+
+/**
+ * `/healthz` and `/readyz` for services that have no HTTP surface of their own (settlement,
+ * notifier, watchers). Readiness runs the given checks; each must resolve to pass.
+ */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const server = http.createServer(async (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path === "/healthz") return json(res, 200, { status: "ok" });

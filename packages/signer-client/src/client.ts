@@ -167,6 +167,29 @@ function fromProtoDestination(d: PayoutDestination): PayoutDestinationEntry {
 }
 
 /** A refusal with a RefusalDetail becomes SignerRefusedError; anything else is rethrown. */
+/** Which allow-list entry a request is about, in the signer's terms. */
+function destinationKey(request: Omit<PayoutDestinationInput, "linked">) {
+  return {
+    merchantId: request.merchantId,
+    chain: CHAIN_TO_PROTO[request.chain],
+    mode: MODE_TO_PROTO[request.mode],
+    address: request.address,
+  };
+}
+
+/** The entry a request or cancellation left; a refusal as SignerRefusedError. */
+async function destinationAnswer(
+  call: Promise<{ destination?: PayoutDestination | undefined }>,
+): Promise<PayoutDestinationEntry> {
+  try {
+    const response = await call;
+    if (!response.destination) throw new Error("signer returned no destination");
+    return fromProtoDestination(response.destination);
+  } catch (error) {
+    throw refusalFrom(error);
+  }
+}
+
 function refusalFrom(error: unknown): unknown {
   const connectError = ConnectError.from(error);
   const [detail] = connectError.findDetails(RefusalDetailSchema);
@@ -285,37 +308,17 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       return headOf((await client.getAuditHead({})).head);
     },
 
-    async requestPayoutDestination(request) {
-      try {
-        const response = await client.requestPayoutDestination({
-          merchantId: request.merchantId,
-          chain: CHAIN_TO_PROTO[request.chain],
-          mode: MODE_TO_PROTO[request.mode],
-          address: request.address,
+    requestPayoutDestination: (request) =>
+      destinationAnswer(
+        client.requestPayoutDestination({
+          ...destinationKey(request),
           linked: request.linked,
           approval: { ...request.approval, expiresAtMs: request.approval.expiresAtMs ?? 0n },
-        });
-        if (!response.destination) throw new Error("signer returned no destination");
-        return fromProtoDestination(response.destination);
-      } catch (error) {
-        throw refusalFrom(error);
-      }
-    },
+        }),
+      ),
 
-    async cancelPayoutDestination(request) {
-      try {
-        const response = await client.cancelPayoutDestination({
-          merchantId: request.merchantId,
-          chain: CHAIN_TO_PROTO[request.chain],
-          mode: MODE_TO_PROTO[request.mode],
-          address: request.address,
-        });
-        if (!response.destination) throw new Error("signer returned no destination");
-        return fromProtoDestination(response.destination);
-      } catch (error) {
-        throw refusalFrom(error);
-      }
-    },
+    cancelPayoutDestination: (request) =>
+      destinationAnswer(client.cancelPayoutDestination(destinationKey(request))),
 
     async listPayoutDestinations(merchantId) {
       const response = await client.listPayoutDestinations({ merchantId });

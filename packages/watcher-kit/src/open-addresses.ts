@@ -5,6 +5,7 @@
 // drops the closed ones.
 import type { Chain, Coin } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
+import { type Repeating, repeatEvery } from "./repeat.js";
 
 export interface OpenAddress {
   readonly address: string;
@@ -55,7 +56,7 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
   let asOf = 0;
   let lastFull = 0;
   let version = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let loop: Repeating | undefined;
   let running: Promise<void> | undefined;
 
   /** One snapshot: the database's clock and the rows as of it. */
@@ -125,18 +126,11 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
     asOf: () => asOf,
     refresh,
     start() {
-      const refreshMs = options.refreshMs ?? 1000;
-      const tick = () => {
-        timer = setTimeout(async () => {
-          await refresh().catch(() => {});
-          if (timer) tick();
-        }, refreshMs);
-      };
-      tick();
+      // A failed refresh keeps the last list; the next one tries again.
+      loop = repeatEvery(options.refreshMs ?? 1000, refresh, () => {});
     },
     async stop() {
-      clearTimeout(timer);
-      timer = undefined;
+      await loop?.stop();
       await running?.catch(() => {});
     },
   };

@@ -5,6 +5,7 @@
 import type { Chain } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
+import { type Repeating, repeatEvery } from "./repeat.js";
 import { rendezvousOwner } from "./sharding.js";
 
 export interface ReplicaMembership {
@@ -36,7 +37,7 @@ export function createReplicaMembership(options: ReplicaMembershipOptions): Repl
   const { sql, log, chain, replicaId, heartbeatMs, ttlMs } = options;
   let replicas: readonly string[] = [replicaId];
   let generation = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let heartbeat: Repeating | undefined;
 
   async function beat() {
     const rows = await sql.begin(async (tx) => {
@@ -63,17 +64,13 @@ export function createReplicaMembership(options: ReplicaMembershipOptions): Repl
     isLeader: () => replicas[0] === replicaId,
     async start() {
       await beat();
-      const tick = () => {
-        timer = setTimeout(async () => {
-          await beat().catch((err) => log.warn({ err, chain }, "watcher heartbeat failed"));
-          if (timer) tick();
-        }, heartbeatMs);
-      };
-      tick();
+      heartbeat = repeatEvery(heartbeatMs, beat, (err) =>
+        log.warn({ err, chain }, "watcher heartbeat failed"),
+      );
     },
     async stop() {
-      clearTimeout(timer);
-      timer = undefined;
+      // A beat still under way would otherwise write the row back after the delete.
+      await heartbeat?.stop();
       await sql`delete from watcher_replicas where chain = ${chain} and replica_id = ${replicaId}`.catch(
         () => {},
       );

@@ -1,7 +1,7 @@
 import { createOutboxRelay } from "@gateway/bus";
 import { apiConfigSchema } from "@gateway/config";
 import { priceServiceFromConfig } from "@gateway/prices";
-import { onShutdown, openService } from "@gateway/service-runtime";
+import { openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
 import { createApp } from "./app.js";
 import { createSessionTokens } from "./auth/session-token.js";
@@ -13,7 +13,9 @@ import { createPayoutDestinations } from "./routes/payout-destinations/registry.
 import { payoutApproverFromConfig } from "./routes/payouts/payout-approval.js";
 import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
 
-const { config, log, sql, bus } = await openService("api", apiConfigSchema, { databaseConnections: 20 });
+const { config, log, sql, bus, stopOnSignal } = await openService("api", apiConfigSchema, {
+  databaseConnections: 20,
+});
 const relay = createOutboxRelay({ sql, js: bus.js, log });
 await relay.start();
 const paymentWatch = createPaymentWatch(sql, log);
@@ -53,13 +55,11 @@ const server = app.listen(config.PORT, () => log.info({ port: config.PORT }, "ap
 answerClientErrors(server);
 server.keepAliveTimeout = 65_000;
 
-onShutdown(log, [
+stopOnSignal([
   // Open checkout streams would otherwise hold server.close() open for minutes.
   async () => paymentWatch.close(),
   () => new Promise<void>((resolve) => server.close(() => resolve())),
   () => relay.stop(),
   () => prices.stop(),
   async () => signer.close(),
-  () => bus.close(),
-  () => sql.end({ timeout: 5 }),
 ]);

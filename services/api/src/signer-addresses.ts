@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { retryWhileTransient } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import { DepositIndexIssuedError, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
 import type { DepositAddressSource } from "./deps.js";
@@ -35,18 +35,14 @@ export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): 
  * calls that are safe to repeat (each attempt builds its own request).
  */
 export async function whileSignerRestarts<T>(call: () => Promise<T>, retryMs = 10_000): Promise<T> {
-  const deadline = Date.now() + retryMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      // A refusal is the signer's answer, not its absence.
-      if (err instanceof SignerRefusedError || err instanceof DepositIndexIssuedError) throw err;
-      if (!TRANSIENT.has(ConnectError.from(err).code)) throw err;
-      if (Date.now() >= deadline) throw new GatewayError("service_unavailable", { cause: err });
-      await sleep(Math.min(100 * 2 ** attempt, 1000));
-    }
-  }
+  return retryWhileTransient(call, {
+    // A refusal is the signer's answer, not its absence.
+    transient: (err) =>
+      !(err instanceof SignerRefusedError || err instanceof DepositIndexIssuedError) &&
+      TRANSIENT.has(ConnectError.from(err).code),
+    retryMs,
+    giveUp: (err) => new GatewayError("service_unavailable", { cause: err }),
+  });
 }
 
 /** Reads the mTLS material named in the config; all three files or none. */

@@ -1,12 +1,16 @@
 import { notifierConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
+import { openService } from "@gateway/service-runtime";
 import { notifierMetrics } from "./metrics.js";
 import { startNotifier } from "./notifier.js";
 
-const { config, log, sql, bus, infrastructureChecks } = await openService("notifier", notifierConfigSchema, {
-  databaseConnections: 20,
-});
+const { config, log, sql, bus, serveHealth, stopOnSignal } = await openService(
+  "notifier",
+  notifierConfigSchema,
+  {
+    databaseConnections: 20,
+  },
+);
 const notifier = await startNotifier({
   sql,
   bus,
@@ -19,19 +23,6 @@ const notifier = await startNotifier({
 });
 const metrics = createMetricsRegistry("notifier");
 notifierMetrics(metrics, notifier, sql);
-const health = await startHealthServer({
-  port: config.HEALTH_PORT,
-  log,
-  metrics,
-  checks: {
-    ...infrastructureChecks,
-    delivery: async () => notifier.checkHealth(),
-  },
-});
+const health = await serveHealth({ metrics, checks: { delivery: async () => notifier.checkHealth() } });
 
-onShutdown(log, [
-  () => health.close(),
-  () => notifier.stop(),
-  () => bus.close(),
-  () => sql.end({ timeout: 5 }),
-]);
+stopOnSignal([() => health.close(), () => notifier.stop()]);

@@ -1,8 +1,9 @@
-import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { DepositReport } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
 import { type PaymentMessage, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import { consumeCommands } from "./command-consumer.js";
 
 const CONSUMER = "settlement-deposits";
 
@@ -31,13 +32,9 @@ function toPaymentMessage(report: DepositReport): PaymentMessage {
 /** Deposits become messages to the payment that owns the address, each once. */
 export function startDepositConsumer(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, sql, log } = deps;
-  return startConsumer<DepositReport>({
-    js: bus.js,
-    jsm: bus.jsm,
-    log,
-    stream: bus.topology.streams.commands,
+  return consumeCommands<DepositReport>(bus, log, {
     durable: CONSUMER,
-    filterSubjects: [bus.topology.subjects.allDeposits],
+    subject: bus.topology.subjects.allDeposits,
     handle: async ({ id, data }) => {
       await handleOnce(sql, CONSUMER, id, async (tx) => {
         const [wallet] = await tx<{ payment_id: string }[]>`

@@ -2,11 +2,11 @@ import { startChainGuardOrExit } from "@gateway/chain-preflight";
 import { settlementConfigSchema } from "@gateway/config";
 import { createMetricsRegistry, databaseMetrics } from "@gateway/metrics";
 import { priceMetrics, priceServiceFromConfig, usdRateForMode } from "@gateway/prices";
-import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
+import { openService } from "@gateway/service-runtime";
 import { liveChainsFromConfig, settlementProbes } from "./chains/from-config.js";
 import { startSettlement } from "./settlement.js";
 
-const { config, log, sql, bus, infrastructureChecks } = await openService(
+const { config, log, sql, bus, serveHealth, stopOnSignal } = await openService(
   "settlement",
   settlementConfigSchema,
   {
@@ -38,19 +38,12 @@ const settlement = await startSettlement({
 });
 databaseMetrics(metrics, sql);
 priceMetrics(metrics, prices, config.PRICE_MAX_AGE_SECONDS);
-const health = await startHealthServer({
-  port: config.HEALTH_PORT,
-  log,
-  metrics,
-  checks: { ...infrastructureChecks, preflight: () => preflight.ready() },
-});
+const health = await serveHealth({ metrics, checks: { preflight: () => preflight.ready() } });
 
-onShutdown(log, [
+stopOnSignal([
   () => health.close(),
   async () => preflight.stop(),
   () => settlement.stop(),
   () => prices.stop(),
-  () => bus.close(),
   async () => live.signer?.close(),
-  () => sql.end({ timeout: 5 }),
 ]);

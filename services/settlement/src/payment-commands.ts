@@ -1,8 +1,9 @@
-import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { PaymentCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
 import { deserializePaymentMessage } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import { consumeCommands } from "./command-consumer.js";
 
 const CONSUMER = "settlement-payment-commands";
 
@@ -13,13 +14,9 @@ const CONSUMER = "settlement-payment-commands";
  */
 export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, sql, log } = deps;
-  return startConsumer<PaymentCommand>({
-    js: bus.js,
-    jsm: bus.jsm,
-    log,
-    stream: bus.topology.streams.commands,
+  return consumeCommands<PaymentCommand>(bus, log, {
     durable: CONSUMER,
-    filterSubjects: [bus.topology.subjects.allPaymentCommands],
+    subject: bus.topology.subjects.allPaymentCommands,
     handle: async ({ id, data }) => {
       const message = deserializePaymentMessage(data.message);
       const outcome = await handleOnce(sql, CONSUMER, id, (tx) =>

@@ -1,6 +1,6 @@
 // The payout actor: executes payouts recorded by the API or the daily schedule, one message per
 // payout on `<p>.cmd.payout.<id>`, and runs the schedule. State lives in PostgreSQL only.
-import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Bus, RunningConsumer } from "@gateway/bus";
 import { nativeCoin } from "@gateway/chains";
 import type { PayoutCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
@@ -15,6 +15,7 @@ import {
 import type { Logger } from "@gateway/logging";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import { type ChainPayouts, PayoutRefusedError } from "./chains/chain-payouts.js";
+import { CHAIN_WORK_PACING, consumeCommands } from "./command-consumer.js";
 
 const CONSUMER = "payouts";
 /** Chain errors retried this many times; after that the payout stays `processing` for an operator. */
@@ -112,16 +113,10 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
     }
   }
 
-  const consumer: RunningConsumer = await startConsumer<PayoutCommand>({
-    js: bus.js,
-    jsm: bus.jsm,
-    log,
-    stream: bus.topology.streams.commands,
+  const consumer: RunningConsumer = await consumeCommands<PayoutCommand>(bus, log, {
     durable: CONSUMER,
-    filterSubjects: [subjects.allPayoutCommands],
-    concurrency: 8,
-    ackWaitMs: 120_000,
-    retryDelayMs: (n) => Math.min(500 * 2 ** (n - 1), 60_000),
+    subject: subjects.allPayoutCommands,
+    ...CHAIN_WORK_PACING,
     handle: async ({ data, deliveryCount }) => {
       await process(data.payout_id, deliveryCount);
     },

@@ -1,10 +1,11 @@
-import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import { handleOnce } from "@gateway/db";
 import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
+import { CHAIN_WORK_PACING, consumeCommands } from "./command-consumer.js";
 
 const CONSUMER = "settlement-work";
 /** After this many failed attempts the payment is marked failed for an operator (never silent). */
@@ -37,17 +38,10 @@ export function startSettlementWork(
     return row.address;
   }
 
-  return startConsumer<SweepCommand | RefundCommand>({
-    js: bus.js,
-    jsm: bus.jsm,
-    log,
-    stream: bus.topology.streams.commands,
+  return consumeCommands<SweepCommand | RefundCommand>(bus, log, {
     durable: CONSUMER,
-    filterSubjects: [bus.topology.subjects.allSettlement],
-    concurrency: 8,
-    // Chain work takes seconds (finality); give it room before JetStream hands it to another replica.
-    ackWaitMs: 120_000,
-    retryDelayMs: (n) => Math.min(500 * 2 ** (n - 1), 60_000),
+    subject: bus.topology.subjects.allSettlement,
+    ...CHAIN_WORK_PACING,
     handle: async ({ id, subject, data, deliveryCount }) => {
       const chain = chains[data.chain];
       try {

@@ -2,13 +2,13 @@ import os from "node:os";
 import { solanaProbeFromConfig, startChainGuardOrExit } from "@gateway/chain-preflight";
 import { watcherSolanaConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
+import { openService } from "@gateway/service-runtime";
 import { watcherAttestor } from "@gateway/signer-client";
 import { Connection } from "@solana/web3.js";
 import { createHeliusRegistry } from "./address-registry.js";
 import { startSolanaWatcher } from "./watcher.js";
 
-const { config, log, sql, bus, infrastructureChecks } = await openService(
+const { config, log, sql, bus, serveHealth, stopOnSignal } = await openService(
   "watcher-solana",
   watcherSolanaConfigSchema,
   {
@@ -55,21 +55,9 @@ const watcher = await startSolanaWatcher({
   ...watcherAttestor(config),
   crediting: () => preflight.crediting("solana"),
 });
-const health = await startHealthServer({
-  port: config.HEALTH_PORT,
-  log,
+const health = await serveHealth({
   metrics,
-  checks: {
-    ...infrastructureChecks,
-    solana: () => connection.getSlot("confirmed"),
-    preflight: () => preflight.ready(),
-  },
+  checks: { solana: () => connection.getSlot("confirmed"), preflight: () => preflight.ready() },
 });
 
-onShutdown(log, [
-  () => health.close(),
-  async () => preflight.stop(),
-  () => watcher.stop(),
-  () => bus.close(),
-  () => sql.end({ timeout: 5 }),
-]);
+stopOnSignal([() => health.close(), async () => preflight.stop(), () => watcher.stop()]);

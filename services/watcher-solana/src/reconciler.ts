@@ -4,7 +4,13 @@
 // full pass simply takes longer).
 import { associatedTokenAddress } from "@gateway/chain-tx";
 import type { Logger } from "@gateway/logging";
-import type { OpenAddress, OpenAddresses, ReplicaMembership } from "@gateway/watcher-kit";
+import {
+  type OpenAddress,
+  type OpenAddresses,
+  type Repeating,
+  type ReplicaMembership,
+  repeatEvery,
+} from "@gateway/watcher-kit";
 import { type Connection, PublicKey } from "@solana/web3.js";
 import type { SignatureTracker } from "./signature-tracker.js";
 
@@ -33,8 +39,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   const intervalMs = 1000 / options.callsPerSecond;
   let cursor = 0;
   let calls = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> | undefined;
+  let loop: Repeating | undefined;
   // Token accounts to scan, computed when first needed (curve math is slow); the open set keeps
   // an entry's object while it stays open, so this cache lives exactly as long as the address.
   const scanTargets = new WeakMap<OpenAddress, string>();
@@ -76,21 +81,10 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   return {
     calls: () => calls,
     start() {
-      const tick = () => {
-        timer = setTimeout(() => {
-          current = scanOne()
-            .catch((err) => log.warn({ err }, "reconciliation call failed"))
-            .finally(() => {
-              if (timer) tick();
-            });
-        }, intervalMs);
-      };
-      tick();
+      loop = repeatEvery(intervalMs, scanOne, (err) => log.warn({ err }, "reconciliation call failed"));
     },
     async stop() {
-      clearTimeout(timer);
-      timer = undefined;
-      await current;
+      await loop?.stop();
     },
   };
 }

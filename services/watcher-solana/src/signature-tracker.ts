@@ -3,6 +3,7 @@
 // that vanished after being seen) is reported as dropped. A hint that names no transaction
 // is forgotten after a while and changes nothing.
 import type { Logger } from "@gateway/logging";
+import { type Repeating, repeatEvery } from "@gateway/watcher-kit";
 import type { Connection, VersionedTransactionResponse } from "@solana/web3.js";
 import { type DepositLookup, depositsInTransaction, type FoundDeposit } from "./deposits-in-transaction.js";
 
@@ -48,8 +49,7 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
   const rememberSettled = options.rememberSettled ?? 100_000;
   const tracked = new Map<string, Tracked>();
   const settled = new Set<string>();
-  let timer: NodeJS.Timeout | undefined;
-  let loop: Promise<void> | undefined;
+  let loop: Repeating | undefined;
 
   function settle(signature: string) {
     tracked.delete(signature);
@@ -138,21 +138,10 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     knows: (signature) => tracked.has(signature) || settled.has(signature),
     tracked: () => tracked.size,
     start() {
-      const tick = () => {
-        timer = setTimeout(() => {
-          loop = poll()
-            .catch((err) => log.warn({ err }, "signature poll failed"))
-            .finally(() => {
-              if (timer) tick();
-            });
-        }, pollMs);
-      };
-      tick();
+      loop = repeatEvery(pollMs, poll, (err) => log.warn({ err }, "signature poll failed"));
     },
     async stop() {
-      clearTimeout(timer);
-      timer = undefined;
-      await loop;
+      await loop?.stop();
     },
   };
 }

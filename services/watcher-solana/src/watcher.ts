@@ -6,13 +6,15 @@ import { type DepositReport, depositMessageId } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
-import { prom, type Registry } from "@gateway/metrics";
+import { chainGauge, counterIn, OPEN_ADDRESSES_GAUGE, type Registry } from "@gateway/metrics";
 import { signAttestation } from "@gateway/signer-client";
 import {
   createOpenAddresses,
   createReplicaMembership,
   type OpenAddresses,
+  type Repeating,
   type ReplicaMembership,
+  repeatEvery,
 } from "@gateway/watcher-kit";
 import type { Connection } from "@solana/web3.js";
 import type { AddressRegistry } from "./address-registry.js";
@@ -77,14 +79,11 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
 
   const subject = bus.topology.subjects.deposit("solana");
   const busEpoch = busEpochReader(sql);
-  const reported = options.metrics
-    ? new prom.Counter({
-        name: "gateway_deposits_detected_total",
-        help: "Deposit reports published, by stage",
-        labelNames: ["chain", "stage"],
-        registers: [options.metrics],
-      })
-    : undefined;
+  const reported = counterIn(options.metrics, {
+    name: "gateway_deposits_detected_total",
+    help: "Deposit reports published, by stage",
+    labelNames: ["chain", "stage"],
+  });
   async function publish(deposit: FoundDeposit, signature: string, stage: DepositStage) {
     const report: DepositReport = {
       chain: "solana",
@@ -150,8 +149,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
 
   // The leader keeps the provider's address list equal to the open set.
   let registered = -1;
-  let registryTimer: NodeJS.Timeout | undefined;
-  let registering: Promise<void> | undefined;
+  let registering: Repeating | undefined;
   async function register() {
     const version = open.version();
     if (!options.registry || !membership.isLeader() || version === registered) return;
@@ -159,39 +157,20 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     registered = version;
   }
   if (options.registry) {
-    await register().catch((err) => log.warn({ err }, "provider registration failed; retried"));
-    const tick = () => {
-      registryTimer = setTimeout(() => {
-        registering = register()
-          .catch((err) => log.warn({ err }, "provider registration failed; retried"))
-          .finally(() => {
-            if (registryTimer) tick();
-          });
-      }, options.openRefreshMs ?? 1000);
-    };
-    tick();
+    const failed = (err: unknown) => log.warn({ err }, "provider registration failed; retried");
+    await register().catch(failed);
+    registering = repeatEvery(options.openRefreshMs ?? 1000, register, failed);
   }
 
   if (options.metrics) {
-    new prom.Gauge({
-      name: "gateway_watcher_open_addresses",
-      help: "Open deposit addresses this replica watches",
-      labelNames: ["chain"],
-      registers: [options.metrics],
-      collect() {
-        this.set({ chain: "solana" }, open.size());
-      },
-    });
+    chainGauge(options.metrics, "solana", OPEN_ADDRESSES_GAUGE, () => open.size());
     // Signatures seen but not final yet: how far behind finality the watcher is holding work.
-    new prom.Gauge({
-      name: "gateway_watcher_pending_transfers",
-      help: "Transfers followed until finality",
-      labelNames: ["chain"],
-      registers: [options.metrics],
-      collect() {
-        this.set({ chain: "solana" }, tracker.tracked());
-      },
-    });
+    chainGauge(
+      options.metrics,
+      "solana",
+      { name: "gateway_watcher_pending_transfers", help: "Transfers followed until finality" },
+      () => tracker.tracked(),
+    );
   }
   open.start();
   tracker.start();
@@ -206,9 +185,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     membership,
     async stop() {
       await ingress.close();
-      clearTimeout(registryTimer);
-      registryTimer = undefined;
-      await registering;
+      await registering?.stop();
       await reconciler.stop();
       await tracker.stop();
       await open.stop();

@@ -1,13 +1,13 @@
 import { startChainGuardOrExit, suiProbeFromConfig } from "@gateway/chain-preflight";
 import { watcherSuiConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { onShutdown, openService, startHealthServer } from "@gateway/service-runtime";
+import { openService } from "@gateway/service-runtime";
 import { watcherAttestor } from "@gateway/signer-client";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { watcherSuiMetrics } from "./metrics.js";
 import { startSuiWatcher } from "./watcher.js";
 
-const { config, log, sql, bus, infrastructureChecks } = await openService(
+const { config, log, sql, bus, serveHealth, stopOnSignal } = await openService(
   "watcher-sui",
   watcherSuiConfigSchema,
   {
@@ -36,15 +36,9 @@ const watcher = await startSuiWatcher({
   crediting: () => preflight.crediting("sui"),
 });
 watcherSuiMetrics(metrics, watcher, client);
-const health = await startHealthServer({
-  port: config.HEALTH_PORT,
-  log,
+const health = await serveHealth({
   metrics,
-  checks: {
-    ...infrastructureChecks,
-    sui: () => client.ledgerService.getServiceInfo({}).response,
-    preflight: () => preflight.ready(),
-  },
+  checks: { sui: () => client.ledgerService.getServiceInfo({}).response, preflight: () => preflight.ready() },
   routes: {
     "/status": (res) => {
       const s = watcher.status();
@@ -54,10 +48,4 @@ const health = await startHealthServer({
   },
 });
 
-onShutdown(log, [
-  () => health.close(),
-  async () => preflight.stop(),
-  () => watcher.stop(),
-  () => bus.close(),
-  () => sql.end({ timeout: 5 }),
-]);
+stopOnSignal([() => health.close(), async () => preflight.stop(), () => watcher.stop()]);

@@ -1,4 +1,4 @@
-import { prom, type Registry } from "@gateway/metrics";
+import { chainGauge, OPEN_ADDRESSES_GAUGE, prom, type Registry } from "@gateway/metrics";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import type { SuiWatcher } from "./watcher.js";
 
@@ -19,25 +19,19 @@ export function watcherSuiMetrics(registry: Registry, watcher: SuiWatcher, clien
       published = now;
     },
   });
-  new prom.Gauge({
-    name: "gateway_watcher_open_addresses",
-    help: "Open deposit addresses this replica watches",
-    labelNames: ["chain"],
-    registers: [registry],
-    collect() {
-      this.set({ chain: "sui" }, watcher.status().openAddresses);
+  chainGauge(registry, "sui", OPEN_ADDRESSES_GAUGE, () => watcher.status().openAddresses);
+  chainGauge(
+    registry,
+    "sui",
+    {
+      name: "gateway_watcher_lag_checkpoints",
+      help: "Checkpoints between the chain's latest and this replica's slowest cursor",
     },
-  });
-  new prom.Gauge({
-    name: "gateway_watcher_lag_checkpoints",
-    help: "Checkpoints between the chain's latest and this replica's slowest cursor",
-    labelNames: ["chain"],
-    registers: [registry],
-    async collect() {
+    async () => {
       const { checkpoint } = watcher.status();
       const info = await client.ledgerService.getServiceInfo({}).response;
       const latest = info.checkpointHeight ?? 0n;
-      this.set({ chain: "sui" }, checkpoint === null ? 0 : Number(BigInt(latest) - checkpoint));
+      return checkpoint === null ? 0 : Number(BigInt(latest) - checkpoint);
     },
-  });
+  );
 }

@@ -71,3 +71,8 @@ export function sessionPrincipal(res: Response): SessionPrincipal {
   if (!principal) throw new Error("session middleware must run before this handler");
   return principal;
 }
+
+/** The idempotency scope of a dashboard request: keys are the signed-in merchant's own. */
+export function sessionIdempotencyScope(_req: unknown, res: Response): string {
+  return `session:${sessionPrincipal(res).merchantId}`;
+}

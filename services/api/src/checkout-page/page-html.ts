@@ -1,6 +1,7 @@
 // The checkout's HTML, rendered on the server from escaped values only. The script fills in
 // the live parts with textContent; no data ever reaches the page as markup.
 import type { AssetLinks } from "../front-end/assets.js";
+import { escapeHtml, pageHead } from "../front-end/page-head.js";
 
 export interface CheckoutPageData {
   paymentId: string;
@@ -12,32 +13,41 @@ export interface CheckoutPageData {
   expiresAt: string;
 }
 
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/**
+ * A value the customer copies into a wallet: its label, the value (filled in by the script) and
+ * a copy button named after it for screen readers. Markup is fixed text only.
+ */
+function copyField(field: {
+  labelId: string;
+  label: string;
+  outputClass: string;
+  part: string;
+  copy: string;
+}) {
+  return `      <div class="field">
+        <span class="field-label" id="${field.labelId}">${field.label}</span>
+        <div class="field-row">
+          <output class="${field.outputClass}" aria-labelledby="${field.labelId}" data-${field.part}></output>
+          <button type="button" class="button small" data-copy="${field.copy}"><span data-copy-label>Copy</span><span class="visually-hidden"> ${field.copy}</span></button>
+        </div>
+      </div>`;
 }
 
-function head(title: string, assets: AssetLinks, withScript: boolean): string {
-  const script = withScript ? `\n<script type="module" src="${assets.js}"></script>` : "";
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light dark">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="${assets.favicon}" type="image/svg+xml">
-<link rel="stylesheet" href="${assets.css}">${script}
-</head>`;
-}
+const COPY_AMOUNT = copyField({
+  labelId: "send-amount-label",
+  label: "Amount",
+  outputClass: "mono",
+  part: "wallet-amount",
+  copy: "amount",
+});
+
+const COPY_ADDRESS = copyField({
+  labelId: "address-label",
+  label: "Deposit address (<span data-wallet-network></span>)",
+  outputClass: "mono address",
+  part: "wallet-address",
+  copy: "address",
+});
 
 const TEST_TOOLS = `<section class="test-tools" data-test-tools aria-labelledby="test-tools-heading" hidden>
       <h3 id="test-tools-heading" class="test-tools-title">Test mode</h3>
@@ -63,7 +73,7 @@ export function checkoutPage(data: CheckoutPageData, assets: AssetLinks): string
     : "";
   // Live pages do not even carry the simulation controls.
   const testTools = data.isTest ? TEST_TOOLS : "";
-  return `${head(`Pay ${data.merchantName || "merchant"}`, assets, true)}
+  return `${pageHead(`Pay ${data.merchantName || "merchant"}`, assets, true)}
 <body>
 ${banner}
 <main class="checkout" data-payment-id="${escapeHtml(data.paymentId)}">
@@ -108,20 +118,8 @@ ${banner}
         <button type="button" class="button primary" data-refresh-quote hidden>Get a new quote</button>
       </div>
       <div data-wallet-details>
-      <div class="field">
-        <span class="field-label" id="send-amount-label">Amount</span>
-        <div class="field-row">
-          <output class="mono" aria-labelledby="send-amount-label" data-wallet-amount></output>
-          <button type="button" class="button small" data-copy="amount"><span data-copy-label>Copy</span><span class="visually-hidden"> amount</span></button>
-        </div>
-      </div>
-      <div class="field">
-        <span class="field-label" id="address-label">Deposit address (<span data-wallet-network></span>)</span>
-        <div class="field-row">
-          <output class="mono address" aria-labelledby="address-label" data-wallet-address></output>
-          <button type="button" class="button small" data-copy="address"><span data-copy-label>Copy</span><span class="visually-hidden"> address</span></button>
-        </div>
-      </div>
+${COPY_AMOUNT}
+${COPY_ADDRESS}
       <figure class="qr">
         <img data-qr width="232" height="232" alt="">
         <figcaption data-qr-caption></figcaption>
@@ -150,7 +148,7 @@ ${FOOTER}
 
 /** A page for a link that leads nowhere: the customer gets words, not a JSON error. */
 export function errorPage(options: { title: string; message: string }, assets: AssetLinks): string {
-  return `${head(options.title, assets, false)}
+  return `${pageHead(options.title, assets, false)}
 <body>
 <main class="checkout single">
   <section class="card error-card" aria-labelledby="error-title">

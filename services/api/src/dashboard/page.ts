@@ -1,5 +1,6 @@
 import { Router } from "express";
 import { assetRoutes, type PageAssets, pageAssets } from "../front-end/assets.js";
+import { pageHead } from "../front-end/page-head.js";
 import { sendPage } from "../front-end/page-response.js";
 
 /**
@@ -8,18 +9,7 @@ import { sendPage } from "../front-end/page-response.js";
  */
 function shell(assets: PageAssets): string {
   const { links } = assets;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light dark">
-<title>Gateway dashboard</title>
-<link rel="icon" href="${links.favicon}" type="image/svg+xml">
-<link rel="stylesheet" href="${links.css}">
-<script type="module" src="${links.js}"></script>
-</head>
+  return `${pageHead("Gateway dashboard", links, true)}
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">

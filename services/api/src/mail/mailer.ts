@@ -1,3 +1,4 @@
+import { GatewayError } from "@gateway/errors";
 import type { Logger } from "@gateway/logging";
 import nodemailer from "nodemailer";
 
@@ -40,4 +41,19 @@ export function createMailer({
       log.info({ to }, "mail sent");
     },
   };
+}
+
+/**
+ * Sends a mail the caller is waiting for (a code): one that cannot be sent answers 503, the same
+ * on every path, so that the answer says nothing about the address.
+ */
+export async function sendOrUnavailable(mailer: Mailer, message: MailMessage): Promise<void> {
+  try {
+    await mailer.send(message);
+  } catch (cause) {
+    throw new GatewayError("service_unavailable", {
+      cause,
+      message: "The e-mail could not be sent; retry shortly.",
+    });
+  }
 }

@@ -1,20 +1,32 @@
 // The texts of the mails the dashboard flows send. Plain text only: nothing to render, nothing
 // to track, and codes read the same in every client.
+import type { Chain, Mode } from "@gateway/domain";
 import type { MailMessage } from "./mailer.js";
 
 const CODE_VALIDITY = "10 minutes";
 
-export function verificationCodeMail(to: string, code: string): MailMessage {
+/**
+ * A mail carrying a one-time code: the code in the subject (`Your Gateway <kind>: <code>`) and on
+ * the first line (`Your <called> is <code>.`), then what it confirms.
+ */
+function codeMail(
+  to: string,
+  code: string,
+  name: { kind: string; called: string },
+  body: string[],
+): MailMessage {
   return {
     to,
-    subject: `Your Gateway verification code: ${code}`,
-    text: [
-      `Your verification code is ${code}.`,
-      "",
-      `Enter it on the sign-up page within ${CODE_VALIDITY} to verify this e-mail address.`,
-      "If you did not sign up for Gateway, ignore this message; no account is usable without the code.",
-    ].join("\n"),
+    subject: `Your Gateway ${name.kind}: ${code}`,
+    text: [`Your ${name.called} is ${code}.`, "", ...body].join("\n"),
   };
+}
+
+export function verificationCodeMail(to: string, code: string): MailMessage {
+  return codeMail(to, code, { kind: "verification code", called: "verification code" }, [
+    `Enter it on the sign-up page within ${CODE_VALIDITY} to verify this e-mail address.`,
+    "If you did not sign up for Gateway, ignore this message; no account is usable without the code.",
+  ]);
 }
 
 export function alreadyRegisteredMail(to: string): MailMessage {
@@ -30,19 +42,27 @@ export function alreadyRegisteredMail(to: string): MailMessage {
 }
 
 export function payoutWalletCodeMail(to: string, code: string, chain: string, address: string): MailMessage {
-  return {
-    to,
-    subject: `Your Gateway payout wallet code: ${code}`,
-    text: [
-      `Your code is ${code}.`,
-      "",
-      `It confirms setting your ${chain} payout wallet to:`,
-      address,
-      "",
-      `It is valid for ${CODE_VALIDITY} and for this address only.`,
-      "If you did not ask for it, do not share it, and change your password.",
-    ].join("\n"),
-  };
+  return codeMail(to, code, { kind: "payout wallet code", called: "code" }, [
+    `It confirms setting your ${chain} payout wallet to:`,
+    address,
+    "",
+    `It is valid for ${CODE_VALIDITY} and for this address only.`,
+    "If you did not ask for it, do not share it, and change your password.",
+  ]);
+}
+
+export function payoutCodeMail(
+  to: string,
+  code: string,
+  { chain, destination, mode }: { chain: Chain; destination: string; mode: Mode },
+): MailMessage {
+  return codeMail(to, code, { kind: "payout code", called: "payout code" }, [
+    `It confirms a ${mode === "test" ? "test-mode " : ""}payout on ${chain} to:`,
+    destination,
+    "",
+    `It is valid for ${CODE_VALIDITY}, for this address only, and once.`,
+    "If you did not ask for it, do not share it, and change your password.",
+  ]);
 }
 
 export function payoutWalletChangedMail(

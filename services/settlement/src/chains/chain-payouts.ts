@@ -1,24 +1,6 @@
-import type { Chain, Mode } from "@gateway/domain";
+import type { Chain, PayoutWork } from "@gateway/domain";
 
-/** Send a merchant's payout from the vault to its destination (gas paid by the gas wallet). */
-export interface PayoutWork {
-  /** Stable across retries: `payout:<payoutId>`; the signer binds it to one effect. */
-  intentId: string;
-  payoutId: string;
-  /** The merchant paid: the signer checks its allow-list and limits. */
-  merchantId: string;
-  mode: Mode;
-  chain: Chain;
-  coin: "USDC" | "USDT";
-  /** Base units that reach the destination: the payout's amount less its network fee. */
-  amount: bigint;
-  destination: string;
-  /**
-   * The API's approval of this payout, signed after the OTP check, expiring within minutes. A
-   * scheduled payout has none: the signer then sends it only to the merchant's linked wallet.
-   */
-  approval: { keyId: string; signature: Uint8Array; expiresAtMs?: bigint } | null;
-}
+export type { PayoutWork } from "@gateway/domain";
 
 /**
  * A payout the chain adapter knows it did not and will not send (the signer refused the intent,

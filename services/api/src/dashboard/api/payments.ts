@@ -1,13 +1,12 @@
 import type { EventType } from "@gateway/contracts";
-import { GatewayError } from "@gateway/errors";
-import { findPayment, toPaymentResource } from "@gateway/payments";
+import { toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { cursor, modeField, pageLimit } from "../../http/fields.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { DashboardPaymentSchema, PaymentListSchema, PaymentStatusSchema } from "../../openapi/resources.js";
-import { paymentPage } from "../../routes/payments/read-payments.js";
+import { ownPayment, paymentPage } from "../../routes/payments/read-payments.js";
 
 export const dashboardListPaymentsOperation = defineOperation({
   method: "get",
@@ -56,8 +55,7 @@ export function getDashboardPayment({
 }: Pick<ApiDeps, "sql" | "config">): Handler<typeof dashboardGetPaymentOperation> {
   return async ({ params }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const row = await findPayment(sql, { id: params.id, merchantId });
-    if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
+    const row = await ownPayment(sql, { id: params.id, merchantId });
     const events = await sql<{ id: string; type: EventType; created_at: Date; data: unknown }[]>`
       select id, type, created_at, data from events
       where payment_id = ${row.id} and merchant_id = ${merchantId}

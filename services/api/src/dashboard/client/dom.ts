@@ -211,7 +211,7 @@ export async function copy(value: string, word: HTMLElement, what: string): Prom
 }
 
 /** A read-only secret with a copy button. */
-export function secretRow(label: string, value: string, name: string): HTMLDivElement {
+function secretRow(label: string, value: string, name: string): HTMLDivElement {
   const word = h("span", {}, "Copy");
   const button = h(
     "button",
@@ -229,7 +229,7 @@ export function secretRow(label: string, value: string, name: string): HTMLDivEl
 }
 
 /** The "I have saved it" button that empties and hides a reveal section. */
-export function dismissButton(section: HTMLElement, label: string): HTMLDivElement {
+function dismissButton(section: HTMLElement, label: string): HTMLDivElement {
   return h(
     "div",
     { class: "actions" },
@@ -245,4 +245,31 @@ export function dismissButton(section: HTMLElement, label: string): HTMLDivEleme
       label,
     ),
   );
+}
+
+/**
+ * Secrets the server shows only once (new API keys, an endpoint's signing secret): a warning,
+ * each secret with a copy button, and a button that forgets them. Focus moves to the title.
+ */
+export function revealOnce(
+  section: HTMLElement,
+  reveal: {
+    titleId: string;
+    title: string;
+    urge: string;
+    why: string;
+    secrets: [label: string, value: string, name: string][];
+    saved: string;
+  },
+): void {
+  const title = h("h2", { id: reveal.titleId, tabindex: "-1" }, reveal.title);
+  section.replaceChildren(
+    title,
+    h("p", { class: "warning" }, h("strong", {}, reveal.urge), reveal.why),
+    ...reveal.secrets.map(([label, value, name]) => secretRow(label, value, name)),
+    dismissButton(section, reveal.saved),
+  );
+  section.setAttribute("aria-labelledby", title.id);
+  section.hidden = false;
+  title.focus();
 }

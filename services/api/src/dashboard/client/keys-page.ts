@@ -1,6 +1,6 @@
 // API keys: generate a keypair (its keys shown once), list them, switch one off or on.
 import { api } from "./api.js";
-import { dismissButton, errorMessage, flash, h, listTable, secretRow, show } from "./dom.js";
+import { errorMessage, flash, h, listTable, revealOnce, show } from "./dom.js";
 import { formatDate } from "./labels.js";
 import type { ApiKeypair, CreatedKeypair, List } from "./types.js";
 
@@ -35,21 +35,17 @@ export async function keysPage(): Promise<void> {
 }
 
 function showReveal(section: HTMLElement, created: CreatedKeypair): void {
-  const title = h("h2", { id: "reveal-title", tabindex: "-1" }, "Your new keys");
-  section.replaceChildren(
-    title,
-    h(
-      "p",
-      { class: "warning" },
-      h("strong", {}, "Copy them now. "),
-      "This is the only time they are shown; we store only a fingerprint.",
-    ),
-    secretRow("Test key", created.test_key, "test_key"),
-    secretRow("Live key", created.live_key, "live_key"),
-    dismissButton(section, "I have saved them"),
-  );
-  section.hidden = false;
-  title.focus();
+  revealOnce(section, {
+    titleId: "reveal-title",
+    title: "Your new keys",
+    urge: "Copy them now. ",
+    why: "This is the only time they are shown; we store only a fingerprint.",
+    secrets: [
+      ["Test key", created.test_key, "test_key"],
+      ["Live key", created.live_key, "live_key"],
+    ],
+    saved: "I have saved them",
+  });
 }
 
 function toggleButton(k: ApiKeypair, redraw: () => Promise<void>): HTMLButtonElement {

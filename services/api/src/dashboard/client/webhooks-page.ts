@@ -3,7 +3,6 @@ import { EVENT_TYPES, type EventType, type Mode, type WebhookEndpoint } from "@g
 import { api } from "./api.js";
 import { webhookDeliveriesPage } from "./deliveries-page.js";
 import {
-  dismissButton,
   errorMessage,
   FieldError,
   field,
@@ -12,7 +11,7 @@ import {
   h,
   input,
   listTable,
-  secretRow,
+  revealOnce,
   show,
   text,
 } from "./dom.js";
@@ -23,21 +22,14 @@ import type { CreatedWebhookEndpoint, List } from "./types.js";
 
 /** The endpoint's signing secret, shown once with a copy button until "I have saved it". */
 function revealSecret(section: HTMLElement, secret: string): void {
-  const title = h("h2", { id: "webhook_secret-title", tabindex: "-1" }, "Your endpoint's signing secret");
-  section.replaceChildren(
-    title,
-    h(
-      "p",
-      { class: "warning" },
-      h("strong", {}, "Copy it now. "),
-      "It is shown only this once; to get a new one, delete the endpoint and register it again.",
-    ),
-    secretRow("Signing secret", secret, "webhook_secret"),
-    dismissButton(section, "I have saved it"),
-  );
-  section.setAttribute("aria-labelledby", title.id);
-  section.hidden = false;
-  title.focus();
+  revealOnce(section, {
+    titleId: "webhook_secret-title",
+    title: "Your endpoint's signing secret",
+    urge: "Copy it now. ",
+    why: "It is shown only this once; to get a new one, delete the endpoint and register it again.",
+    secrets: [["Signing secret", secret, "webhook_secret"]],
+    saved: "I have saved it",
+  });
 }
 
 export async function webhooksPage(id?: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { sessionPrincipal } from "../../auth/session-token.js";
+import { sessionIdempotencyScope } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
 import { mount } from "../../http/operation.js";
@@ -22,7 +22,7 @@ export const apiKeyOperations = [
 export function apiKeyRoutes(deps: ApiDeps): Router {
   const router = Router();
   const session = deps.sessions.require;
-  const idem = idempotency(deps.sql, (_req, res) => `session:${sessionPrincipal(res).merchantId}`);
+  const idem = idempotency(deps.sql, sessionIdempotencyScope);
   mount(router, createKeypairOperation, [session], createKeypair(deps));
   mount(router, listKeypairsOperation, [session], listKeypairs(deps));
   mount(router, deactivateKeypairOperation, [session, idem], setKeypairActive(deps, false));

@@ -30,19 +30,35 @@ export interface EmailCodes {
   consume<T>(input: ConsumeCode<T>): Promise<T>;
 }
 
+export interface EmailCodesOptions {
+  sql: Sql;
+  secret: string;
+  /** Derives this family's HMAC key from the secret: codes of one family never check in another. */
+  keyLabel?: string;
+  /** A fresh 6-digit code; a uniformly random one unless given. */
+  newCode?: () => string;
+}
+
+const randomCode = () => String(randomInt(0, 1_000_000)).padStart(6, "0");
+
 /**
  * One-time codes sent by e-mail. Only an HMAC of each code is stored, keyed by a server secret
  * and bound to merchant and purpose, so the table alone does not give the codes away (a plain
  * hash of a 6-digit number would be reversed in a millisecond).
  */
-export function createEmailCodes({ sql, secret }: { sql: Sql; secret: string }): EmailCodes {
-  const key = createHmac("sha256", secret).update("gateway email codes v1").digest();
+export function createEmailCodes({
+  sql,
+  secret,
+  keyLabel = "gateway email codes v1",
+  newCode = randomCode,
+}: EmailCodesOptions): EmailCodes {
+  const key = createHmac("sha256", secret).update(keyLabel).digest();
   const hashOf = (merchantId: string, purpose: string, code: string) =>
     createHmac("sha256", key).update(`${merchantId}\n${purpose}\n${code}`).digest();
 
   return {
     async issue({ merchantId, purpose, boundTo = "" }) {
-      const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+      const code = newCode();
       const [row] = await sql<{ expires_at: Date }[]>`
         insert into email_codes (merchant_id, purpose, code_hash, bound_to, expires_at)
         values (${merchantId}, ${purpose}, ${hashOf(merchantId, purpose, code)}, ${boundTo},
@@ -65,6 +81,7 @@ export function createEmailCodes({ sql, secret }: { sql: Sql; secret: string }):
           return { ok: false as const };
         }
         const given = typeof code === "string" && CODE_PATTERN.test(code) ? code : "";
+        // A right code bound to something else counts as a wrong try: it is someone's guess too.
         const matches =
           given !== "" &&
           timingSafeEqual(hashOf(merchantId, purpose, given), row.code_hash) &&

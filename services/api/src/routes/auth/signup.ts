@@ -1,10 +1,9 @@
 import { newId } from "@gateway/db";
-import { GatewayError } from "@gateway/errors";
 import type { Request } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import type { Mailer, MailMessage } from "../../mail/mailer.js";
+import { type Mailer, type MailMessage, sendOrUnavailable } from "../../mail/mailer.js";
 import { alreadyRegisteredMail, verificationCodeMail } from "../../mail/messages.js";
 import { SignupSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "./email-codes.js";
@@ -68,15 +67,7 @@ export function signup(
           )
         : alreadyRegisteredMail(email);
     }
-    try {
-      await mailer.send(mail);
-    } catch (cause) {
-      // Same failure on every path: it says nothing about the address.
-      throw new GatewayError("service_unavailable", {
-        cause,
-        message: "The e-mail could not be sent; retry shortly.",
-      });
-    }
+    await sendOrUnavailable(mailer, mail);
     return { object: "signup", email, verification: "code_sent" };
   };
 }

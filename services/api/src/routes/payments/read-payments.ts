@@ -1,6 +1,6 @@
 import type { Mode, PaymentStatus } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
-import { findPayment, listPayments, toPaymentResource } from "@gateway/payments";
+import { findPayment, listPayments, type PaymentRow, toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
 import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
@@ -26,9 +26,10 @@ export function getPayment({
 }: Pick<ApiDeps, "sql" | "config">): Handler<typeof getPaymentOperation> {
   return async ({ params }, _req, res) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
-    const row = await findPayment(sql, { id: params.id, merchantId, mode });
-    if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
-    return toPaymentResource(row, config.PUBLIC_BASE_URL);
+    return toPaymentResource(
+      await ownPayment(sql, { id: params.id, merchantId, mode }),
+      config.PUBLIC_BASE_URL,
+    );
   };
 }
 
@@ -51,6 +52,16 @@ export function listPaymentsRoute({
     const { merchantId, mode } = apiKeyPrincipal(res);
     return paymentPage(sql, config.PUBLIC_BASE_URL, { merchantId, mode }, query);
   };
+}
+
+/** The merchant's payment (of one mode, when given); another merchant's, or none, is a 404 on `id`. */
+export async function ownPayment(
+  sql: ApiDeps["sql"],
+  query: { id: string; merchantId: string; mode?: Mode },
+): Promise<PaymentRow> {
+  const row = await findPayment(sql, query);
+  if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payment." });
+  return row;
 }
 
 /**

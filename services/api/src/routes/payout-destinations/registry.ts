@@ -52,6 +52,19 @@ const unavailable = (cause: unknown) =>
     message: "The payout allow-list could not be reached; retry shortly.",
   });
 
+/**
+ * Calls the signer through its restarts; an answer of ours (a GatewayError) passes through, any
+ * other failure goes to `otherwise`, which throws or says what it means.
+ */
+async function askSigner<T, U>(call: () => Promise<T>, otherwise: (err: unknown) => U): Promise<T | U> {
+  try {
+    return await whileSignerRestarts(call);
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    return otherwise(err);
+  }
+}
+
 export function createPayoutDestinations(options: {
   signer: SignerClient;
   approver: Pick<PayoutApprover, "keyId" | "key">;
@@ -74,31 +87,26 @@ export function createPayoutDestinations(options: {
             expiresAtMs: BigInt(Date.now() + options.ttlSeconds * 1000),
           }),
         });
-      try {
-        return await whileSignerRestarts(attempt);
-      } catch (err) {
-        if (err instanceof GatewayError) throw err;
+      return askSigner(attempt, (err) => {
         if (err instanceof SignerRefusedError)
           log.error({ err, merchantId: d.merchantId }, "signer refused a payout destination");
         throw unavailable(err);
-      }
+      });
     },
-    async cancel(d) {
-      try {
-        return await whileSignerRestarts(() => signer.cancelPayoutDestination(d));
-      } catch (err) {
-        if (err instanceof GatewayError) throw err;
-        if (/not_found|not on the merchant's allow-list/i.test(String(err))) return null;
-        throw unavailable(err);
-      }
-    },
-    async list(merchantId) {
-      try {
-        return await whileSignerRestarts(() => signer.listPayoutDestinations(merchantId));
-      } catch (err) {
-        if (err instanceof GatewayError) throw err;
-        throw unavailable(err);
-      }
-    },
+    cancel: (d) =>
+      askSigner(
+        () => signer.cancelPayoutDestination(d),
+        (err) => {
+          if (/not_found|not on the merchant's allow-list/i.test(String(err))) return null;
+          throw unavailable(err);
+        },
+      ),
+    list: (merchantId) =>
+      askSigner(
+        () => signer.listPayoutDestinations(merchantId),
+        (err) => {
+          throw unavailable(err);
+        },
+      ),
   };
 }

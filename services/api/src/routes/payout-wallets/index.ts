@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { sessionPrincipal } from "../../auth/session-token.js";
+import { sessionIdempotencyScope } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
 import { mount } from "../../http/operation.js";
@@ -18,7 +18,7 @@ export const payoutWalletOperations = [
 export function payoutWalletRoutes(deps: ApiDeps): Router {
   const router = Router();
   const session = deps.sessions.require;
-  const idem = idempotency(deps.sql, (_req, res) => `session:${sessionPrincipal(res).merchantId}`);
+  const idem = idempotency(deps.sql, sessionIdempotencyScope);
   const codes = createEmailCodes({ sql: deps.sql, secret: deps.config.JWT_SECRET });
   mount(router, listPayoutWalletsOperation, [session], listPayoutWallets(deps));
   mount(router, requestWalletCodeOperation, [session, idem], requestWalletCode(deps, codes));

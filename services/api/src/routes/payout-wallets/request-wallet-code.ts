@@ -1,4 +1,3 @@
-import { GatewayError } from "@gateway/errors";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
@@ -6,7 +5,7 @@ import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutWalletCodeMail } from "../../mail/messages.js";
 import { PayoutWalletCodeSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
-import { throttle } from "../auth/throttle.js";
+import { mailCodeToMerchant } from "../auth/merchant-email.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import { WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
 
@@ -30,34 +29,19 @@ export const requestWalletCodeOperation = defineOperation({
  * chain's payout wallet to this address and to nothing else; asking again replaces the code.
  */
 export function requestWalletCode(
-  { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
+  deps: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
   codes: EmailCodes,
 ): Handler<typeof requestWalletCodeOperation> {
   return async ({ params: { chain }, body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
     const address = walletAddress(chain, body.address);
-    await throttle(limiter, [[`wallet-code:account:${merchantId}`, CODES_PER_HOUR]]);
-    const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
-    if (!merchant) throw new GatewayError("token_invalid");
-    const { code, expiresAt } = await codes.issue({
-      merchantId,
-      purpose: WALLET_CODE_PURPOSE,
-      boundTo: walletCodeBinding(chain, address),
+    const sent = await mailCodeToMerchant(deps, merchantId, {
+      kind: "wallet-code",
+      perAccount: CODES_PER_HOUR,
+      issue: () =>
+        codes.issue({ merchantId, purpose: WALLET_CODE_PURPOSE, boundTo: walletCodeBinding(chain, address) }),
+      mail: (to, code) => payoutWalletCodeMail(to, code, chain, address),
     });
-    try {
-      await mailer.send(payoutWalletCodeMail(merchant.email, code, chain, address));
-    } catch (cause) {
-      throw new GatewayError("service_unavailable", {
-        cause,
-        message: "The e-mail could not be sent; retry shortly.",
-      });
-    }
-    return {
-      object: "payout_wallet_code",
-      chain,
-      address,
-      sent_to: merchant.email,
-      expires_at: expiresAt.toISOString(),
-    };
+    return { object: "payout_wallet_code", chain, address, ...sent };
   };
 }

@@ -1,6 +1,6 @@
 import { payoutSubjects } from "@gateway/ledger";
 import { Router } from "express";
-import { sessionPrincipal } from "../../auth/session-token.js";
+import { sessionIdempotencyScope } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
 import { mount } from "../../http/operation.js";
@@ -35,7 +35,7 @@ export const payoutOperations = [
 export function payoutRoutes(deps: ApiDeps, options: { approver?: PayoutApprover } = {}): Router {
   const router = Router();
   const session = [refuseApiKey, deps.sessions.require];
-  const idem = idempotency(deps.sql, (_req, res) => `session:${sessionPrincipal(res).merchantId}`);
+  const idem = idempotency(deps.sql, sessionIdempotencyScope);
   const codes = createPayoutCodes({ sql: deps.sql, secret: deps.config.JWT_SECRET });
   const subjects = payoutSubjects(deps.bus.topology);
   mount(router, payoutContextOperation, session, payoutContext(deps));

@@ -1,10 +1,9 @@
-import { type Chain, type Mode, MoneyError, parseCoin } from "@gateway/domain";
+import { MoneyError, parseCoin } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { PAYOUT_COINS, type PayoutCoin } from "@gateway/ledger";
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import { modeField, parsedBy } from "../../http/fields.js";
-import type { MailMessage } from "../../mail/mailer.js";
 
 /** `coin_symbol`: a stablecoin, case-insensitive; `coin_unsupported` otherwise. */
 export const payoutCoinField = parsedBy(
@@ -36,23 +35,3 @@ export const refuseApiKey: RequestHandler = (req, _res, next) => {
   }
   next();
 };
-
-export function payoutCodeMail(
-  to: string,
-  code: string,
-  { chain, destination, mode }: { chain: Chain; destination: string; mode: Mode },
-): MailMessage {
-  return {
-    to,
-    subject: `Your Gateway payout code: ${code}`,
-    text: [
-      `Your payout code is ${code}.`,
-      "",
-      `It confirms a ${mode === "test" ? "test-mode " : ""}payout on ${chain} to:`,
-      destination,
-      "",
-      "It is valid for 10 minutes, for this address only, and once.",
-      "If you did not ask for it, do not share it, and change your password.",
-    ].join("\n"),
-  };
-}

@@ -1,14 +1,14 @@
-import { GatewayError } from "@gateway/errors";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
+import { payoutCodeMail } from "../../mail/messages.js";
 import { PayoutCodeSchema } from "../../openapi/resources.js";
-import { throttle } from "../auth/throttle.js";
+import { mailCodeToMerchant } from "../auth/merchant-email.js";
 import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
 import type { PayoutCodes } from "./payout-codes.js";
-import { payoutCodeMail, payoutMode } from "./payout-params.js";
+import { payoutMode } from "./payout-params.js";
 
 const CODES_PER_HOUR = { limit: 10, windowSeconds: 3600 };
 
@@ -39,32 +39,19 @@ export const requestOtpOperation = defineOperation({
  * replaces the merchant's live code.
  */
 export function requestPayoutOtp(
-  { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
+  deps: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
   codes: PayoutCodes,
 ): Handler<typeof requestOtpOperation> {
   return async ({ body }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
     const mode = body.mode ?? "live";
-    const { chain, destination } = await resolveDestination(sql, merchantId, body);
-    await throttle(limiter, [[`payout-code:account:${merchantId}`, CODES_PER_HOUR]]);
-    const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
-    if (!merchant) throw new GatewayError("token_invalid");
-    const { code, expiresAt } = await codes.issue(merchantId, { mode, chain, destination });
-    try {
-      await mailer.send(payoutCodeMail(merchant.email, code, { chain, destination, mode }));
-    } catch (cause) {
-      throw new GatewayError("service_unavailable", {
-        cause,
-        message: "The e-mail could not be sent; retry shortly.",
-      });
-    }
-    return {
-      object: "payout_code",
-      mode,
-      chain,
-      destination_address: destination,
-      sent_to: merchant.email,
-      expires_at: expiresAt.toISOString(),
-    };
+    const { chain, destination } = await resolveDestination(deps.sql, merchantId, body);
+    const sent = await mailCodeToMerchant(deps, merchantId, {
+      kind: "payout-code",
+      perAccount: CODES_PER_HOUR,
+      issue: () => codes.issue(merchantId, { mode, chain, destination }),
+      mail: (to, code) => payoutCodeMail(to, code, { chain, destination, mode }),
+    });
+    return { object: "payout_code", mode, chain, destination_address: destination, ...sent };
   };
 }

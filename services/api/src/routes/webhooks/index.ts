@@ -1,8 +1,8 @@
 import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import { type Response, Router } from "express";
+import { type RequestHandler, type Response, Router } from "express";
 import { apiKeyPrincipal, requireApiKey } from "../../auth/require-api-key.js";
-import { sessionPrincipal } from "../../auth/session-token.js";
+import { sessionIdempotencyScope, sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
 import { mount } from "../../http/operation.js";
@@ -62,38 +62,35 @@ const sessionCaller: WebhookCaller = {
  */
 export function webhookRoutes(deps: ApiDeps): Router {
   const router = Router();
-  const auth = requireApiKey(deps.sql);
   const keyScope = (_req: unknown, res: Response) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
     return `key:${merchantId}:${mode}`;
   };
-  const sessionScope = (_req: unknown, res: Response) => `session:${sessionPrincipal(res).merchantId}`;
+  mountWebhookOperations(router, deps, merchant, requireApiKey(deps.sql), keyScope, apiKeyCaller);
+  const session = deps.sessions.require;
+  mountWebhookOperations(router, deps, dashboard, session, sessionIdempotencyScope, sessionCaller);
+  mount(router, paymentDeliveriesOperation, [session], listDeliveriesOfPayment(deps, sessionCaller));
+  return router;
+}
+
+function mountWebhookOperations(
+  router: Router,
+  deps: ApiDeps,
+  operations: typeof merchant | typeof dashboard,
+  auth: RequestHandler,
+  scope: (req: unknown, res: Response) => string,
+  caller: WebhookCaller,
+): void {
   // Creation answers hold the endpoint's secret: their stored copies leave it out.
   const secretAnswer = endpointSecretAnswer(deps);
-  const idem = idempotency(deps.sql, keyScope);
   mount(
     router,
-    merchant.create,
-    [auth, idempotency(deps.sql, keyScope, secretAnswer)],
-    createWebhook(deps, apiKeyCaller),
+    operations.create,
+    [auth, idempotency(deps.sql, scope, secretAnswer)],
+    createWebhook(deps, caller),
   );
-  mount(router, merchant.list, [auth], listWebhooks(deps, apiKeyCaller));
-  mount(router, merchant.delete, [auth], deleteWebhook(deps, apiKeyCaller));
-  mount(router, merchant.deliveries, [auth], listWebhookDeliveries(deps, apiKeyCaller));
-  mount(router, merchant.redeliver, [auth, idem], redeliverWebhook(deps, apiKeyCaller));
-
-  const session = deps.sessions.require;
-  const sessionIdem = idempotency(deps.sql, sessionScope);
-  mount(
-    router,
-    dashboard.create,
-    [session, idempotency(deps.sql, sessionScope, secretAnswer)],
-    createWebhook(deps, sessionCaller),
-  );
-  mount(router, dashboard.list, [session], listWebhooks(deps, sessionCaller));
-  mount(router, dashboard.delete, [session], deleteWebhook(deps, sessionCaller));
-  mount(router, dashboard.deliveries, [session], listWebhookDeliveries(deps, sessionCaller));
-  mount(router, paymentDeliveriesOperation, [session], listDeliveriesOfPayment(deps, sessionCaller));
-  mount(router, dashboard.redeliver, [session, sessionIdem], redeliverWebhook(deps, sessionCaller));
-  return router;
+  mount(router, operations.list, [auth], listWebhooks(deps, caller));
+  mount(router, operations.delete, [auth], deleteWebhook(deps, caller));
+  mount(router, operations.deliveries, [auth], listWebhookDeliveries(deps, caller));
+  mount(router, operations.redeliver, [auth, idempotency(deps.sql, scope)], redeliverWebhook(deps, caller));
 }

@@ -139,14 +139,7 @@ export async function listDeliveries(
     order by created_at desc, id desc
     limit ${limit + 1}`;
   const page = rows.slice(0, limit);
-  const attempts =
-    page.length === 0
-      ? []
-      : await sql<AttemptRow[]>`
-          select delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error
-          from webhook_delivery_attempts where delivery_id = any(${sql.array(page.map((d) => d.id))}::text[])
-          order by delivery_id, attempt, id`;
-  return { rows: page, attempts, hasMore: rows.length > limit };
+  return { rows: page, attempts: await attemptsOf(sql, page), hasMore: rows.length > limit };
 }
 
 /**
@@ -222,12 +215,14 @@ export async function listPaymentDeliveries(
     where ev.payment_id = ${paymentId} and ev.merchant_id = ${merchantId}
     order by d.created_at desc, d.id desc
     limit 200`;
-  const attempts =
-    rows.length === 0
-      ? []
-      : await sql<AttemptRow[]>`
-          select delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error
-          from webhook_delivery_attempts where delivery_id = any(${sql.array(rows.map((d) => d.id))}::text[])
-          order by delivery_id, attempt, id`;
-  return { rows, attempts };
+  return { rows, attempts: await attemptsOf(sql, rows) };
+}
+
+/** Every attempt of these deliveries, in order per delivery. */
+async function attemptsOf(sql: Sql, deliveries: { id: string }[]): Promise<AttemptRow[]> {
+  if (deliveries.length === 0) return [];
+  return sql<AttemptRow[]>`
+    select delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error
+    from webhook_delivery_attempts where delivery_id = any(${sql.array(deliveries.map((d) => d.id))}::text[])
+    order by delivery_id, attempt, id`;
 }
