@@ -88,7 +88,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     const action = intent.action;
     const destination =
       action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
-    const parties = { gas: gas.address, source: source.address, destination };
+    const parties = { gas: gas.address, source: source.address, destination, sourceKey: source.publicKey };
     const bytes = request.unsignedTransaction;
     if (intent.chain === "solana") return checkSolanaTransaction(bytes, intent, parties, limits);
     const objects = request.objects.map((o) => o.bcs);

@@ -31,6 +31,8 @@ export interface Parties {
   gas: string;
   /** The key whose funds move: the deposit address (sweep) or the vault (refund, payout). */
   source: string;
+  /** The source's public key: a new deposit's address would otherwise be decoded from base58. */
+  sourceKey: Uint8Array;
   /** The owner receiving the funds: the vault (sweep, nonce account) or the intent's destination. */
   destination: string;
 }
