@@ -83,7 +83,6 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; rec
   };
 }
 
-
 // Seeds [owner, token program, mint], the bump byte (at 96), the program and the marker, as
 // create_program_address hashes them; owner and mint are written in for each check.
 const ataSeeds = Buffer.from(`${"00".repeat(32)}${TOKEN}${"00".repeat(33)}${ATA}`, "hex");
@@ -170,10 +169,7 @@ function checkNonceAccountCreation(
   if (!data.equals(expected) || create.accounts.join() !== [gas, nonce].join())
     refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "not the creation of this index's nonce account");
   const initExpected = Buffer.concat([Buffer.from([6, 0, 0, 0]), Buffer.from(gas, "hex")]);
-  if (
-    !init.data.equals(initExpected) ||
-    init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join()
-  )
+  if (!init.data.equals(initExpected) || init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join())
     refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the gas wallet must be the nonce's authority");
   return {
     signers: [gasAddress],
