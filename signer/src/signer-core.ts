@@ -120,16 +120,15 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         const signing = plan(intent, request);
         ledger.check(signing, at);
         const { gas, source } = keysOf(intent);
-        const keys = new Map([gas, source].map((k) => [k.address, k]));
         const signatures = signing.signers.map((address) =>
-          signWith(keys.get(address)!, signing.transaction),
+          signWith([gas, source].find((k) => k.address === address)!, signing.transaction),
         );
         const record = ledger.record(signing, at);
         audit.append({
           decision: "signed",
           intent: auditView(intent),
           transaction: sha256Hex(signing.transaction),
-          signers: signatures.map((s) => s.address),
+          signers: signing.signers,
           ledger: record,
         });
         log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");

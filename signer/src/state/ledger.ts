@@ -90,12 +90,13 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
   const gasBudget = (chain: string, mode: string) =>
     limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
 
-  function apply(record: LedgerRecord, at: Date): void {
+  /** `transaction`: the record's transaction as bytes, when the caller has them (a new signing). */
+  function apply(record: LedgerRecord, at: Date, transaction?: Uint8Array): void {
     const day = utcDay(at);
     if (record.first && record.transaction !== undefined) {
       intents.set(record.id, {
         effect: record.effect,
-        transaction: Buffer.from(record.transaction, "base64"),
+        transaction: transaction ?? Buffer.from(record.transaction, "base64"),
         signers: record.signers ?? [],
         worstCaseFee: BigInt(record.fee),
       });
@@ -168,7 +169,8 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      apply(record, at);
+      // A copy: the request's bytes are a view into the whole batch received.
+      apply(record, at, new Uint8Array(plan.transaction));
       return record;
     },
 
