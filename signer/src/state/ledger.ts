@@ -169,8 +169,8 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      // A copy: the request's bytes are a view into the whole batch received.
-      apply(record, at, new Uint8Array(plan.transaction));
+      // A copy (from Buffer's shared pool): the request's bytes are a view into the whole batch.
+      apply(record, at, Buffer.from(plan.transaction));
       return record;
     },
 
