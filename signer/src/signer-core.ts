@@ -82,9 +82,10 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     const source = action.kind === "sweep" ? keyring.key(chain, "deposit", mode, action.depositIndex) : vault;
     return { gas: keyring.key(chain, "gas", mode), vault, source };
   }
+  type Keys = ReturnType<typeof keysOf>;
 
-  function checkTransaction(intent: SignerIntent, request: SignRequest): CheckedTransaction {
-    const { gas, vault, source } = keysOf(intent);
+  function checkTransaction(intent: SignerIntent, request: SignRequest, keys: Keys): CheckedTransaction {
+    const { gas, vault, source } = keys;
     const action = intent.action;
     const destination =
       action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
@@ -95,7 +96,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     return checkSuiTransaction(bytes, objects, intent, parties, limits);
   }
 
-  function plan(intent: SignerIntent, request: SignRequest): SigningPlan {
+  function plan(intent: SignerIntent, request: SignRequest, keys: Keys): SigningPlan {
     approvals.verify(intent);
     const bound = ledger.bound(intent.intentId);
     if (bound) {
@@ -104,7 +105,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       // The bytes sent are ignored: the answer is the transaction signed the first time.
       return { ...bound, intent, first: false, locks: [] };
     }
-    const checked = checkTransaction(intent, request);
+    const checked = checkTransaction(intent, request, keys);
     return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
   }
 
@@ -117,11 +118,11 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       try {
         intent = parseIntent(request.intent);
         const at = now();
-        const signing = plan(intent, request);
+        const keys = keysOf(intent);
+        const signing = plan(intent, request, keys);
         ledger.check(signing, at);
-        const { gas, source } = keysOf(intent);
         const signatures = signing.signers.map((address) =>
-          signWith([gas, source].find((k) => k.address === address)!, signing.transaction),
+          signWith([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
         );
         const record = ledger.record(signing, at);
         audit.append({
