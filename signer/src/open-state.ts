@@ -3,7 +3,12 @@
 
 import type { PolicyRule } from "./policy/rule.js";
 import { type AuditLog, openAuditLog } from "./state/audit-log.js";
-import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./state/ledger.js";
+import {
+  createIntentLedger,
+  type IntentLedger,
+  type LedgerLimits,
+  type SignedEntry,
+} from "./state/ledger.js";
 
 export function openSignerState(
   auditPath: string,
@@ -15,7 +20,8 @@ export function openSignerState(
   const audit = openAuditLog(auditPath, {
     ...(now ? { now } : {}),
     replay(entry) {
-      if (entry.decision === "signed" && entry.ledger) ledger.replay(entry.ledger, new Date(entry.at));
+      if (entry.decision === "signed" && entry.ledger)
+        ledger.replay(entry as unknown as SignedEntry, new Date(entry.at));
       else for (const rule of rules) rule.replayEntry?.(entry);
     },
   });

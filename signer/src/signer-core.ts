@@ -124,10 +124,11 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         const signatures = signing.signers.map((address) =>
           signWith([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
         );
-        const record = ledger.record(signing, at);
+        const view = auditView(intent);
+        const record = ledger.record(signing, at, view);
         audit.append({
           decision: "signed",
-          intent: auditView(intent),
+          intent: view,
           transaction: sha256Hex(signing.transaction),
           signers: signing.signers,
           ledger: record,

@@ -3,7 +3,7 @@
 // inputs those transactions spend, how often each deposit was swept, and today's totals for the
 // caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
 import { RefusalCode } from "@gateway/signer-proto";
-import { intentEffect, type SignerIntent } from "../intents/intent.js";
+import type { SignerIntent } from "../intents/intent.js";
 import type { Facts, PolicyRule } from "../policy/rule.js";
 import { refuse } from "../refusal.js";
 
@@ -41,33 +41,48 @@ export interface SigningPlan {
   worstCaseFee: bigint;
 }
 
-/** The ledger's part of a `signed` audit entry: enough to rebuild the state by replay. */
+/**
+ * The ledger's part of a `signed` audit entry. With the entry's intent (its id and effect) and
+ * signers, it is enough to rebuild the state by replay. Records written before carried the
+ * intent's fields and the signers themselves (id to signers below); they are read as they are.
+ */
 export interface LedgerRecord {
-  id: string;
-  effect: string;
-  kind: SignerIntent["action"]["kind"];
-  chain: string;
-  mode: string;
-  asset: string;
-  amount: string;
+  id?: string;
+  effect?: string;
+  kind?: SignerIntent["action"]["kind"];
+  chain?: string;
+  mode?: string;
+  asset?: string;
+  amount?: string;
+  signers?: string[];
   fee: string;
   first: boolean;
-  /** First signings only: the bound transaction (base64), its signers and the inputs it locks. */
+  /** First signings only: the bound transaction (base64) and the inputs it locks. */
   transaction?: string;
-  signers?: string[];
   locks?: string[];
   deposit?: string;
   /** First signings: each policy rule's facts, by rule name. */
   policy?: Record<string, Facts>;
 }
 
+/** A `signed` audit entry, as the ledger reads it back. */
+export type SignedEntry = { intent: Record<string, unknown>; signers?: string[]; ledger: LedgerRecord };
+
+/** The record with the intent's fields, from the entry it rides in (as `auditView` wrote them). */
+function complete({ intent, signers, ledger: record }: SignedEntry): LedgerRecord {
+  if (record.id !== undefined) return record;
+  const { intentId, approvalKeyId, approvalExpiresAtMs, ...effect } = intent;
+  return { ...effect, ...record, id: String(intentId), effect: JSON.stringify(effect), signers };
+}
+
 export interface IntentLedger {
   bound(intentId: string): BoundIntent | undefined;
   /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
   check(plan: SigningPlan, at: Date): void;
-  record(plan: SigningPlan, at: Date): LedgerRecord;
-  /** Applies a record read back from the audit log. */
-  replay(record: LedgerRecord, at: Date): void;
+  /** `view`: the intent as its audit entry shows it (`auditView`). */
+  record(plan: SigningPlan, at: Date, view: Record<string, unknown>): LedgerRecord;
+  /** Applies a `signed` entry read back from the audit log. */
+  replay(entry: SignedEntry, at: Date): void;
 }
 
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
@@ -94,18 +109,18 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
   function apply(record: LedgerRecord, at: Date, transaction?: Uint8Array): void {
     const day = utcDay(at);
     if (record.first && record.transaction !== undefined) {
-      intents.set(record.id, {
-        effect: record.effect,
+      intents.set(record.id!, {
+        effect: record.effect!,
         transaction: transaction ?? Buffer.from(record.transaction, "base64"),
         signers: record.signers ?? [],
         worstCaseFee: BigInt(record.fee),
       });
-      for (const lock of record.locks ?? []) lockOwners.set(lock, record.id);
+      for (const lock of record.locks ?? []) lockOwners.set(lock, record.id!);
       if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
       for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
     }
-    if (movesValue(record.kind)) add(moved(day, record), BigInt(record.amount));
-    add(gas(day, record), BigInt(record.fee));
+    if (movesValue(record.kind!)) add(moved(day, record as Where), BigInt(record.amount!));
+    add(gas(day, record as Where), BigInt(record.fee));
   }
 
   return {
@@ -145,22 +160,11 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
         refuse(RefusalCode.GAS_BUDGET_EXCEEDED, `over today's gas budget on ${intent.chain}`);
     },
 
-    record(plan, at) {
+    record(plan, at, view) {
       const { intent } = plan;
-      const record: LedgerRecord = {
-        id: intent.intentId,
-        effect: intentEffect(intent),
-        kind: intent.action.kind,
-        chain: intent.chain,
-        mode: intent.mode,
-        asset: intent.asset,
-        amount: intent.amount.toString(),
-        fee: plan.worstCaseFee.toString(),
-        first: plan.first,
-      };
+      const record: LedgerRecord = { fee: plan.worstCaseFee.toString(), first: plan.first };
       if (plan.first) {
         record.transaction = Buffer.from(plan.transaction).toString("base64");
-        record.signers = plan.signers;
         record.locks = plan.locks;
         const deposit = depositKey(intent);
         if (deposit) record.deposit = deposit;
@@ -169,11 +173,13 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      // A copy (from Buffer's shared pool): the request's bytes are a view into the whole batch.
-      apply(record, at, Buffer.from(plan.transaction));
+      // Read back exactly as a replay will. The bytes: a copy (from Buffer's shared pool), as the
+      // request's are a view into the whole batch.
+      const whole = complete({ intent: view, signers: plan.signers, ledger: record });
+      apply(whole, at, Buffer.from(plan.transaction));
       return record;
     },
 
-    replay: apply,
+    replay: (entry, at) => apply(complete(entry), at),
   };
 }
