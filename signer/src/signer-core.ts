@@ -124,11 +124,10 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
         const signatures = signing.signers.map((address) =>
           signWith([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
         );
-        const view = auditView(intent);
-        const record = ledger.record(signing, at, view);
+        const record = ledger.record(signing, at);
         audit.append({
           decision: "signed",
-          intent: view,
+          intent: auditView(intent),
           transaction: sha256Hex(signing.transaction),
           signers: signing.signers,
           ledger: record,

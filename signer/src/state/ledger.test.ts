@@ -36,6 +36,7 @@ const approvers: TestApprovers = {
     { keyId: "api-1", approves: "payout", publicKey: Buffer.from(approverPublicKeyHex(apiKey), "hex") },
   ],
 };
+type PayoutInput = Extract<IntentInput, { destination: string }>;
 const NOT_A_TRANSACTION = new Uint8Array([1, 2, 3]);
 
 const open: TestSigner[] = [];
@@ -91,7 +92,7 @@ describe("ledger records read back at start", () => {
     const sweep = solanaTokenSweep(first.keyring, 5);
     const payout = solanaSolPayout(first.keyring, approvers);
     const other = solanaSolPayout(first.keyring, approvers);
-    const merchantPayout = approve(approvers, { ...other.intent, merchantId: "mer_1" });
+    const merchantPayout = approve(approvers, { ...(other.intent as PayoutInput), merchantId: "mer_1" });
     const bound = [
       { intent: sweep.intent, tx: transactionOf(first.core.decide(request(sweep.intent, sweep.tx))) },
       { intent: payout.intent, tx: transactionOf(first.core.decide(request(payout.intent, payout.tx))) },
@@ -116,7 +117,9 @@ describe("ledger records read back at start", () => {
       expect(transactionOf(repeat(restarted, intent))).toBe(tx);
       expect(refusalOf(repeat(restarted, { ...intent, amount: intent.amount + 1n }))).toBe("REPLAY");
     }
-    expect(refusalOf(repeat(restarted, { ...merchantPayout, merchantId: "mer_2" }))).toBe("REPLAY");
+    expect(refusalOf(repeat(restarted, { ...(merchantPayout as PayoutInput), merchantId: "mer_2" }))).toBe(
+      "REPLAY",
+    );
     const again = solanaTokenSweep(restarted.keyring, 5);
     expect(refusalOf(restarted.core.decide(request(again.intent, again.tx)))).toBe("SWEEP_LIMIT_EXCEEDED");
   });

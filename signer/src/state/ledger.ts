@@ -3,7 +3,7 @@
 // inputs those transactions spend, how often each deposit was swept, and today's totals for the
 // caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
 import { RefusalCode } from "@gateway/signer-proto";
-import type { SignerIntent } from "../intents/intent.js";
+import { intentEffect, type SignerIntent } from "../intents/intent.js";
 import type { Facts, PolicyRule } from "../policy/rule.js";
 import { refuse } from "../refusal.js";
 
@@ -79,8 +79,7 @@ export interface IntentLedger {
   bound(intentId: string): BoundIntent | undefined;
   /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
   check(plan: SigningPlan, at: Date): void;
-  /** `view`: the intent as its audit entry shows it (`auditView`). */
-  record(plan: SigningPlan, at: Date, view: Record<string, unknown>): LedgerRecord;
+  record(plan: SigningPlan, at: Date): LedgerRecord;
   /** Applies a `signed` entry read back from the audit log. */
   replay(entry: SignedEntry, at: Date): void;
 }
@@ -160,7 +159,7 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
         refuse(RefusalCode.GAS_BUDGET_EXCEEDED, `over today's gas budget on ${intent.chain}`);
     },
 
-    record(plan, at, view) {
+    record(plan, at) {
       const { intent } = plan;
       const record: LedgerRecord = { fee: plan.worstCaseFee.toString(), first: plan.first };
       if (plan.first) {
@@ -173,9 +172,11 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      // Read back exactly as a replay will. The bytes: a copy (from Buffer's shared pool), as the
-      // request's are a view into the whole batch.
-      const whole = complete({ intent: view, signers: plan.signers, ledger: record });
+      // What a replay takes from the entry (`complete`), here from the intent itself. The bytes: a
+      // copy (from Buffer's shared pool), as the request's are a view into the whole batch.
+      const { intentId: id, chain, mode, asset } = intent;
+      const [effect, kind, amount] = [intentEffect(intent), intent.action.kind, intent.amount.toString()];
+      const whole = { ...record, id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
       apply(whole, at, Buffer.from(plan.transaction));
       return record;
     },
