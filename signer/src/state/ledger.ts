@@ -68,11 +68,14 @@ export interface LedgerRecord {
 /** A `signed` audit entry, as the ledger reads it back. */
 export type SignedEntry = { intent: Record<string, unknown>; signers?: string[]; ledger: LedgerRecord };
 
-/** The record with the intent's fields, from the entry it rides in (as `auditView` wrote them). */
-function complete({ intent, signers, ledger: record }: SignedEntry): LedgerRecord {
+/**
+ * The intent a record is about (id, effect, kind, chain, mode, asset, amount, signers): in the
+ * entry it rides in (as `auditView` wrote it), or in the record itself when written before.
+ */
+function intentOf({ intent, signers, ledger: record }: SignedEntry): Partial<LedgerRecord> {
   if (record.id !== undefined) return record;
   const { intentId, approvalKeyId, approvalExpiresAtMs, ...effect } = intent;
-  return { ...effect, ...record, id: String(intentId), effect: JSON.stringify(effect), signers };
+  return { ...effect, id: String(intentId), effect: JSON.stringify(effect), signers };
 }
 
 export interface IntentLedger {
@@ -105,21 +108,22 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
     limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
 
   /** `transaction`: the record's transaction as bytes, when the caller has them (a new signing). */
-  function apply(record: LedgerRecord, at: Date, transaction?: Uint8Array): void {
+  /** `who`: the record's intent (`intentOf`); `transaction`: the record's as bytes, when at hand. */
+  function apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date, transaction?: Uint8Array): void {
     const day = utcDay(at);
     if (record.first && record.transaction !== undefined) {
-      intents.set(record.id!, {
-        effect: record.effect!,
+      intents.set(who.id!, {
+        effect: who.effect!,
         transaction: transaction ?? Buffer.from(record.transaction, "base64"),
-        signers: record.signers ?? [],
+        signers: who.signers ?? [],
         worstCaseFee: BigInt(record.fee),
       });
-      for (const lock of record.locks ?? []) lockOwners.set(lock, record.id!);
+      for (const lock of record.locks ?? []) lockOwners.set(lock, who.id!);
       if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
       for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
     }
-    if (movesValue(record.kind!)) add(moved(day, record as Where), BigInt(record.amount!));
-    add(gas(day, record as Where), BigInt(record.fee));
+    if (movesValue(who.kind!)) add(moved(day, who as Where), BigInt(who.amount!));
+    add(gas(day, who as Where), BigInt(record.fee));
   }
 
   return {
@@ -172,15 +176,15 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      // What a replay takes from the entry (`complete`), here from the intent itself. The bytes: a
+      // What a replay reads from the entry (`intentOf`), here from the intent itself. The bytes: a
       // copy (from Buffer's shared pool), as the request's are a view into the whole batch.
       const { intentId: id, chain, mode, asset } = intent;
       const [effect, kind, amount] = [intentEffect(intent), intent.action.kind, intent.amount.toString()];
-      const whole = { ...record, id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
-      apply(whole, at, Buffer.from(plan.transaction));
+      const who = { id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
+      apply(record, who, at, Buffer.from(plan.transaction));
       return record;
     },
 
-    replay: (entry, at) => apply(complete(entry), at),
+    replay: (entry, at) => apply(entry.ledger, intentOf(entry), at),
   };
 }
