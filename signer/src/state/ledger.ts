@@ -87,7 +87,13 @@ export interface IntentLedger {
   replay(entry: SignedEntry, at: Date): void;
 }
 
-const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+// One string per UTC day, not one per call: every decision asks for it twice.
+let lastDay = { n: Number.NaN, text: "" };
+function utcDay(date: Date): string {
+  const n = Math.floor(date.getTime() / 86_400_000);
+  if (n !== lastDay.n) lastDay = { n, text: date.toISOString().slice(0, 10) };
+  return lastDay.text;
+}
 const depositKey = (intent: SignerIntent) =>
   intent.action.kind === "sweep" ? `${intent.chain}:${intent.mode}:${intent.action.depositIndex}` : undefined;
 const movesValue = (kind: string) => kind === "refund" || kind === "payout";
