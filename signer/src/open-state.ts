@@ -1,10 +1,16 @@
 // Opens the signer's state: the audit chain, verified from its first line, replayed into a
-// fresh ledger and the set of deposit indices handed out. One function, so the process, the tests and the benches start alike.
+// fresh ledger and the set of deposit indices handed out. One function, so the process, the
+// tests and the benches start alike.
 
 import { createIssuedIndices, type IssuedIndices } from "./addresses.js";
 import type { PolicyRule } from "./policy/rule.js";
 import { type AuditLog, openAuditLog } from "./state/audit-log.js";
-import { createIntentLedger, type IntentLedger, type LedgerLimits } from "./state/ledger.js";
+import {
+  createIntentLedger,
+  type IntentLedger,
+  type LedgerLimits,
+  type SignedEntry,
+} from "./state/ledger.js";
 
 export function openSignerState(
   auditPath: string,
@@ -17,7 +23,8 @@ export function openSignerState(
   const audit = openAuditLog(auditPath, {
     ...(now ? { now } : {}),
     replay(entry) {
-      if (entry.decision === "signed" && entry.ledger) ledger.replay(entry.ledger, new Date(entry.at));
+      if (entry.decision === "signed" && entry.ledger)
+        ledger.replay(entry as unknown as SignedEntry, new Date(entry.at));
       else if (entry.decision === "address") issued.replay(entry);
       else for (const rule of rules) rule.replayEntry?.(entry);
     },

@@ -84,20 +84,21 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     const source = action.kind === "sweep" ? keyring.key(chain, "deposit", mode, action.depositIndex) : vault;
     return { gas: keyring.key(chain, "gas", mode), vault, source };
   }
+  type Keys = ReturnType<typeof keysOf>;
 
-  function checkTransaction(intent: SignerIntent, request: SignRequest): CheckedTransaction {
-    const { gas, vault, source } = keysOf(intent);
+  function checkTransaction(intent: SignerIntent, request: SignRequest, keys: Keys): CheckedTransaction {
+    const { gas, vault, source } = keys;
     const action = intent.action;
     const destination =
       action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
-    const parties = { gas: gas.address, source: source.address, destination };
+    const parties = { gas: gas.address, source: source.address, destination, sourceKey: source.publicKey };
     const bytes = request.unsignedTransaction;
     if (intent.chain === "solana") return checkSolanaTransaction(bytes, intent, parties, limits);
     const objects = request.objects.map((o) => o.bcs);
     return checkSuiTransaction(bytes, objects, intent, parties, limits);
   }
 
-  function plan(intent: SignerIntent, request: SignRequest): SigningPlan {
+  function plan(intent: SignerIntent, request: SignRequest, keys: Keys): SigningPlan {
     const bound = ledger.bound(intent.intentId);
     if (bound) {
       if (bound.effect !== intentEffect(intent))
@@ -108,7 +109,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       return { ...bound, intent, first: false, locks: [] };
     }
     approvals.verify(intent);
-    const checked = checkTransaction(intent, request);
+    const checked = checkTransaction(intent, request, keys);
     return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
   }
 
@@ -121,19 +122,18 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       try {
         intent = parseIntent(request.intent);
         const at = now();
-        const signing = plan(intent, request);
+        const keys = keysOf(intent);
+        const signing = plan(intent, request, keys);
         ledger.check(signing, at);
-        const { gas, source } = keysOf(intent);
-        const keys = new Map([gas, source].map((k) => [k.address, k]));
         const signatures = signing.signers.map((address) =>
-          signWith(keys.get(address)!, signing.transaction),
+          signWith([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
         );
         const record = ledger.record(signing, at);
         audit.append({
           decision: "signed",
           intent: auditView(intent),
           transaction: sha256Hex(signing.transaction),
-          signers: signatures.map((s) => s.address),
+          signers: signing.signers,
           ledger: record,
         });
         log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");

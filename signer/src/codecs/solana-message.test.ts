@@ -48,4 +48,23 @@ describe("parseSolanaMessage", () => {
     expect(() => parseSolanaMessage(bytes.subarray(0, bytes.length - 1))).toThrow(MessageFormatError);
     expect(() => parseSolanaMessage(Buffer.concat([Buffer.from([0x81]), bytes]))).toThrow(/version/);
   });
+
+  it("refuses a message that lists an account key twice", () => {
+    const bytes = Buffer.from(
+      new Transaction({ feePayer: payer, recentBlockhash: blockhash }).add(transfer).serializeMessage(),
+    );
+    // Header (3 bytes) and key count (1 byte), then the keys: payer, recipient, system program.
+    expect(bytes[3]).toBe(3);
+    bytes.copy(bytes, 4 + 32, 4, 4 + 32);
+    expect(() => parseSolanaMessage(bytes)).toThrow(/duplicate account keys/);
+  });
+
+  it("gives instruction data as a view into the message, not a copy", () => {
+    const bytes = new Transaction({ feePayer: payer, recentBlockhash: blockhash })
+      .add(transfer)
+      .serializeMessage();
+    const [ix] = parseSolanaMessage(bytes).instructions;
+    expect(ix!.data.buffer).toBe(bytes.buffer);
+    expect(ix!.data.readUInt32LE(0)).toBe(2);
+  });
 });

@@ -1,14 +1,17 @@
 // A strict reader for Solana transaction messages (legacy and v0). It reads only what
-// the checks need, as hex keys, and refuses trailing bytes: whatever is signed must be
-// exactly what was checked. (web3.js's reader builds a bignum per key, which cost more
-// than all the checks together, and accepts trailing bytes.)
+// the checks need, as hex keys, and refuses trailing bytes and repeated account keys: whatever
+// is signed must be exactly what was checked. (web3.js's reader builds a bignum per key, which
+// cost more than all the checks together, and accepts trailing bytes.) It runs for every
+// signature the signer makes, so it reads from one view of the bytes without copying them and
+// defines no closures per call.
 
 export interface ParsedInstruction {
   /** Hex of the program's key. */
   program: string;
   /** Hex of each account key, in order. */
   accounts: string[];
-  data: Uint8Array;
+  /** A view into the message's bytes. */
+  data: Buffer;
 }
 
 export interface ParsedMessage {
@@ -26,20 +29,24 @@ export class MessageFormatError extends Error {
   override readonly name = "MessageFormatError";
 }
 
-export function parseSolanaMessage(bytes: Uint8Array): ParsedMessage {
-  let offset = 0;
-  const need = (n: number) => {
-    if (offset + n > bytes.length) throw new MessageFormatError("message is truncated");
-  };
-  const u8 = () => {
-    need(1);
-    return bytes[offset++]!;
-  };
-  // compact-u16: 7 bits per byte, high bit set while more follow, at most 3 bytes.
-  const shortVec = () => {
+class Reader {
+  offset = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  need(n: number): void {
+    if (this.offset + n > this.bytes.length) throw new MessageFormatError("message is truncated");
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.bytes[this.offset++]!;
+  }
+
+  /** compact-u16: 7 bits per byte, high bit set while more follow, at most 3 bytes. */
+  shortVec(): number {
     let value = 0;
     for (let i = 0; i < 3; i++) {
-      const byte = u8();
+      const byte = this.u8();
       value |= (byte & 0x7f) << (7 * i);
       if ((byte & 0x80) === 0) {
         if (value > 0xffff) throw new MessageFormatError("length out of range");
@@ -47,58 +54,78 @@ export function parseSolanaMessage(bytes: Uint8Array): ParsedMessage {
       }
     }
     throw new MessageFormatError("length out of range");
-  };
-  const take = (n: number) => {
-    need(n);
-    const slice = bytes.subarray(offset, offset + n);
-    offset += n;
-    return slice;
-  };
+  }
 
+  /** Skips `n` bytes and returns where they start. */
+  skip(n: number): number {
+    this.need(n);
+    const start = this.offset;
+    this.offset += n;
+    return start;
+  }
+
+  hex32(): string {
+    const start = this.skip(32);
+    return this.bytes.toString("hex", start, start + 32);
+  }
+}
+
+export function parseSolanaMessage(message: Uint8Array): ParsedMessage {
+  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+  const r = new Reader(bytes);
   let version: ParsedMessage["version"] = "legacy";
   if ((bytes[0] ?? 0) & 0x80) {
-    const v = u8() & 0x7f;
+    const v = r.u8() & 0x7f;
     if (v !== 0) throw new MessageFormatError(`message version ${v} is not supported`);
     version = 0;
   }
-  const numRequiredSignatures = u8();
-  u8(); // read-only signed accounts
-  u8(); // read-only unsigned accounts
-  const keyCount = shortVec();
-  const keys: string[] = [];
-  for (let i = 0; i < keyCount; i++) keys.push(Buffer.from(take(32)).toString("hex"));
+  const numRequiredSignatures = r.u8();
+  r.u8(); // read-only signed accounts
+  r.u8(); // read-only unsigned accounts
+  const keyCount = r.shortVec();
+  const keys: string[] = new Array(keyCount);
+  const seen = new Set<string>();
+  for (let i = 0; i < keyCount; i++) {
+    const key = r.hex32();
+    if (seen.has(key)) throw new MessageFormatError("duplicate account keys");
+    seen.add(key);
+    keys[i] = key;
+  }
   if (numRequiredSignatures === 0 || numRequiredSignatures > keys.length) {
     throw new MessageFormatError("signer count does not fit the account keys");
   }
-  const recentBlockhash = Buffer.from(take(32)).toString("hex");
-  const instructionCount = shortVec();
-  const raw: { programIndex: number; accountIndexes: Uint8Array; data: Uint8Array }[] = [];
+  const recentBlockhash = r.hex32();
+  const instructionCount = r.shortVec();
+  const instructions: ParsedInstruction[] = new Array(instructionCount);
+  let missing = false;
   for (let i = 0; i < instructionCount; i++) {
-    const programIndex = u8();
-    const accountIndexes = take(shortVec());
-    const data = take(shortVec());
-    raw.push({ programIndex, accountIndexes, data });
+    const program = keys[r.u8()];
+    const accountCount = r.shortVec();
+    const start = r.skip(accountCount);
+    const accounts: string[] = new Array(accountCount);
+    for (let a = 0; a < accountCount; a++) {
+      const key = keys[bytes[start + a]!];
+      if (key === undefined) missing = true;
+      else accounts[a] = key;
+    }
+    const dataLength = r.shortVec();
+    const data = bytes.subarray(r.skip(dataLength), r.offset);
+    if (program === undefined) missing = true;
+    else instructions[i] = { program, accounts, data };
   }
   let addressTableLookups = 0;
   if (version === 0) {
-    addressTableLookups = shortVec();
+    addressTableLookups = r.shortVec();
     for (let i = 0; i < addressTableLookups; i++) {
-      take(32);
-      take(shortVec());
-      take(shortVec());
+      r.skip(32);
+      r.skip(r.shortVec());
+      r.skip(r.shortVec());
     }
   }
-  if (offset !== bytes.length) throw new MessageFormatError("trailing bytes after the message");
+  if (r.offset !== bytes.length) throw new MessageFormatError("trailing bytes after the message");
   // Accounts from lookup tables are not in the message; the caller refuses such messages.
   if (addressTableLookups > 0)
     return { version, keys, numRequiredSignatures, recentBlockhash, instructions: [], addressTableLookups };
-  const instructions = raw.map(({ programIndex, accountIndexes, data }): ParsedInstruction => {
-    const program = keys[programIndex];
-    const accounts = Array.from(accountIndexes, (index) => keys[index]);
-    if (program === undefined || accounts.some((a) => a === undefined)) {
-      throw new MessageFormatError("instruction refers to a missing account");
-    }
-    return { program, accounts: accounts as string[], data };
-  });
+  if (missing) throw new MessageFormatError("instruction refers to a missing account");
   return { version, keys, numRequiredSignatures, recentBlockhash, instructions, addressTableLookups };
 }

@@ -31,6 +31,8 @@ export interface Parties {
   gas: string;
   /** The key whose funds move: the deposit address (sweep) or the vault (refund, payout). */
   source: string;
+  /** The source's public key: a new deposit's address would otherwise be decoded from base58. */
+  sourceKey: Uint8Array;
   /** The owner receiving the funds: the vault (sweep, nonce account) or the intent's destination. */
   destination: string;
 }
@@ -150,23 +152,19 @@ export function payoutMerchant(intent: SignerIntent): string {
   return intent.proto.kind.case === "payout" ? intent.proto.kind.value.merchantId : "";
 }
 
-// A payout's merchant is part of its effect; intents signed before merchant_id existed have none.
-const merchantOf = (intent: SignerIntent) =>
-  payoutMerchant(intent) ? { merchantId: payoutMerchant(intent) } : {};
-
 const effects = new WeakMap<SignerIntent, { fields: Record<string, unknown>; json: string }>();
 
 function effectOf(intent: SignerIntent) {
   let effect = effects.get(intent);
   if (!effect) {
     const { chain, mode, asset, amount, action } = intent;
-    const target =
-      action.kind === "sweep"
-        ? { depositIndex: action.depositIndex }
-        : action.kind === "nonce_account"
-          ? { index: action.index }
-          : { destination: action.destination, reference: action.reference, ...merchantOf(intent) };
-    const fields = { kind: action.kind, chain, mode, asset, amount: amount.toString(), ...target };
+    // Fields set one by one, in a fixed order: spreading objects costs microseconds per decision.
+    const fields: Record<string, unknown> = { kind: action.kind, chain, mode, asset, amount: `${amount}` };
+    if (action.kind === "sweep") fields.depositIndex = action.depositIndex;
+    else if (action.kind === "nonce_account") fields.index = action.index;
+    else [fields.destination, fields.reference] = [action.destination, action.reference];
+    // A payout's merchant is part of its effect; intents signed before merchant_id existed have none.
+    if (payoutMerchant(intent)) fields.merchantId = payoutMerchant(intent);
     effect = { fields, json: JSON.stringify(fields) };
     effects.set(intent, effect);
   }

@@ -76,8 +76,6 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; rec
   }
   if (message.addressTableLookups > 0)
     refuse(RefusalCode.UNSUPPORTED_FEATURE, "address lookup tables cannot be checked offline");
-  if (new Set(message.keys).size !== message.keys.length)
-    refuse(RefusalCode.MALFORMED_TRANSACTION, "duplicate account keys");
   return {
     signers: message.keys.slice(0, message.numRequiredSignatures),
     instructions: message.instructions,
@@ -85,10 +83,10 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; rec
   };
 }
 
-/** Instruction data as a Buffer, to read little-endian integers from. */
-const le = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-
-const PDA_MARKER = Buffer.from("ProgramDerivedAddress");
+// Seeds [owner, token program, mint], the bump byte (at 96), the program and the marker, as
+// create_program_address hashes them; owner and mint are written in for each check.
+const ataSeeds = Buffer.from(`${"00".repeat(32)}${TOKEN}${"00".repeat(33)}${ATA}`, "hex");
+const ataInput = Buffer.concat([ataSeeds, Buffer.from("ProgramDerivedAddress")]);
 
 /**
  * Whether `account` is an associated token account address of `owner` for `mint`: a
@@ -104,12 +102,11 @@ const knownAssociated = new Set<string>();
 function isAssociatedTokenAccount(account: string, owner: string, mint: string): boolean {
   const id = `${account}${owner}${mint}`;
   if (knownAssociated.has(id)) return true;
-  const target = Buffer.from(account, "hex");
-  // Seeds, the bump byte (at 96), the program and the marker, as create_program_address hashes them.
-  const input = Buffer.concat([Buffer.from(`${owner}${TOKEN}${mint}00${ATA}`, "hex"), PDA_MARKER]);
+  ataInput.write(owner, 0, "hex");
+  ataInput.write(mint, 64, "hex");
   for (let bump = 255; bump >= 0; bump--) {
-    input[96] = bump;
-    if (hash("sha256", input, "buffer").equals(target)) {
+    ataInput[96] = bump;
+    if (hash("sha256", ataInput, "hex") === account) {
       if (knownAssociated.size >= 100_000) knownAssociated.delete(knownAssociated.values().next().value!);
       knownAssociated.add(id);
       return true;
@@ -124,7 +121,7 @@ function expectAccounts(ix: Ix, count: number, what: string): void {
 }
 
 const isAdvanceNonce = (ix: Ix | undefined) =>
-  ix !== undefined && ix.program === SYSTEM && ix.data.length === 4 && le(ix.data).readUInt32LE(0) === 4;
+  ix !== undefined && ix.program === SYSTEM && ix.data.length === 4 && ix.data.readUInt32LE(0) === 4;
 
 function u64le(value: bigint): Buffer {
   const out = Buffer.alloc(8);
@@ -158,7 +155,7 @@ function checkNonceAccountCreation(
   if (!create || !init || rest.length > 0 || create.program !== SYSTEM || init.program !== SYSTEM)
     refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only create-with-seed then initialize-nonce are allowed");
   const seed = Buffer.from(`nonce:${index}`);
-  const data = Buffer.from(create.data);
+  const data = create.data;
   // CreateAccountWithSeed: tag 3, base, seed (u64 length + bytes), lamports, space, owner.
   const expected = Buffer.concat([
     Buffer.from([3, 0, 0, 0]),
@@ -172,10 +169,7 @@ function checkNonceAccountCreation(
   if (!data.equals(expected) || create.accounts.join() !== [gas, nonce].join())
     refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "not the creation of this index's nonce account");
   const initExpected = Buffer.concat([Buffer.from([6, 0, 0, 0]), Buffer.from(gas, "hex")]);
-  if (
-    !Buffer.from(init.data).equals(initExpected) ||
-    init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join()
-  )
+  if (!init.data.equals(initExpected) || init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join())
     refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the gas wallet must be the nonce's authority");
   return {
     signers: [gasAddress],
@@ -197,7 +191,7 @@ export function checkSolanaTransaction(
   let instructions = decoded.instructions;
   const party = {
     gas: hexOf(parties.gas),
-    source: hexOf(parties.source),
+    source: Buffer.from(parties.sourceKey).toString("hex"),
     destination: hexOf(parties.destination),
   };
   if (signers[0] !== party.gas) refuse(RefusalCode.WRONG_FEE_PAYER, "the fee payer must be the gas wallet");
@@ -234,9 +228,9 @@ export function checkSolanaTransaction(
       if (ix.accounts.length !== 0)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "compute budget takes no accounts");
       if (ix.data[0] === 2 && ix.data.length === 5 && unitLimit === undefined) {
-        unitLimit = BigInt(le(ix.data).readUInt32LE(1));
+        unitLimit = BigInt(ix.data.readUInt32LE(1));
       } else if (ix.data[0] === 3 && ix.data.length === 9 && unitPrice === undefined) {
-        unitPrice = le(ix.data).readBigUInt64LE(1);
+        unitPrice = ix.data.readBigUInt64LE(1);
       } else {
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only one unit limit and one unit price are allowed");
       }
@@ -248,14 +242,14 @@ export function checkSolanaTransaction(
       if (ix.program !== SYSTEM)
         refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(ix.program)} is not allowed`);
       // SystemInstruction::Transfer is tag 2 (u32) then lamports (u64).
-      if (ix.data.length !== 12 || le(ix.data).readUInt32LE(0) !== 2)
+      if (ix.data.length !== 12 || ix.data.readUInt32LE(0) !== 2)
         refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only a system transfer is allowed");
       expectAccounts(ix, 2, "system transfer");
       if (ix.accounts[0] !== party.source)
         refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source");
       if (ix.accounts[1] !== party.destination)
         refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the intent's destination");
-      if (le(ix.data).readBigUInt64LE(4) !== intent.amount)
+      if (ix.data.readBigUInt64LE(4) !== intent.amount)
         refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
       transferred = true;
       continue;
@@ -291,7 +285,7 @@ export function checkSolanaTransaction(
       if (!isAssociatedTokenAccount(to!, party.destination, mint))
         refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the destination's token account");
       sourceAccount = from;
-      if (le(ix.data).readBigUInt64LE(1) !== intent.amount)
+      if (ix.data.readBigUInt64LE(1) !== intent.amount)
         refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
       transferred = true;
       continue;

@@ -32,7 +32,8 @@ export function ed25519PublicKeyObject(publicKey: Uint8Array): KeyObject {
 }
 
 export function ed25519Sign(privateKey: KeyObject, message: Uint8Array): Uint8Array {
-  return new Uint8Array(sign(null, message, privateKey));
+  // The Buffer itself (a Uint8Array): a copy would be one more backing store per signature.
+  return sign(null, message, privateKey);
 }
 
 export function ed25519Verify(publicKey: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {

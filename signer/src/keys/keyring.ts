@@ -52,7 +52,7 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
   const master = masterNode(seed);
   // The parent of every index on a branch, so one derivation costs one HMAC.
   const parents = new Map<string, Slip10Node>();
-  const cache = new Map<string, SigningKey>();
+  const cache = new Map<number, SigningKey>();
 
   function parentOf(chain: ChainName, branch: number): Slip10Node {
     const id = `${chain}/${branch}`;
@@ -67,7 +67,8 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
 
   function key(chain: ChainName, role: KeyRole, mode: ModeName, index = 0): SigningKey {
     const branch = BRANCHES[role][mode];
-    const id = `${chain}/${branch}/${index}`;
+    // A number, not a string: no allocation per lookup (branch < 8, index < 2^31: exact in a double).
+    const id = (COIN_TYPES[chain] * 8 + branch) * 2 ** 31 + index;
     const cached = cache.get(id);
     if (cached) return cached;
     const node = childNode(parentOf(chain, branch), index);

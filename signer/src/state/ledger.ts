@@ -41,24 +41,47 @@ export interface SigningPlan {
   worstCaseFee: bigint;
 }
 
-/** The ledger's part of a `signed` audit entry: enough to rebuild the state by replay. */
+/**
+ * The ledger's part of a `signed` audit entry. With the entry's intent (its id and effect) and
+ * signers, it is enough to rebuild the state by replay. Records written before carried the
+ * intent's fields and the signers themselves (id to signers below); they are read as they are.
+ */
 export interface LedgerRecord {
-  id: string;
-  effect: string;
-  kind: SignerIntent["action"]["kind"];
-  chain: string;
-  mode: string;
-  asset: string;
-  amount: string;
+  id?: string;
+  effect?: string;
+  kind?: SignerIntent["action"]["kind"];
+  chain?: string;
+  mode?: string;
+  asset?: string;
+  amount?: string;
+  signers?: string[];
   fee: string;
   first: boolean;
-  /** First signings only: the bound transaction (base64), its signers and the inputs it locks. */
+  /** First signings only: the bound transaction (base64) and the inputs it locks. */
   transaction?: string;
-  signers?: string[];
   locks?: string[];
   deposit?: string;
   /** First signings: each policy rule's facts, by rule name. */
   policy?: Record<string, Facts>;
+}
+
+/** A `signed` audit entry, as the ledger reads it back. */
+export type SignedEntry = { intent: Record<string, unknown>; signers?: string[]; ledger: LedgerRecord };
+
+/** What `auditView` adds to an intent's effect. */
+const NOT_EFFECT = new Set(["intentId", "approvalKeyId", "approvalExpiresAtMs"]);
+
+/**
+ * The intent a record is about (id, effect, kind, chain, mode, asset, amount, signers): in the
+ * entry it rides in (as `auditView` wrote it), or in the record itself when written before.
+ */
+function intentOf({ intent, signers, ledger: record }: SignedEntry): Partial<LedgerRecord> {
+  if (record.id !== undefined) return record;
+  // Copied key by key: rest and spread would cost three times as much, for every entry at start.
+  const who: Record<string, unknown> = {};
+  for (const key in intent) if (!NOT_EFFECT.has(key)) who[key] = intent[key];
+  const effect = JSON.stringify(who);
+  return Object.assign(who, { id: String(intent.intentId), effect, signers });
 }
 
 export interface IntentLedger {
@@ -66,11 +89,17 @@ export interface IntentLedger {
   /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
   check(plan: SigningPlan, at: Date): void;
   record(plan: SigningPlan, at: Date): LedgerRecord;
-  /** Applies a record read back from the audit log. */
-  replay(record: LedgerRecord, at: Date): void;
+  /** Applies a `signed` entry read back from the audit log. */
+  replay(entry: SignedEntry, at: Date): void;
 }
 
-const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+// One string per UTC day, not one per call: every decision asks for it twice.
+let lastDay = { n: Number.NaN, text: "" };
+function utcDay(date: Date): string {
+  const n = Math.floor(date.getTime() / 86_400_000);
+  if (n !== lastDay.n) lastDay = { n, text: date.toISOString().slice(0, 10) };
+  return lastDay.text;
+}
 const depositKey = (intent: SignerIntent) =>
   intent.action.kind === "sweep" ? `${intent.chain}:${intent.mode}:${intent.action.depositIndex}` : undefined;
 const movesValue = (kind: string) => kind === "refund" || kind === "payout";
@@ -90,21 +119,23 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
   const gasBudget = (chain: string, mode: string) =>
     limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
 
-  function apply(record: LedgerRecord, at: Date): void {
+  /** `transaction`: the record's transaction as bytes, when the caller has them (a new signing). */
+  /** `who`: the record's intent (`intentOf`); `transaction`: the record's as bytes, when at hand. */
+  function apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date, transaction?: Uint8Array): void {
     const day = utcDay(at);
     if (record.first && record.transaction !== undefined) {
-      intents.set(record.id, {
-        effect: record.effect,
-        transaction: Buffer.from(record.transaction, "base64"),
-        signers: record.signers ?? [],
+      intents.set(who.id!, {
+        effect: who.effect!,
+        transaction: transaction ?? Buffer.from(record.transaction, "base64"),
+        signers: who.signers ?? [],
         worstCaseFee: BigInt(record.fee),
       });
-      for (const lock of record.locks ?? []) lockOwners.set(lock, record.id);
+      for (const lock of record.locks ?? []) lockOwners.set(lock, who.id!);
       if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
       for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
     }
-    if (movesValue(record.kind)) add(moved(day, record), BigInt(record.amount));
-    add(gas(day, record), BigInt(record.fee));
+    if (movesValue(who.kind!)) add(moved(day, who as Where), BigInt(who.amount!));
+    add(gas(day, who as Where), BigInt(record.fee));
   }
 
   return {
@@ -146,20 +177,9 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
 
     record(plan, at) {
       const { intent } = plan;
-      const record: LedgerRecord = {
-        id: intent.intentId,
-        effect: intentEffect(intent),
-        kind: intent.action.kind,
-        chain: intent.chain,
-        mode: intent.mode,
-        asset: intent.asset,
-        amount: intent.amount.toString(),
-        fee: plan.worstCaseFee.toString(),
-        first: plan.first,
-      };
+      const record: LedgerRecord = { fee: plan.worstCaseFee.toString(), first: plan.first };
       if (plan.first) {
         record.transaction = Buffer.from(plan.transaction).toString("base64");
-        record.signers = plan.signers;
         record.locks = plan.locks;
         const deposit = depositKey(intent);
         if (deposit) record.deposit = deposit;
@@ -168,10 +188,15 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      apply(record, at);
+      // What a replay reads from the entry (`intentOf`), here from the intent itself. The bytes: a
+      // copy (from Buffer's shared pool), as the request's are a view into the whole batch.
+      const { intentId: id, chain, mode, asset } = intent;
+      const [effect, kind, amount] = [intentEffect(intent), intent.action.kind, intent.amount.toString()];
+      const who = { id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
+      apply(record, who, at, Buffer.from(plan.transaction));
       return record;
     },
 
-    replay: apply,
+    replay: (entry, at) => apply(entry.ledger, intentOf(entry), at),
   };
 }
