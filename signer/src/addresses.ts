@@ -24,7 +24,7 @@ export class IndexIssuedError extends Error {
 
 /** The deposit indices handed out, per chain and mode, rebuilt at start from the audit chain's `address` entries. */
 export interface IssuedIndices {
-  /** Applies an entry read back from the audit log (others are ignored). */
+  /** Applies an `address` entry read back from the audit log. */
   replay(entry: { decision: string; [field: string]: unknown }): void;
   has(chain: ChainName, mode: ModeName, index: number): boolean;
   highest(chain: ChainName, mode: ModeName): number | undefined;
@@ -41,7 +41,6 @@ export function createIssuedIndices(): IssuedIndices {
   };
   const issued: IssuedIndices = {
     replay(entry) {
-      if (entry.decision !== "address") return;
       issued.add(entry.chain as ChainName, entry.mode as ModeName, Number(entry.index));
     },
     has: (chain, mode, index) => branch(chain, mode).indices.has(index),

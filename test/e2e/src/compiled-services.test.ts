@@ -1,7 +1,7 @@
 // The build step makes services that run without TypeScript: the API's bundle migrates a
 // database, starts against PostgreSQL and NATS, answers /readyz and serves the front-end it
 // bundles at start-up from the sources it finds through the rewritten import.meta.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServices } from "../../../scripts/build/build-services.js";
-import { freePort, ROOT, type ServiceProcess, waitForReady } from "./processes.js";
+import { freePort, ROOT, type ServiceProcess, spawnService, waitForReady } from "./processes.js";
 
 const execFileAsync = promisify(execFile);
 const apiDir = path.join(ROOT, "services/api");
@@ -30,28 +30,11 @@ afterAll(async () => {
 
 /** The bundle alone: node with no loader, as the image's entry point runs it. */
 function startCompiled(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.js"], {
-    cwd: apiDir,
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  return spawnService(["--enable-source-maps", "dist/main.js"], apiDir, {
+    PATH: process.env.PATH ?? "",
+    LOG_LEVEL: "warn",
+    ...env,
   });
-  let log = "";
-  child.stdout?.on("data", (c) => {
-    log += c;
-  });
-  child.stderr?.on("data", (c) => {
-    log += c;
-  });
-  return {
-    child,
-    output: () => log,
-    stop: (signal = "SIGTERM") =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill(signal);
-      }),
-  };
 }
 
 describe("compiled services", () => {

@@ -16,11 +16,20 @@ export interface ServiceProcess {
 
 /** Starts a service's main.ts as its own process, as the local runner and production do. */
 export function startService(dir: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, "src/main.ts"], {
-    cwd: path.join(ROOT, dir),
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  return spawnService(["--import", TSX_LOADER, "src/main.ts"], path.join(ROOT, dir), {
+    ...process.env,
+    LOG_LEVEL: "warn",
+    ...env,
   });
+}
+
+/** `node <args>` in `cwd` with exactly `env`, its output kept for the test to read. */
+export function spawnService(
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): ServiceProcess {
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stdout?.on("data", (c) => {
     log += c;
