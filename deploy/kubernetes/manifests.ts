@@ -10,14 +10,18 @@ interface ServiceSpec {
   name: string;
   replicas: number;
   port: number;
-  /** Whether the port serves the merchant API (public) or only health/metrics. */
+  /** Whether the port serves the merchant API (public, PORT) or only health/metrics (HEALTH_PORT). */
   public?: boolean;
-  env: Record<string, string>;
+  /** Beyond the common variables, the signer client's and the port's. */
+  env?: Record<string, string>;
   secretEnv: string[];
   cpu: [string, string];
-  memory: [string, string];
+  /** A signer client: its variables, and the Secret with its certificate mounted. */
   talksToSigner?: boolean;
 }
+
+/** Requested and limit: every service holds its working set well within these. */
+const SERVICE_MEMORY = ["256Mi", "512Mi"] as const;
 
 const infraSecrets = ["DATABASE_URL"];
 /** Secrets a service runs without (the feature they enable is then off, and says so in its log). */
@@ -47,54 +51,40 @@ const SERVICES: ServiceSpec[] = [
     replicas: 3,
     port: 3000,
     public: true,
-    env: {
-      ...common,
-      ...signerEnv,
-      PORT: "3000",
-      PUBLIC_BASE_URL: "https://pay.example.com",
-      TRUSTED_PROXIES: "10.0.0.10",
-    },
+    env: { PUBLIC_BASE_URL: "https://pay.example.com", TRUSTED_PROXIES: "10.0.0.10" },
     secretEnv: [...infraSecrets, "JWT_SECRET", "WEBHOOK_SECRET_KEY", "SMTP_URL", "API_APPROVER_SEED"],
     cpu: ["250m", "1"],
-    memory: ["256Mi", "512Mi"],
     talksToSigner: true,
   },
   {
     name: "settlement",
     replicas: 2,
     port: 3101,
-    env: { ...common, ...signerEnv, HEALTH_PORT: "3101", PUBLIC_BASE_URL: "https://pay.example.com" },
+    env: { PUBLIC_BASE_URL: "https://pay.example.com" },
     secretEnv: [...infraSecrets, "SETTLEMENT_APPROVER_SEED", "SOLANA_RPC_URL", "SUI_GRPC_URL"],
     cpu: ["200m", "1"],
-    memory: ["256Mi", "512Mi"],
     talksToSigner: true,
   },
   {
     name: "notifier",
     replicas: 2,
     port: 3102,
-    env: { ...common, HEALTH_PORT: "3102" },
     secretEnv: [...infraSecrets, "WEBHOOK_SECRET_KEY"],
     cpu: ["200m", "1"],
-    memory: ["256Mi", "512Mi"],
   },
   {
     name: "watcher-solana",
     replicas: 2,
     port: 3103,
-    env: { ...common, HEALTH_PORT: "3103" },
     secretEnv: [...infraSecrets, "SOLANA_RPC_URL", "WEBHOOK_AUTH_HEADER", "PROVIDER_API_KEY"],
     cpu: ["200m", "1"],
-    memory: ["256Mi", "512Mi"],
   },
   {
     name: "watcher-sui",
     replicas: 2,
     port: 3104,
-    env: { ...common, HEALTH_PORT: "3104" },
     secretEnv: [...infraSecrets, "SUI_GRPC_URL"],
     cpu: ["200m", "1"],
-    memory: ["256Mi", "512Mi"],
   },
 ];
 
@@ -106,6 +96,15 @@ const securityContext = {
   capabilities: { drop: ["ALL"] },
   seccompProfile: { type: "RuntimeDefault" },
 };
+
+function envOf(s: ServiceSpec): Record<string, string> {
+  return {
+    ...common,
+    ...(s.talksToSigner ? signerEnv : {}),
+    [s.public ? "PORT" : "HEALTH_PORT"]: String(s.port),
+    ...s.env,
+  };
+}
 
 function deployment(s: ServiceSpec) {
   const volumes: object[] = [{ name: "tmp", emptyDir: {} }];
@@ -152,7 +151,7 @@ function deployment(s: ServiceSpec) {
               image: IMAGE(s.name),
               ports: [{ name: "http", containerPort: s.port }],
               env: [
-                ...Object.entries(s.env).map(([name, value]) => ({ name, value })),
+                ...Object.entries(envOf(s)).map(([name, value]) => ({ name, value })),
                 ...s.secretEnv.map((name) => ({
                   name,
                   valueFrom: {
@@ -165,8 +164,8 @@ function deployment(s: ServiceSpec) {
                 })),
               ],
               resources: {
-                requests: { cpu: s.cpu[0], memory: s.memory[0] },
-                limits: { cpu: s.cpu[1], memory: s.memory[1] },
+                requests: { cpu: s.cpu[0], memory: SERVICE_MEMORY[0] },
+                limits: { cpu: s.cpu[1], memory: SERVICE_MEMORY[1] },
               },
               readinessProbe: {
                 httpGet: { path: "/readyz", port: "http" },

@@ -123,6 +123,37 @@ async function localInfo<T>(baseUrl: string): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** How each local network says who it is (`/info`), and the variables that declare it to the services. */
+const LOCAL_NETWORKS = {
+  solana: {
+    name: "Solana",
+    port: 8899,
+    field: "genesisHash",
+    network: "SOLANA_NETWORK",
+    id: "SOLANA_GENESIS_HASH",
+  },
+  sui: { name: "Sui", port: 9000, field: "chainId", network: "SUI_NETWORK", id: "SUI_CHAIN_ID" },
+} as const;
+
+/**
+ * Once a local network is up, its identity declares it: the services started after it are told
+ * which network they are on (ctx.networks) and refuse any other.
+ */
+async function declareLocalNetwork(
+  ctx: ClusterContext,
+  say: (line: string) => void,
+  chain: "solana" | "sui",
+) {
+  const local = LOCAL_NETWORKS[chain];
+  const info = await localInfo<Record<string, string>>(`http://127.0.0.1:${p(ctx, local.port)}`);
+  const id = info[local.field] ?? "";
+  ctx.networks = {
+    ...ctx.networks,
+    ...(chain === "solana" ? { solanaGenesisHash: id } : { suiChainId: id }),
+  };
+  say(`${local.name} local network declared: ${local.network}=localnet ${local.id}=${id}`);
+}
+
 /**
  * Every service of the local cluster, in start order. Each issue that adds a service adds it
  * here, so `npm start` always runs the whole system. The values are the runner's defaults: the
@@ -181,11 +212,7 @@ export const SERVICES: ServiceSpec[] = [
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 8899)}/healthz`,
     urls: (ctx) => ({ "Solana RPC (local)": `http://127.0.0.1:${p(ctx, 8899)}` }),
-    afterReady: async (ctx, say) => {
-      const { genesisHash } = await localInfo<{ genesisHash: string }>(`http://127.0.0.1:${p(ctx, 8899)}`);
-      ctx.networks = { ...ctx.networks, solanaGenesisHash: genesisHash };
-      say(`Solana local network declared: SOLANA_NETWORK=localnet SOLANA_GENESIS_HASH=${genesisHash}`);
-    },
+    afterReady: (ctx, say) => declareLocalNetwork(ctx, say, "solana"),
   },
   {
     name: "sui-localnet",
@@ -199,9 +226,7 @@ export const SERVICES: ServiceSpec[] = [
     urls: (ctx) => ({ "Sui gRPC (local)": `http://127.0.0.1:${p(ctx, 9000)}` }),
     // Both local chains and the signer are up now: give the service wallets what they need.
     afterReady: async (ctx, say) => {
-      const { chainId } = await localInfo<{ chainId: string }>(`http://127.0.0.1:${p(ctx, 9000)}`);
-      ctx.networks = { ...ctx.networks, suiChainId: chainId };
-      say(`Sui local network declared: SUI_NETWORK=localnet SUI_CHAIN_ID=${chainId}`);
+      await declareLocalNetwork(ctx, say, "sui");
       await fundLocalServiceWallets({
         certsDir: ctx.certsDir,
         signerUrl: `https://127.0.0.1:${p(ctx, 7443)}`,

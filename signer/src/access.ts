@@ -11,6 +11,7 @@ export type Role = (typeof ROLES)[number];
 export const RPC_ROLES = {
   // The API hands out deposit addresses; settlement learns them from the payment it settles.
   DeriveDepositAddress: ["api"],
+  DeriveDepositAddresses: ["api"],
   GetServiceAddresses: ["api", "settlement"],
   // Only settlement moves funds; the API's part in a payout is its approval, not a signature request.
   Sign: ["settlement"],

@@ -3,8 +3,9 @@
 // it hands each deposit index out once only, ever, whatever PostgreSQL's sequence says: after a
 // restore of the database from a backup, the sequence goes back, and an address a customer may
 // still pay must not become a second payment's (docs/operations.md, "Restoring PostgreSQL").
-import { Chain, Mode, type ServiceAddresses } from "@gateway/signer-proto";
-import type { ChainName, Keyring, ModeName } from "./keys/keyring.js";
+import { type Chain, Mode, type ServiceAddresses } from "@gateway/signer-proto";
+import { type ChainName, chainOfProto, SIGNER_CHAINS } from "./chains/index.js";
+import type { Keyring, ModeName } from "./keys/keyring.js";
 import type { AuditLog } from "./state/audit-log.js";
 
 export class BadRequestError extends Error {
@@ -57,25 +58,31 @@ export function createIssuedIndices(): IssuedIndices {
   return issued;
 }
 
-export const CHAINS: [Chain, ChainName][] = [
-  [Chain.SOLANA, "solana"],
-  [Chain.SUI, "sui"],
-];
 export const MODES: [Mode, ModeName][] = [
   [Mode.LIVE, "live"],
   [Mode.TEST, "test"],
 ];
 
 export function chainName(chain: Chain): ChainName {
-  const found = CHAINS.find(([c]) => c === chain);
-  if (!found) throw new BadRequestError("chain must be CHAIN_SOLANA or CHAIN_SUI");
-  return found[1];
+  const found = chainOfProto(chain);
+  if (!found) {
+    const names = SIGNER_CHAINS.map(({ name }) => `CHAIN_${name.toUpperCase()}`);
+    throw new BadRequestError(`chain must be ${names.join(" or ")}`);
+  }
+  return found.name;
 }
 
 export function modeName(mode: Mode): ModeName {
   const found = MODES.find(([m]) => m === mode);
   if (!found) throw new BadRequestError("mode must be MODE_LIVE or MODE_TEST");
   return found[1];
+}
+
+/** The names of a deposit request's chain and mode; BadRequestError for anything out of range. */
+export function checkDepositRequest(chain: Chain, mode: Mode, index: number): [ChainName, ModeName] {
+  if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31)
+    throw new BadRequestError("index must be below 2^31");
+  return [chainName(chain), modeName(mode)];
 }
 
 export interface AddressBook {
@@ -93,9 +100,7 @@ export function createAddressBook(
 ): AddressBook {
   return {
     deriveDepositAddress(chain, mode, index) {
-      if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31)
-        throw new BadRequestError("index must be below 2^31");
-      const [c, m] = [chainName(chain), modeName(mode)];
+      const [c, m] = checkDepositRequest(chain, mode, index);
       const address = keyring.key(c, "deposit", m, index).address;
       if (issued) {
         if (issued.indices.has(c, m, index)) {
@@ -112,7 +117,7 @@ export function createAddressBook(
     },
 
     serviceAddresses() {
-      return CHAINS.flatMap(([chain, name]) =>
+      return SIGNER_CHAINS.flatMap(({ proto: chain, name }) =>
         MODES.map(([mode, modeText]) => ({
           chain,
           mode,

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Chain, Mode } from "@gateway/signer-proto";
+import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { loadSeed } from "./seed.js";
 import { openAuditLog } from "./state/audit-log.js";
@@ -95,6 +96,8 @@ describe("signer cli", () => {
     });
     if (!first.ok) throw new Error("unreachable");
     expect(Buffer.from(lines[1].transaction, "base64")).toEqual(Buffer.from(first.response.transaction));
+    // Solana knows the transaction by its fee payer's (the gas wallet's) signature.
+    expect(lines[1].txid).toBe(bs58.encode(first.response.signatures[0]!.signature));
     // A damaged log is never read as a record.
     writeFileSync(signer.auditPath, readFileSync(signer.auditPath, "utf8").replace('"index":3', '"index":4'));
     expect(cli(["record", signer.auditPath])).toMatchObject({

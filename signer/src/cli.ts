@@ -2,8 +2,10 @@
 // that reads the CA key: run them on the issuing host, never in a service's container.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import bs58 from "bs58";
 import { isRole, ROLES } from "./access.js";
 import { createCa, issueCertificate, writeCrl } from "./certificates.js";
+import { SIGNER_CHAINS } from "./chains/index.js";
 import { parseSignerConfig } from "./config.js";
 import { writeDevCerts } from "./dev-certs.js";
 import { createKeyring } from "./keys/keyring.js";
@@ -25,7 +27,8 @@ const USAGE = `usage: signer <command>
   addresses                print the vault and gas addresses for every chain and mode
   record FILE              print, as JSON lines, what the audit log FILE says the signer did that a
                            database restored from a backup must learn again: every first signing
-                           (its intent and transaction) and every deposit index handed out`;
+                           (its intent, transaction and chain transaction id) and every deposit
+                           index handed out`;
 
 /** Values of a repeatable `--name value` option, and the arguments left. */
 function options(args: string[]): { get(name: string): string[]; rest: string[] } {
@@ -160,7 +163,7 @@ function genCrl(args: string[]): void {
 function addresses(): void {
   const config = parseSignerConfig(process.env);
   const keyring = createKeyring({ seed: loadSeed(config.seed) });
-  for (const chain of ["solana", "sui"] as const) {
+  for (const { name: chain } of SIGNER_CHAINS) {
     for (const mode of ["live", "test"] as const) {
       const vault = keyring.key(chain, "vault", mode).address;
       const gas = keyring.key(chain, "gas", mode).address;
@@ -182,8 +185,13 @@ function record(args: string[]): void {
       const { seq, at, chain, mode, index, address } = entry;
       lines.push(JSON.stringify({ type: "address", seq, at, chain, mode, index, address }));
     } else if (entry.decision === "signed" && entry.ledger?.first) {
-      const { seq, at, intent } = entry;
-      lines.push(JSON.stringify({ type: "signed", seq, at, intent, transaction: entry.ledger.transaction }));
+      const { seq, at, intent, txidBase64 } = entry;
+      // The chain's spelling of its id: base58 on Solana and Sui.
+      const txid =
+        typeof txidBase64 === "string" ? bs58.encode(Buffer.from(txidBase64, "base64")) : undefined;
+      lines.push(
+        JSON.stringify({ type: "signed", seq, at, intent, txid, transaction: entry.ledger.transaction }),
+      );
     }
   });
   if (!result.ok) fail(`record: ${file} is broken at line ${result.line}: ${result.problem}`);

@@ -2,8 +2,8 @@
 // Outside development the signer insists on mTLS and a sealed seed file whose passphrase
 // comes from a mounted file or an unseal command, never from the environment.
 import { join } from "node:path";
-import { normalizeStructTag } from "@mysten/sui/utils";
 import { z } from "zod";
+import { type ChainName, SIGNER_CHAINS, signerChain } from "./chains/index.js";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -32,7 +32,9 @@ const approvers = z.array(
 const amount = z
   .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
   .transform((v) => BigInt(v));
-const gasBudgets = z.record(z.string().regex(/^(solana|sui)(:(live|test))?$/), amount);
+// Keys of per-chain settings: the chains' names as SIGNER_CHAINS gives them.
+const chainNames = SIGNER_CHAINS.map(({ name }) => name).join("|");
+const gasBudgets = z.record(z.string().regex(new RegExp(`^(${chainNames})(:(live|test))?$`)), amount);
 const velocity = z.object({ count: z.number().int().nonnegative(), amount });
 const payoutLimits = z.object({ perMerchant: velocity, total: velocity });
 /** Per UTC day; amounts in base units of the payout stablecoins (6 decimals), summed over assets. */
@@ -40,7 +42,10 @@ const DEFAULT_PAYOUT_LIMITS = {
   perMerchant: { count: 20, amount: 100_000_000_000n },
   total: { count: 1_000, amount: 1_000_000_000_000n },
 };
-const caps = z.record(z.string().regex(/^(solana|sui):.+$/), z.object({ perIntent: amount, perDay: amount }));
+const caps = z.record(
+  z.string().regex(new RegExp(`^(${chainNames}):.+$`)),
+  z.object({ perIntent: amount, perDay: amount }),
+);
 
 function json<T extends z.ZodType>(schema: T) {
   return z.string().transform((text, ctx): z.infer<T> => {
@@ -110,7 +115,9 @@ export const signerConfigSchema = z
     /** MIST per unit; mainnet's reference price is in the hundreds. */
     SIGNER_SUI_MAX_GAS_PRICE: amount.default(5_000n),
     /** Worst-case fees per UTC day: lamports for "solana", MIST for "sui" ("<chain>:<mode>" overrides). */
-    SIGNER_GAS_BUDGETS: json(gasBudgets).default({ solana: 10_000_000_000n, sui: 1_000_000_000_000n }),
+    SIGNER_GAS_BUDGETS: json(gasBudgets).default(
+      Object.fromEntries(SIGNER_CHAINS.map(({ name, defaultGasBudget }) => [name, defaultGasBudget])),
+    ),
     /** required: a refund needs a trusted watcher's attestation (off only for a gradual roll-out). */
     SIGNER_REFUND_ATTESTATION: z.enum(["required", "off"]).default("required"),
     SIGNER_MAX_SWEEPS_PER_DEPOSIT: z.coerce.number().int().min(1).max(1000).default(8),
@@ -213,15 +220,15 @@ export interface SignerConfig {
   logLevel: string;
 }
 
-// Cap keys must be spelled as the signer spells assets: Sui coin types in full form.
+// Cap keys must be spelled as the signer spells assets (Sui coin types in full form).
 function canonicalCapKey(key: string): string {
-  const [chain, ...rest] = key.split(":");
+  const [chain, ...rest] = key.split(":") as [ChainName, ...string[]];
   const asset = rest.join(":");
-  if (chain !== "sui" || asset === "*") return key;
+  if (asset === "*") return key;
   try {
-    return `sui:${normalizeStructTag(asset)}`;
-  } catch {
-    throw new ConfigError([{ variable: "SIGNER_CAPS", problem: `${asset} is not a Sui coin type` }]);
+    return `${chain}:${signerChain(chain).configAsset?.(asset) ?? asset}`;
+  } catch (error) {
+    throw new ConfigError([{ variable: "SIGNER_CAPS", problem: (error as Error).message }]);
   }
 }
 

@@ -4,16 +4,17 @@
 import { createHash } from "node:crypto";
 import {
   type CancelPayoutDestinationRequest,
-  Chain,
+  type Chain,
   Mode,
   type PayoutDestination,
   RefusalCode,
   type RequestPayoutDestinationRequest,
 } from "@gateway/signer-proto";
 import type { Logger } from "pino";
-import { CHAINS, chainName, MODES, modeName } from "./addresses.js";
+import { chainName, MODES, modeName } from "./addresses.js";
+import { type ChainName, chainOfProto, signerChain } from "./chains/index.js";
 import type { ApprovalVerifier } from "./intents/approvals.js";
-import type { ChainName, ModeName } from "./keys/keyring.js";
+import type { ModeName } from "./keys/keyring.js";
 import {
   DESTINATION_CANCELLED,
   DESTINATION_REQUESTED,
@@ -34,7 +35,7 @@ export class NotFoundError extends Error {
 function toProtoDestination(d: DestinationRecord): Omit<PayoutDestination, "$typeName"> {
   return {
     merchantId: d.merchantId,
-    chain: d.chain === "solana" ? Chain.SOLANA : Chain.SUI,
+    chain: signerChain(d.chain).proto,
     mode: d.mode === "live" ? Mode.LIVE : Mode.TEST,
     address: d.address,
     linked: d.linked,
@@ -76,7 +77,7 @@ export function createDestinationDesk(deps: {
     const view = {
       rpc,
       merchantId: request.merchantId,
-      chain: CHAINS.find(([c]) => c === request.chain)?.[1] ?? String(request.chain),
+      chain: chainOfProto(request.chain)?.name ?? String(request.chain),
       mode: MODES.find(([m]) => m === request.mode)?.[1] ?? String(request.mode),
       address: request.address,
       ...extra,

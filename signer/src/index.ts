@@ -2,6 +2,9 @@
 export * from "./access.js";
 export { BadRequestError } from "./addresses.js";
 export * from "./certificates.js";
+export * from "./chains/index.js";
+export type * from "./chains/signer-chain.js";
+export { nonceAccountAddress } from "./chains/solana.js";
 export * from "./config.js";
 export { type DestinationOutcome, NotFoundError } from "./destinations.js";
 export * from "./dev-certs.js";
@@ -10,7 +13,6 @@ export * from "./identity.js";
 export * from "./intents/approvals.js";
 export type { SignerLimits } from "./intents/intent.js";
 export * from "./intents/intent.js";
-export { nonceAccountAddress } from "./intents/solana.js";
 export * from "./keys/keyring.js";
 export * from "./open-state.js";
 export * from "./policy/index.js";

@@ -3,13 +3,11 @@ import { pino } from "pino";
 import { ConfigError, parseSignerConfig, scrubSecrets } from "./config.js";
 import { countDecisions } from "./decision-metrics.js";
 import { createHealthServer } from "./health.js";
-import { createApprovalVerifier } from "./intents/approvals.js";
 import { createKeyring } from "./keys/keyring.js";
-import { openSignerState, signerLimits } from "./open-state.js";
-import { createPolicyRules, payoutPolicyOf } from "./policy/index.js";
+import { createSignerCoreWithRules, openSignerState, signerLimits } from "./open-state.js";
+import { createPolicyRules } from "./policy/index.js";
 import { loadSeed } from "./seed.js";
 import { createSignerServer } from "./server.js";
-import { createSignerCore } from "./signer-core.js";
 import { checkTlsMaterial } from "./tls-check.js";
 
 // A start-up failure (seed, lock, TLS files) must say why, even before the logger exists.
@@ -44,17 +42,11 @@ const { ledger, audit, issued } = openSignerState(
   rules,
 );
 log.info({ auditHead: audit.head() }, "audit chain verified");
-const payouts = payoutPolicyOf(rules);
-const core = createSignerCore({
-  keyring,
-  approvals: createApprovalVerifier(config.trustedApprovers, { unapprovedPayoutsToLinked: Boolean(payouts) }),
-  payouts,
-  ledger,
-  audit,
-  issued,
-  limits: signerLimits(config),
-  log,
-});
+const core = createSignerCoreWithRules(
+  { keyring, ledger, audit, issued, limits: signerLimits(config), log },
+  config.trustedApprovers,
+  rules,
+);
 const decisions = countDecisions(core);
 const server = createSignerServer({
   core: decisions.core,

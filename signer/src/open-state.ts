@@ -3,7 +3,10 @@
 // tests and the benches start alike.
 
 import { createIssuedIndices, type IssuedIndices } from "./addresses.js";
+import { createApprovalVerifier, type TrustedApprover } from "./intents/approvals.js";
+import { payoutPolicyOf } from "./policy/index.js";
 import type { PolicyRule } from "./policy/rule.js";
+import { createSignerCore, type SignerCore, type SignerCoreDeps } from "./signer-core.js";
 import { type AuditLog, openAuditLog } from "./state/audit-log.js";
 import {
   createIntentLedger,
@@ -30,6 +33,24 @@ export function openSignerState(
     },
   });
   return { ledger, audit, issued };
+}
+
+/**
+ * The core over an opened state and the operator's rules: the payout policy among them keeps the
+ * allow-lists, and only with it may a payout come without an approval (the scheduled payout,
+ * which that policy sends only to the linked wallet). The process and the tests wire it alike.
+ */
+export function createSignerCoreWithRules(
+  deps: Omit<SignerCoreDeps, "approvals" | "payouts">,
+  trustedApprovers: TrustedApprover[],
+  rules: readonly PolicyRule[],
+): SignerCore {
+  const payouts = payoutPolicyOf(rules);
+  return createSignerCore({
+    ...deps,
+    approvals: createApprovalVerifier(trustedApprovers, { unapprovedPayoutsToLinked: Boolean(payouts) }),
+    payouts,
+  });
 }
 
 /** Lamports a nonce account holds: the rent-exempt minimum for its 80 bytes. */

@@ -17,6 +17,9 @@ export function refuse(code: RefusalCode, reason: string): never {
   throw new Refusal(code, reason);
 }
 
+/** An intent that is incomplete or malformed, whatever its transaction. */
+export const invalid: (reason: string) => never = (reason) => refuse(RefusalCode.INVALID_INTENT, reason);
+
 /** The proto enum name without its prefix, e.g. "WRONG_AMOUNT", for logs and audit lines. */
 export function refusalCodeName(code: RefusalCode): string {
   return RefusalCode[code] ?? String(code);

@@ -176,6 +176,37 @@ describe("signer over gRPC with mTLS", () => {
     );
   });
 
+  it("derives a batch, each item on its own; a bad item fails the call and hands nothing out", async () => {
+    const before = auditLines().length;
+    await client.deriveDepositAddress({ chain: "sui", mode: "live", index: 900 });
+    const outcomes = await client.deriveDepositAddresses([
+      { chain: "solana", mode: "test", index: 901 },
+      { chain: "sui", mode: "live", index: 900 },
+      { chain: "sui", mode: "live", index: 902 },
+    ]);
+    expect(outcomes[0]).toEqual({ address: signer.keyring.key("solana", "deposit", "test", 901).address });
+    expect("issued" in outcomes[1]! && outcomes[1].issued.highestIssued).toBeGreaterThanOrEqual(900);
+    expect(outcomes[2]).toEqual({ address: signer.keyring.key("sui", "deposit", "live", 902).address });
+    // One audit line per address handed out, none for the refused repeat.
+    expect(
+      auditLines()
+        .slice(before)
+        .filter((l) => l.decision === "address")
+        .map((l) => l.index),
+    ).toEqual([900, 901, 902]);
+    const afterBatch = auditLines().length;
+    await expect(
+      client.deriveDepositAddresses([
+        { chain: "solana", mode: "test", index: 903 },
+        { chain: "solana", mode: "test", index: 2 ** 31 },
+      ]),
+    ).rejects.toThrow(/index must be below 2\^31/);
+    expect(auditLines()).toHaveLength(afterBatch);
+    await expect(
+      settlement.deriveDepositAddresses([{ chain: "solana", mode: "live", index: 904 }]),
+    ).rejects.toThrow(/UNAUTHORIZED_ROLE: role settlement may not call DeriveDepositAddresses/);
+  });
+
   it("refuses a certificate of our CA that names no role, on every RPC", async () => {
     const dir = mkdtempSync(join(tmpdir(), "signer-norole-"));
     const bare = issueCertificate({

@@ -20,6 +20,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   AuditHeadSchema,
   DepositIndexIssuedSchema,
+  DeriveDepositAddressResultSchema,
   PayoutDestinationSchema,
   RefusalCode,
   RefusalDetailSchema,
@@ -31,7 +32,7 @@ import {
 } from "@gateway/signer-proto";
 import type { Logger } from "pino";
 import { type IntentKindName, mayCall, mayRequest } from "./access.js";
-import { BadRequestError, IndexIssuedError } from "./addresses.js";
+import { BadRequestError, checkDepositRequest, IndexIssuedError } from "./addresses.js";
 import { type DestinationOutcome, NotFoundError } from "./destinations.js";
 import { type Caller, callerFromCertificate, describeCaller } from "./identity.js";
 import type { SignerCore } from "./signer-core.js";
@@ -215,6 +216,31 @@ export function signerRoutes(core: SignerCore, access: Access) {
         // The index is on record before the address leaves: a crash cannot forget it was given.
         await core.sync();
         return { address };
+      },
+      async deriveDepositAddresses(request) {
+        if (request.requests.length > MAX_BATCH) {
+          throw new ConnectError(`at most ${MAX_BATCH} requests per batch`, Code.InvalidArgument);
+        }
+        // Every item is read before any index is handed out: a bad one fails the call alone.
+        try {
+          for (const item of request.requests) checkDepositRequest(item.chain, item.mode, item.index);
+        } catch (error) {
+          badRequest(error);
+        }
+        const results = request.requests.map((item) => {
+          try {
+            const address = core.deriveDepositAddress(item.chain, item.mode, item.index);
+            return create(DeriveDepositAddressResultSchema, { result: { case: "address", value: address } });
+          } catch (error) {
+            if (!(error instanceof IndexIssuedError)) throw error;
+            return create(DeriveDepositAddressResultSchema, {
+              result: { case: "issued", value: { highestIssued: error.highest } },
+            });
+          }
+        });
+        // The indices are on record before the addresses leave, as for one address.
+        await core.sync();
+        return { results };
       },
       getServiceAddresses() {
         return { addresses: core.serviceAddresses().map((a) => create(ServiceAddressesSchema, a)) };

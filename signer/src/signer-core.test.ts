@@ -12,7 +12,7 @@ import {
 } from "@gateway/chain-tx";
 import { type IntentInput, signApproval } from "@gateway/signer-client";
 import { Chain, Mode, RefusalCode, type SignRequest } from "@gateway/signer-proto";
-import { Inputs, Transaction as SuiTransaction } from "@mysten/sui/transactions";
+import { Inputs, Transaction as SuiTransaction, TransactionDataBuilder } from "@mysten/sui/transactions";
 import { verifyTransactionSignature } from "@mysten/sui/verify";
 import {
   createApproveInstruction,
@@ -33,6 +33,7 @@ import {
   type TransactionInstruction,
   TransactionMessage,
 } from "@solana/web3.js";
+import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
 import { IndexIssuedError } from "./addresses.js";
 import type { SignOutcome } from "./signer-core.js";
@@ -290,6 +291,21 @@ describe("valid intents are signed and verify with the chain SDK", () => {
     expect(Buffer.from(again.transaction).equals(Buffer.from(tx))).toBe(true);
     expect(again.signatures).toEqual(first.signatures);
     expectSolanaSignaturesVerify(again.transaction, again.signatures);
+  });
+
+  it("a first signing records the id the chain will know its transaction by; a repeat records none", async () => {
+    const solana = solanaTokenSweep(keyring, 9);
+    const first = signed(decide(solana.intent, solana.tx));
+    const wire = Transaction.populate(Message.from(Buffer.from(solana.tx)));
+    for (const s of first.signatures) wire.addSignature(pk(s.address), Buffer.from(s.signature));
+    const txid = () => bs58.encode(Buffer.from(String(lastAuditLine().txidBase64), "base64"));
+    expect(txid()).toBe(bs58.encode(wire.signature!));
+    signed(decide(solana.intent, solana.tx));
+    expect(lastAuditLine().txidBase64).toBeUndefined();
+
+    const suiSweep = await suiTokenSweep(keyring, 10);
+    signed(decide(suiSweep.intent, suiSweep.tx, suiSweep.objects));
+    expect(txid()).toBe(TransactionDataBuilder.getDigestFromBytes(suiSweep.tx));
   });
 });
 

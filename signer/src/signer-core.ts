@@ -6,23 +6,20 @@
 // synchronously per request, so two requests never interleave between check and record.
 import { hash } from "node:crypto";
 import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
-import { blake2b } from "@noble/hashes/blake2.js";
 import type { Logger } from "pino";
 import { type AddressBook, createAddressBook, type IssuedIndices } from "./addresses.js";
+import { signerChain } from "./chains/index.js";
+import type { SignatureValue } from "./chains/signer-chain.js";
 import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
-
 import type { ApprovalVerifier } from "./intents/approvals.js";
 import {
   auditView,
-  type CheckedTransaction,
   intentEffect,
   parseIntent,
   type SignerIntent,
   type SignerLimits,
 } from "./intents/intent.js";
-import { checkSolanaTransaction } from "./intents/solana.js";
-import { checkSuiTransaction } from "./intents/sui.js";
-import type { Keyring, SigningKey } from "./keys/keyring.js";
+import type { Keyring } from "./keys/keyring.js";
 import type { PayoutPolicy } from "./policy/payouts.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditHead, AuditLog } from "./state/audit-log.js";
@@ -42,12 +39,6 @@ export interface SignerCoreDeps {
   now?: () => Date;
 }
 
-export interface SignatureValue {
-  address: string;
-  signature: Uint8Array;
-  serialized: string;
-}
-
 export type SignOutcome =
   | { ok: true; response: { intentId: string; signatures: SignatureValue[]; transaction: Uint8Array } }
   | { ok: false; refusal: { intentId: string; code: RefusalCode; reason: string } };
@@ -63,15 +54,8 @@ export interface SignerCore extends AddressBook, DestinationDesk {
 
 // One-shot hashing: a third of the cost of a Hash object per call.
 const sha256Hex = (bytes: Uint8Array) => hash("sha256", bytes, "hex");
-
-function signWith(key: SigningKey, bytes: Uint8Array): SignatureValue {
-  if (key.chain === "solana") return { address: key.address, signature: key.sign(bytes), serialized: "" };
-  // Sui signs BLAKE2b-256 of the intent message: three zero bytes (TransactionData scope, V0, Sui
-  // app), then the transaction.
-  const signature = key.sign(blake2b(Buffer.concat([Buffer.alloc(3), bytes]), { dkLen: 32 }));
-  const serialized = Buffer.concat([Buffer.from([0]), signature, key.publicKey]).toString("base64");
-  return { address: key.address, signature, serialized };
-}
+const base64 = (bytes: Uint8Array) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 
 export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   const { keyring, approvals, ledger, audit, limits, log, payouts } = deps;
@@ -86,19 +70,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   }
   type Keys = ReturnType<typeof keysOf>;
 
-  function checkTransaction(intent: SignerIntent, request: SignRequest, keys: Keys): CheckedTransaction {
-    const { gas, vault, source } = keys;
-    const action = intent.action;
-    const destination =
-      action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
-    const parties = { gas: gas.address, source: source.address, destination, sourceKey: source.publicKey };
-    const bytes = request.unsignedTransaction;
-    if (intent.chain === "solana") return checkSolanaTransaction(bytes, intent, parties, limits);
-    const objects = request.objects.map((o) => o.bcs);
-    return checkSuiTransaction(bytes, objects, intent, parties, limits);
-  }
-
-  function plan(intent: SignerIntent, request: SignRequest, keys: Keys): SigningPlan {
+  function plan(intent: SignerIntent, request: SignRequest, { gas, vault, source }: Keys): SigningPlan {
     const bound = ledger.bound(intent.intentId);
     if (bound) {
       if (bound.effect !== intentEffect(intent))
@@ -109,7 +81,11 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       return { ...bound, intent, first: false, locks: [] };
     }
     approvals.verify(intent);
-    const checked = checkTransaction(intent, request, keys);
+    const action = intent.action;
+    const destination =
+      action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
+    const parties = { gas: gas.address, source: source.address, destination, sourceKey: source.publicKey };
+    const checked = signerChain(intent.chain).check(request, intent, parties, limits);
     return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
   }
 
@@ -121,12 +97,13 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       let intent: SignerIntent | undefined;
       try {
         intent = parseIntent(request.intent);
+        const chain = signerChain(intent.chain);
         const at = now();
         const keys = keysOf(intent);
         const signing = plan(intent, request, keys);
         ledger.check(signing, at);
         const signatures = signing.signers.map((address) =>
-          signWith([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
+          chain.sign([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
         );
         const record = ledger.record(signing, at);
         audit.append({
@@ -135,6 +112,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
           transaction: sha256Hex(signing.transaction),
           signers: signing.signers,
           ledger: record,
+          ...(signing.first && { txidBase64: base64(chain.txid(signing.transaction, signatures)) }),
         });
         log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");
         return {

@@ -23,14 +23,13 @@ import {
 import { type SignRequest, SignRequestSchema } from "@gateway/signer-proto";
 import { Keypair } from "@solana/web3.js";
 import { pino } from "pino";
-import { createApprovalVerifier } from "./intents/approvals.js";
-import { nonceAccountAddress } from "./intents/solana.js";
+import type { ChainName } from "./chains/index.js";
+import { nonceAccountAddress } from "./chains/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
-import { openSignerState, signerLimits } from "./open-state.js";
-import { payoutPolicyOf } from "./policy/index.js";
+import { createSignerCoreWithRules, openSignerState, signerLimits } from "./open-state.js";
 import type { PolicyRule } from "./policy/rule.js";
 import { mnemonicToSeed } from "./sealed-seed.js";
-import { createSignerCore, type SignerCore } from "./signer-core.js";
+import type { SignerCore } from "./signer-core.js";
 import type { AuditLog } from "./state/audit-log.js";
 import type { CapTable, LedgerLimits } from "./state/ledger.js";
 
@@ -136,18 +135,19 @@ export function createTestSigner(
       return head;
     },
   };
-  const payouts = payoutPolicyOf(options.rules ?? []);
-  const core = createSignerCore({
-    keyring,
-    approvals: createApprovalVerifier(approvers.trusted, { unapprovedPayoutsToLinked: Boolean(payouts) }),
-    payouts,
-    ledger,
-    audit,
-    issued: state.issued,
-    limits: TEST_LIMITS,
-    log: pino({ level: "silent" }),
-    ...(options.now ? { now: options.now } : {}),
-  });
+  const core = createSignerCoreWithRules(
+    {
+      keyring,
+      ledger,
+      audit,
+      issued: state.issued,
+      limits: TEST_LIMITS,
+      log: pino({ level: "silent" }),
+      ...(options.now ? { now: options.now } : {}),
+    },
+    approvers.trusted,
+    options.rules ?? [],
+  );
   return { core, audit, keyring, approvers, dir, auditPath, close: () => audit.close() };
 }
 
@@ -175,7 +175,7 @@ export function approve(approvers: TestApprovers, intent: IntentInput): IntentIn
   return { ...intent, approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }) };
 }
 
-export function wallets(keyring: Keyring, chain: "solana" | "sui", mode: ModeName = "live") {
+export function wallets(keyring: Keyring, chain: ChainName, mode: ModeName = "live") {
   return {
     vault: keyring.key(chain, "vault", mode).address,
     gas: keyring.key(chain, "gas", mode).address,

@@ -33,7 +33,7 @@ function solanaProbe(overrides: Partial<SolanaProbeOptions> = {}) {
   return createSolanaProbe({
     connection: new Connection(solana.rpcUrl, "finalized"),
     network: "localnet",
-    genesisHash: solana.genesisHash,
+    networkId: solana.genesisHash,
     mints: { USDC: solana.mints.USDC, USDT: solana.mints.USDT },
     maxLagMs: 60_000,
     ...overrides,
@@ -44,7 +44,7 @@ function suiProbe(overrides: Partial<SuiProbeOptions> = {}, url = sui.url) {
   return createSuiProbe({
     client: new SuiGrpcClient({ network: "localnet", baseUrl: url }),
     network: "localnet",
-    chainId: sui.info().chainId,
+    networkId: sui.info().chainId,
     coinTypes: { USDC: sui.coinType("USDC"), USDT: sui.coinType("USDT") },
     maxLagMs: 60_000,
     ...overrides,
@@ -67,7 +67,7 @@ describe("the Solana probe", () => {
   });
 
   it("refuses another genesis, naming SOLANA_GENESIS_HASH", async () => {
-    const results = await solanaProbe({ genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }).run();
+    const results = await solanaProbe({ networkId: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }).run();
     expect(failed(results)).toEqual(["SOLANA_GENESIS_HASH"]);
     expect(results[0]?.detail).toContain(`genesis ${solana.genesisHash}, not 5eykt4Us`);
   });
@@ -96,7 +96,7 @@ describe("the Sui probe", () => {
 
   it("refuses another chain identifier (both spellings) and unknown coin types", async () => {
     for (const chainId of ["35834a8a", "4btiuiMPvEENsttpZC7CZ53DruC3MAgfznDbASZ7DR6S"]) {
-      const results = await suiProbe({ chainId }).run();
+      const results = await suiProbe({ networkId: chainId }).run();
       expect(failed(results)).toEqual(["SUI_CHAIN_ID"]);
       expect(results[0]?.detail).toContain("SUI_GRPC_URL is another network");
     }
@@ -108,7 +108,7 @@ describe("the Sui probe", () => {
   it("takes the chain identifier's short form (first four bytes in hex)", async () => {
     const { default: bs58 } = await import("bs58");
     const short = Buffer.from(bs58.decode(sui.info().chainId).subarray(0, 4)).toString("hex");
-    expect(failed(await suiProbe({ chainId: short }).run())).toEqual([]);
+    expect(failed(await suiProbe({ networkId: short }).run())).toEqual([]);
   });
 });
 
@@ -129,7 +129,7 @@ describe("the chain guard", () => {
     const error = await startChainGuard({
       service: "watcher-sui",
       probes: [
-        suiProbe({ chainId: "35834a8a" }),
+        suiProbe({ networkId: "35834a8a" }),
         solanaProbe({ mints: { USDC: solana.mints.USDT, USDT: "x" } }),
       ],
       intervalMs: 60_000,
@@ -153,7 +153,7 @@ describe("the chain guard", () => {
     const probe = createSuiProbe({
       client: new SuiGrpcClient({ network: "localnet", baseUrl: net.url }),
       network: "localnet",
-      chainId: net.info().chainId,
+      networkId: net.info().chainId,
       coinTypes: { USDC: net.coinType("USDC"), USDT: net.coinType("USDT") },
       maxLagMs: 1_500,
     });

@@ -22,6 +22,8 @@ export interface ChainProbe {
 /** What every probe is told besides its endpoint, the network's identity and the coins. */
 export interface ProbeBasics {
   network: "mainnet" | "localnet";
+  /** The declared network's identity: a genesis hash (Solana), a chain identifier (Sui). */
+  networkId: string;
   /** CHAIN_MAX_LAG_SECONDS in ms: the endpoint's newest block may not be older. */
   maxLagMs: number;
   now?: () => number;
@@ -77,4 +79,64 @@ export function freshnessCheck(
         false,
         `the endpoint is stale: its ${newest} is ${seconds(lagMs)} old, more than CHAIN_MAX_LAG_SECONDS (${seconds(maxLagMs)})`,
       );
+}
+
+/** What one chain's probe says at each step of the course every probe follows (`chainProbe`). */
+export interface ProbeCourse<Identity> extends ProbeBasics {
+  chain: Chain;
+  /** The endpoint's variable: SOLANA_RPC_URL, SUI_GRPC_URL. */
+  endpoint: string;
+  /** The variable that declares the network (SOLANA_GENESIS_HASH, SUI_CHAIN_ID): blamed for another network. */
+  declaredBy: string;
+  /** The chain's name in messages ("Solana", "Sui"). */
+  name: string;
+  /** The endpoint's first answer: which network it is. */
+  identify(): Promise<Identity>;
+  /** The identity as messages show it: `same` when it is the declared network, else `other`. */
+  compare(identity: Identity): { same: string } | { other: string };
+  /** The endpoint's newest block and its age, or why it has none (a failure of the endpoint). */
+  newest(identity: Identity, now: () => number): Promise<{ newest: string; lagMs: number } | string>;
+  /** The check of one coin's configured mint or type. */
+  coin(symbol: "USDC" | "USDT", check: CheckOf): Promise<PreflightCheck>;
+}
+
+/**
+ * The course of every probe: no identity is a silent endpoint; another network ends the probe
+ * (nothing else it says is worth checking); then its newest block's age and both coins, where a
+ * failed read fails the endpoint.
+ */
+export function chainProbe<Identity>(course: ProbeCourse<Identity>): ChainProbe {
+  const { chain, endpoint, declaredBy } = course;
+  const check = checksOf(chain);
+  return {
+    chain,
+    endpoint,
+    async run() {
+      let identity: Identity;
+      try {
+        identity = await course.identify();
+      } catch (err) {
+        return [check(endpoint, false, `the endpoint did not answer: ${reason(err)}`)];
+      }
+      const network = course.network === "mainnet" ? `${course.name} mainnet` : "the declared local network";
+      const seen = course.compare(identity);
+      if ("other" in seen) {
+        const detail = `${endpoint} is another network: ${seen.other}, not ${course.networkId} (${network})`;
+        return [check(declaredBy, false, detail)];
+      }
+      const results = [check(declaredBy, true, `${endpoint} is ${network} (${seen.same})`)];
+      try {
+        const age = await course.newest(identity, course.now ?? Date.now);
+        results.push(
+          typeof age === "string"
+            ? check(endpoint, false, age)
+            : freshnessCheck(check, endpoint, age.newest, age.lagMs, course.maxLagMs),
+        );
+        results.push(await course.coin("USDC", check), await course.coin("USDT", check));
+      } catch (err) {
+        results.push(check(endpoint, false, `the endpoint failed a read: ${reason(err)}`));
+      }
+      return results;
+    },
+  };
 }

@@ -1,8 +1,8 @@
 // The probes of a service's configuration: the same values the service uses, the same variables.
-import { chainModule } from "@gateway/chains";
+import { type Chain, chainModule } from "@gateway/chains";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Connection } from "@solana/web3.js";
-import type { ChainProbe } from "./check.js";
+import type { ChainProbe, ProbeBasics } from "./check.js";
 import { createSolanaProbe } from "./solana-probe.js";
 import { createSuiProbe } from "./sui-probe.js";
 
@@ -26,17 +26,32 @@ export interface SuiPreflightConfig {
   CHAIN_MAX_LAG_SECONDS: number;
 }
 
+/**
+ * What every probe takes from the configuration: the declared network, its identity (mainnet's
+ * unless declared: the configuration refuses a localnet without one, packages/config) and the lag
+ * allowed.
+ */
+function basics(
+  chain: Chain,
+  network: Network,
+  networkId: string | undefined,
+  config: { CHAIN_MAX_LAG_SECONDS: number },
+): ProbeBasics {
+  return {
+    network,
+    networkId: networkId ?? chainModule(chain).mainnet.networkId,
+    maxLagMs: config.CHAIN_MAX_LAG_SECONDS * 1000,
+  };
+}
+
 export function solanaProbeFromConfig(
   config: SolanaPreflightConfig,
   connection = new Connection(config.SOLANA_RPC_URL, "finalized"),
 ): ChainProbe {
   return createSolanaProbe({
+    ...basics("solana", config.SOLANA_NETWORK, config.SOLANA_GENESIS_HASH, config),
     connection,
-    network: config.SOLANA_NETWORK,
-    // The configuration refused a localnet without its genesis hash (packages/config).
-    genesisHash: config.SOLANA_GENESIS_HASH ?? chainModule("solana").mainnet.networkId,
     mints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
-    maxLagMs: config.CHAIN_MAX_LAG_SECONDS * 1000,
   });
 }
 
@@ -45,10 +60,8 @@ export function suiProbeFromConfig(
   client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL }),
 ): ChainProbe {
   return createSuiProbe({
+    ...basics("sui", config.SUI_NETWORK, config.SUI_CHAIN_ID, config),
     client,
-    network: config.SUI_NETWORK,
-    chainId: config.SUI_CHAIN_ID ?? chainModule("sui").mainnet.networkId,
     coinTypes: { USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE },
-    maxLagMs: config.CHAIN_MAX_LAG_SECONDS * 1000,
   });
 }

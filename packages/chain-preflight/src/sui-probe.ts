@@ -4,8 +4,8 @@ import { sameNetworkId } from "@gateway/chains";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import {
   type ChainProbe,
-  checksOf,
-  freshnessCheck,
+  type CheckOf,
+  chainProbe,
   type PreflightCheck,
   type ProbeBasics,
   reason,
@@ -13,62 +13,54 @@ import {
 
 export interface SuiProbeOptions extends ProbeBasics {
   client: Pick<SuiGrpcClient, "ledgerService" | "stateService">;
-  /** The chain identifier declared (SUI_CHAIN_ID, or mainnet's). */
-  chainId: string;
   coinTypes: { USDC: string; USDT: string };
 }
 
+type ServiceInfo = Awaited<
+  ReturnType<SuiProbeOptions["client"]["ledgerService"]["getServiceInfo"]>
+>["response"];
+
 export function createSuiProbe(options: SuiProbeOptions): ChainProbe {
   const { client } = options;
-  const now = options.now ?? Date.now;
-  const check = checksOf("sui");
-
-  async function coin(symbol: "USDC" | "USDT"): Promise<PreflightCheck> {
-    const variable = `SUI_${symbol}_COIN_TYPE`;
-    const coinType = options.coinTypes[symbol];
-    try {
-      const { response } = await client.stateService.getCoinInfo({ coinType });
-      const decimals = response.metadata?.decimals;
-      if (decimals !== 6)
-        return check(variable, false, `${coinType} has ${decimals ?? "no"} decimals, not 6`);
-      return check(variable, true, `${symbol} coin type exists with 6 decimals`);
-    } catch (err) {
-      return check(variable, false, `${coinType} is unknown on this network: ${reason(err)}`);
-    }
-  }
-
-  return {
+  return chainProbe<ServiceInfo>({
+    ...options,
     chain: "sui",
     endpoint: "SUI_GRPC_URL",
-    async run() {
-      let info: Awaited<ReturnType<SuiProbeOptions["client"]["ledgerService"]["getServiceInfo"]>>["response"];
-      try {
-        info = (await client.ledgerService.getServiceInfo({})).response;
-      } catch (err) {
-        return [check("SUI_GRPC_URL", false, `the endpoint did not answer: ${reason(err)}`)];
-      }
-      const network = options.network === "mainnet" ? "Sui mainnet" : "the declared local network";
+    declaredBy: "SUI_CHAIN_ID",
+    name: "Sui",
+    identify: async () => (await client.ledgerService.getServiceInfo({})).response,
+    compare: (info) => {
       const reported = info.chainId ?? "";
-      if (!sameNetworkId("sui", options.chainId, reported)) {
-        return [
-          check(
-            "SUI_CHAIN_ID",
-            false,
-            `SUI_GRPC_URL is another network: chain ${reported || "(none)"} (${info.chain ?? "unnamed"}), not ${options.chainId} (${network})`,
-          ),
-        ];
-      }
-      const results = [check("SUI_CHAIN_ID", true, `SUI_GRPC_URL is ${network} (chain ${reported})`)];
-      const stamp = info.timestamp;
-      if (!stamp) {
-        results.push(check("SUI_GRPC_URL", false, "the endpoint gave no checkpoint time"));
-      } else {
-        const lag = now() - (Number(stamp.seconds) * 1000 + Math.floor(stamp.nanos / 1e6));
-        const newest = `newest checkpoint (${info.checkpointHeight ?? 0n})`;
-        results.push(freshnessCheck(check, "SUI_GRPC_URL", newest, lag, options.maxLagMs));
-      }
-      results.push(await coin("USDC"), await coin("USDT"));
-      return results;
+      return sameNetworkId("sui", options.networkId, reported)
+        ? { same: `chain ${reported}` }
+        : { other: `chain ${reported || "(none)"} (${info.chain ?? "unnamed"})` };
     },
-  };
+    async newest(info, now) {
+      const stamp = info.timestamp;
+      if (!stamp) return "the endpoint gave no checkpoint time";
+      return {
+        newest: `newest checkpoint (${info.checkpointHeight ?? 0n})`,
+        lagMs: now() - (Number(stamp.seconds) * 1000 + Math.floor(stamp.nanos / 1e6)),
+      };
+    },
+    coin: (symbol, check) => coinTypeCheck(client, check, symbol, options.coinTypes[symbol]),
+  });
+}
+
+/** The coin's configured type exists with 6 decimals. */
+async function coinTypeCheck(
+  client: SuiProbeOptions["client"],
+  check: CheckOf,
+  symbol: "USDC" | "USDT",
+  coinType: string,
+): Promise<PreflightCheck> {
+  const variable = `SUI_${symbol}_COIN_TYPE`;
+  try {
+    const { response } = await client.stateService.getCoinInfo({ coinType });
+    const decimals = response.metadata?.decimals;
+    if (decimals !== 6) return check(variable, false, `${coinType} has ${decimals ?? "no"} decimals, not 6`);
+    return check(variable, true, `${symbol} coin type exists with 6 decimals`);
+  } catch (err) {
+    return check(variable, false, `${coinType} is unknown on this network: ${reason(err)}`);
+  }
 }

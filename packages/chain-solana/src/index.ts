@@ -2,7 +2,6 @@ export { createIntentJournal, type IntentJournal, type IntentRecord } from "./in
 export {
   attemptIntentId,
   createSolanaIntentRunner,
-  nonceOf,
   type SolanaIntentRunner,
   type SolanaIntentSpec,
 } from "./intent-runner.js";
@@ -16,3 +15,4 @@ export {
   signerIntentId,
   solanaPayoutIntent,
 } from "./solana-settlement.js";
+export { canStillLand, nonceOf, solanaTransactionOutcome } from "./transaction-outcome.js";

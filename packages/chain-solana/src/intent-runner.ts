@@ -9,10 +9,11 @@ import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { type IntentInput, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
-import { type Connection, Message, SystemProgram } from "@solana/web3.js";
+import type { Connection } from "@solana/web3.js";
 import bs58 from "bs58";
 import { createIntentJournal, type IntentRecord } from "./intent-journal.js";
 import type { NoncePool } from "./nonce-pool.js";
+import { canStillLand, nonceOf } from "./transaction-outcome.js";
 
 export interface SolanaIntentSpec {
   /** Settlement's id for the effect; the journal's key. */
@@ -59,17 +60,6 @@ export function signerIntentId(intentId: string): string {
 export const attemptIntentId = (intentId: string, attempt: number) =>
   signerIntentId(attempt === 1 ? intentId : `${intentId}.${attempt}`);
 
-/** The durable nonce a message spends (its first instruction advances it), if any. */
-export function nonceOf(message: Uint8Array): { account: string; value: string } | undefined {
-  const parsed = Message.from(message);
-  const first = parsed.instructions[0];
-  if (!first || !parsed.accountKeys[first.programIdIndex]?.equals(SystemProgram.programId)) return undefined;
-  const data = bs58.decode(first.data);
-  if (data.length !== 4 || data[0] !== 4) return undefined;
-  const account = parsed.accountKeys[first.accounts[0] ?? -1];
-  return account ? { account: account.toBase58(), value: parsed.recentBlockhash } : undefined;
-}
-
 type Fate = { state: "final"; txid: string } | { state: "pending" } | { state: "dead"; why: string };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -81,16 +71,12 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
   const journal = createIntentJournal(sql, "solana");
 
   /**
-   * What became of the recorded transaction. Whether it can still land is read before its
-   * status: if it could not land any more at that moment and the status read afterwards does
-   * not show it, it never will. Nonce values are read at `confirmed`, as when leased: a value
-   * never comes back, so a confirmed value other than ours means the nonce moved past it.
+   * What became of the recorded transaction. Whether it can still land (canStillLand) is read
+   * before its status: if it could not land any more at that moment and the status read
+   * afterwards does not show it, it never will.
    */
   async function fateOf(record: IntentRecord): Promise<Fate> {
-    const message = Message.from(record.message!);
-    const alive = record.nonceAccount
-      ? (await pool.value(record.nonceAccount, "confirmed")) === record.nonceValue
-      : (await connection.isBlockhashValid(message.recentBlockhash, { commitment: "processed" })).value;
+    const alive = await canStillLand(connection, record.message!);
     const { value } = await connection.getSignatureStatuses([record.signature!], {
       searchTransactionHistory: true,
     });

@@ -44,21 +44,28 @@ export interface NoncePoolOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A durable nonce account's current value, or null when there is no such account (yet). */
+export async function nonceValue(
+  connection: Connection,
+  account: string,
+  commitment: Commitment,
+): Promise<string | null> {
+  const info = await connection.getAccountInfo(new PublicKey(account), commitment);
+  if (info?.data.length !== 80) return null;
+  try {
+    return NonceAccount.fromAccountData(info.data).nonce;
+  } catch {
+    return null;
+  }
+}
+
 export function createNoncePool(options: NoncePoolOptions): NoncePool {
   const { sql, connection, signer, log } = options;
   const maxAccounts = options.maxAccounts ?? 32;
   const pollMs = options.pollMs ?? 100;
   const timeoutMs = options.timeoutMs ?? 60_000;
 
-  async function value(account: string, commitment: Commitment): Promise<string | null> {
-    const info = await connection.getAccountInfo(new PublicKey(account), commitment);
-    if (info?.data.length !== 80) return null;
-    try {
-      return NonceAccount.fromAccountData(info.data).nonce;
-    } catch {
-      return null;
-    }
-  }
+  const value = (account: string, commitment: Commitment) => nonceValue(connection, account, commitment);
 
   /** Signs and sends the creation of account `idx`, then waits until it is there. */
   async function create(mode: Mode, idx: number, address: string): Promise<boolean> {

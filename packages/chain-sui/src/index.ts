@@ -4,3 +4,8 @@ export {
   type SuiSettlement,
   type SuiSettlementOptions,
 } from "./sui-settlement.js";
+export {
+  findSuiTransaction,
+  type SuiTransactionView,
+  suiTransactionOutcome,
+} from "./transaction-outcome.js";

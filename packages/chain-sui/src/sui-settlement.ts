@@ -11,11 +11,16 @@ import {
   SignerRefusedError,
   signApproval,
 } from "@gateway/signer-client";
-import { bcs } from "@mysten/sui/bcs";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { TransactionDataBuilder } from "@mysten/sui/transactions";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import { createIntentStore, type StoredAttempt } from "./intent-store.js";
+import {
+  findSuiTransaction,
+  ownedInputs,
+  ownedInputsCurrent,
+  type SuiTransactionView,
+} from "./transaction-outcome.js";
 
 export interface SuiSettlement {
   chain: "sui";
@@ -54,21 +59,6 @@ interface IntentSpec {
   /** A sweep sends from a deposit address; refunds from the vault. */
   build: typeof buildSuiSweep;
 }
-
-/** The owned objects a transaction spends (coins and gas payment), at their versions. */
-function ownedInputs(bytes: Uint8Array): { objectId: string; version: string }[] {
-  const data = bcs.TransactionData.parse(bytes).V1;
-  if (!data) return [];
-  const refs = (data.kind.ProgrammableTransaction?.inputs ?? []).flatMap((input) =>
-    input.Object?.ImmOrOwnedObject ? [input.Object.ImmOrOwnedObject] : [],
-  );
-  return [...refs, ...data.gasData.payment].map((r) => ({
-    objectId: normalizeSuiAddress(r.objectId),
-    version: String(r.version),
-  }));
-}
-
-type TxView = { digest: string; checkpoint?: string | null; status: { success: boolean; error?: unknown } };
 
 /**
  * Sui settlement over the signer: sponsored sweeps (sender the deposit address, gas from the gas
@@ -158,34 +148,21 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     }
   }
 
-  async function transaction(digest: string): Promise<TxView | undefined> {
-    try {
-      const result = await client.getTransaction({ digest });
-      return (result.Transaction ?? result.FailedTransaction) as TxView;
-    } catch (err) {
-      if ((err as { code?: string }).code === "NOT_FOUND" || /not found/i.test(String(err))) return undefined;
-      throw err;
-    }
-  }
+  const transaction = (digest: string) => findSuiTransaction(client, digest);
 
   /** Waits until the transaction is in a checkpoint (final on Sui). */
-  async function final(digest: string): Promise<TxView & { checkpoint: string }> {
+  async function final(digest: string): Promise<SuiTransactionView & { checkpoint: string }> {
     const deadline = Date.now() + finalityTimeoutMs;
     for (;;) {
       const tx = await transaction(digest);
       if (tx?.checkpoint !== undefined && tx.checkpoint !== null)
-        return tx as TxView & { checkpoint: string };
+        return tx as SuiTransactionView & { checkpoint: string };
       if (Date.now() > deadline) throw new Error(`transaction ${digest} not in a checkpoint yet`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 
-  async function inputsCurrent(attempt: StoredAttempt): Promise<boolean> {
-    const { objects } = await client.getObjects({ objectIds: attempt.inputs.map((i) => i.objectId) });
-    return objects.every(
-      (object, i) => !(object instanceof Error) && String(object.version) === attempt.inputs[i]!.version,
-    );
-  }
+  const inputsCurrent = (attempt: StoredAttempt) => ownedInputsCurrent(client, attempt.inputs);
 
   async function execute(attempt: StoredAttempt): Promise<void> {
     await client.executeTransaction({ transaction: attempt.txBytes, signatures: attempt.signatures });

@@ -33,31 +33,30 @@ export interface SolanaComputeBudget {
   nonceAccount?: string;
 }
 
-export interface SolanaSweepInput extends SolanaComputeBudget {
+/** One amount of one asset, moved in a transaction the gas wallet pays for. */
+interface SolanaMovement extends SolanaComputeBudget {
   /** An SPL mint (base58) or "SOL". */
   asset: string;
-  /** The deposit address (the token account owner for SPL tokens). */
-  depositOwner: string;
-  vault: string;
   gasWallet: string;
   amount: bigint;
   /** The mint's decimals; required for SPL tokens (transferChecked). */
   decimals?: number;
   recentBlockhash: string;
+}
+
+export interface SolanaSweepInput extends SolanaMovement {
+  /** The deposit address (the token account owner for SPL tokens). */
+  depositOwner: string;
+  vault: string;
   /** SPL only: close the deposit token account afterwards, rent to the gas wallet. */
   closeDepositAccount?: boolean;
 }
 
-export interface SolanaTransferInput extends SolanaComputeBudget {
-  asset: string;
+export interface SolanaTransferInput extends SolanaMovement {
   /** The vault, which holds the funds. */
   source: string;
   /** The receiving wallet (owner of the token account for SPL tokens). */
   destination: string;
-  gasWallet: string;
-  amount: bigint;
-  decimals?: number;
-  recentBlockhash: string;
   /** SPL only: create the destination's token account if missing (idempotent). Default true. */
   createDestinationAccount?: boolean;
 }
@@ -124,46 +123,47 @@ export function associatedTokenAddress(owner: string, mint: string): string {
 }
 
 export function buildSolanaSweep(input: SolanaSweepInput): Uint8Array {
-  const owner = new PublicKey(input.depositOwner);
-  const vault = new PublicKey(input.vault);
-  const gas = new PublicKey(input.gasWallet);
-  const instructions = computeBudget(input);
-  if (input.asset === SOL_ASSET) {
-    instructions.push(SystemProgram.transfer({ fromPubkey: owner, toPubkey: vault, lamports: input.amount }));
-  } else {
-    const mint = new PublicKey(input.asset);
-    const source = ataOf(mint, owner);
-    const destination = ataOf(mint, vault);
-    instructions.push(
-      createTransferCheckedInstruction(source, mint, destination, owner, input.amount, decimalsOf(input)),
-    );
-    if (input.closeDepositAccount) instructions.push(createCloseAccountInstruction(source, gas, owner));
-  }
-  return message(input.gasWallet, input.recentBlockhash, instructions);
+  const moves = movement(input, input.depositOwner, input.vault, {
+    closeSource: input.closeDepositAccount ?? false,
+  });
+  return message(input.gasWallet, input.recentBlockhash, [...computeBudget(input), ...moves]);
 }
 
 /** A refund or a payout: the same shape, from the vault. */
 export function buildSolanaTransfer(input: SolanaTransferInput): Uint8Array {
-  const source = new PublicKey(input.source);
-  const destination = new PublicKey(input.destination);
-  const gas = new PublicKey(input.gasWallet);
-  const instructions = computeBudget(input);
+  const moves = movement(input, input.source, input.destination, {
+    createDestination: input.createDestinationAccount ?? true,
+  });
+  return message(input.gasWallet, input.recentBlockhash, [...computeBudget(input), ...moves]);
+}
+
+/**
+ * The amount from `from` to `to`: a system transfer of SOL, or a checked transfer between their
+ * associated token accounts, with the destination's account created first (idempotent) or the
+ * emptied source account closed after (rent to the gas wallet) when asked.
+ */
+function movement(
+  input: SolanaMovement,
+  fromOwner: string,
+  toOwner: string,
+  spl: { createDestination?: boolean; closeSource?: boolean },
+): TransactionInstruction[] {
+  const from = new PublicKey(fromOwner);
+  const to = new PublicKey(toOwner);
   if (input.asset === SOL_ASSET) {
-    instructions.push(
-      SystemProgram.transfer({ fromPubkey: source, toPubkey: destination, lamports: input.amount }),
-    );
-  } else {
-    const mint = new PublicKey(input.asset);
-    const from = ataOf(mint, source);
-    const to = ataOf(mint, destination);
-    if (input.createDestinationAccount ?? true) {
-      instructions.push(createAssociatedTokenAccountIdempotentInstruction(gas, to, destination, mint));
-    }
-    instructions.push(
-      createTransferCheckedInstruction(from, mint, to, source, input.amount, decimalsOf(input)),
-    );
+    return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: input.amount })];
   }
-  return message(input.gasWallet, input.recentBlockhash, instructions);
+  const gas = new PublicKey(input.gasWallet);
+  const mint = new PublicKey(input.asset);
+  const source = ataOf(mint, from);
+  const destination = ataOf(mint, to);
+  return [
+    ...(spl.createDestination
+      ? [createAssociatedTokenAccountIdempotentInstruction(gas, destination, to, mint)]
+      : []),
+    createTransferCheckedInstruction(source, mint, destination, from, input.amount, decimalsOf(input)),
+    ...(spl.closeSource ? [createCloseAccountInstruction(source, gas, from)] : []),
+  ];
 }
 
 /** What a nonce account holds: the rent-exempt minimum for its 80 bytes (the signer's bound too). */

@@ -60,6 +60,26 @@ export const solanaNetworkFields = {
   SOLANA_GENESIS_HASH: z.string().optional(),
 };
 
+/** Stablecoin mints on Solana (mainnet by default; the local cluster passes its own). */
+export const solanaMintFields = {
+  SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
+  SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
+};
+
+/** A signing key's 32-byte ed25519 seed in hex; unset: the service signs nothing with it. */
+const hexSeed = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
+  .optional();
+
+/** The key that encrypts webhook secrets at rest, and whether endpoints may be private addresses. */
+const webhookSecretFields = {
+  /** Key that encrypts webhook secrets at rest (32 bytes, base64). */
+  WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
+  /** Development only: allow webhook URLs on loopback/private networks. */
+  ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
+};
+
 /**
  * The chain preflight (packages/chain-preflight): how often a service checks its endpoints again,
  * and how old the newest block or checkpoint may be before the endpoint counts as stale.
@@ -123,10 +143,7 @@ export const apiConfigSchema = declaredNetworks(
     /** Comma-separated proxy addresses whose X-Forwarded-For is believed. */
     TRUSTED_PROXIES: commaList,
     RATE_LIMIT_PER_MINUTE: positiveInt(100),
-    /** Key that encrypts webhook secrets at rest (32 bytes, base64). */
-    WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
-    /** Development only: allow webhook URLs on loopback/private networks. */
-    ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
+    ...webhookSecretFields,
     /** The key the signer trusts to approve payouts (hex seed of an ed25519 key) and its id. */
     API_APPROVER_KEY_ID: z.string().default("api"),
     API_APPROVER_SEED: z
@@ -141,9 +158,7 @@ export const apiConfigSchema = declaredNetworks(
     /** Sui coin types of the payout stablecoins (payout approvals on Sui name them). */
     SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
     SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
-    /** Stablecoin mints on Solana (mainnet by default; the local cluster passes its own). */
-    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
-    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
+    ...solanaMintFields,
     /** The networks those mints and coin types belong to: on mainnet, only mainnet's are accepted. */
     SOLANA_NETWORK: solanaNetworkFields.SOLANA_NETWORK,
     SUI_NETWORK: suiChainFields.SUI_NETWORK,
@@ -151,39 +166,38 @@ export const apiConfigSchema = declaredNetworks(
 );
 export type ApiConfig = z.infer<typeof apiConfigSchema>;
 
-export const settlementConfigSchema = declaredNetworks(
-  z.object({
-    ...infrastructure,
-    ...preflightFields,
-    ...priceFields,
-    ...signerClientFields,
-    HEALTH_PORT: port(3101),
-    PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
-    EXPIRY_POLL_MS: positiveInt(1000),
-    /** Live settlement on Solana runs when this is set. */
-    SOLANA_RPC_URL: url(["http", "https"]).optional(),
-    SOLANA_WS_URL: url(["ws", "wss"]).optional(),
-    ...solanaNetworkFields,
-    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
-    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
-    /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
-    SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
-    SETTLEMENT_APPROVER_SEED: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
-      .optional(),
-    /** Live settlement on Sui runs when SUI_GRPC_URL is set. */
-    ...suiChainFields,
-    SUI_GRPC_URL: url(["http", "https"]).optional(),
-  }),
-);
+/**
+ * A service that reads a chain: PostgreSQL and NATS, the chain preflight, and the networks it
+ * is declared to be on (declared-networks.ts).
+ */
+function chainServiceSchema<F extends z.ZodRawShape>(fields: F) {
+  return declaredNetworks(z.object({ ...infrastructure, ...preflightFields, ...fields }));
+}
+
+export const settlementConfigSchema = chainServiceSchema({
+  ...priceFields,
+  ...signerClientFields,
+  HEALTH_PORT: port(3101),
+  PUBLIC_BASE_URL: url(["http", "https"]).default("http://localhost:3000"),
+  EXPIRY_POLL_MS: positiveInt(1000),
+  /** Live settlement on Solana runs when this is set. */
+  SOLANA_RPC_URL: url(["http", "https"]).optional(),
+  SOLANA_WS_URL: url(["ws", "wss"]).optional(),
+  ...solanaNetworkFields,
+  ...solanaMintFields,
+  /** Settlement's refund approver: its key id as the signer knows it and its 32-byte seed (hex). */
+  SETTLEMENT_APPROVER_KEY_ID: z.string().default("settlement"),
+  SETTLEMENT_APPROVER_SEED: hexSeed,
+  /** Live settlement on Sui runs when SUI_GRPC_URL is set. */
+  ...suiChainFields,
+  SUI_GRPC_URL: url(["http", "https"]).optional(),
+});
 export type SettlementConfig = z.infer<typeof settlementConfigSchema>;
 
 export const notifierConfigSchema = z.object({
   ...infrastructure,
   HEALTH_PORT: port(3102),
-  WEBHOOK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64"),
-  ALLOW_PRIVATE_WEBHOOKS: booleanFlag,
+  ...webhookSecretFields,
   DELIVERY_TIMEOUT_MS: positiveInt(10_000),
   /** Waits in ms after each failed webhook attempt, comma-separated (tests shorten it); empty: docs/webhooks.md's backoff. */
   NOTIFIER_RETRY_SCHEDULE_MS: commaList
@@ -202,15 +216,18 @@ export const migrateConfigSchema = z.object({
   LOG_LEVEL: logLevel,
 });
 
-/** `npm run after-restore` (docs/operations.md): the database, the bus prefix and the coins payouts are made in. */
+/** `npm run after-restore` (docs/operations.md): the database, the bus prefix, the coins, and the chains' endpoints. */
 export const afterRestoreConfigSchema = z.object({
   DATABASE_URL: infrastructure.DATABASE_URL,
   LOG_LEVEL: logLevel,
   BUS_PREFIX: infrastructure.BUS_PREFIX,
-  SOLANA_USDC_MINT: settlementConfigSchema.shape.SOLANA_USDC_MINT,
-  SOLANA_USDT_MINT: settlementConfigSchema.shape.SOLANA_USDT_MINT,
+  ...solanaMintFields,
   SUI_USDC_COIN_TYPE: suiChainFields.SUI_USDC_COIN_TYPE,
   SUI_USDT_COIN_TYPE: suiChainFields.SUI_USDT_COIN_TYPE,
+  /** Where to ask what became of the sweeps and refunds signed for payments the restore took away. */
+  SOLANA_RPC_URL: url(["http", "https"]).optional(),
+  SUI_GRPC_URL: url(["http", "https"]).optional(),
+  SUI_NETWORK: suiChainFields.SUI_NETWORK,
 });
 
 /**
@@ -220,57 +237,45 @@ export const afterRestoreConfigSchema = z.object({
  */
 const attestationFields = {
   WATCHER_ATTESTATION_KEY_ID: z.string().default("watcher"),
-  WATCHER_ATTESTATION_SEED: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex")
-    .optional(),
+  WATCHER_ATTESTATION_SEED: hexSeed,
 };
 
-export const watcherSuiConfigSchema = declaredNetworks(
-  z.object({
-    ...attestationFields,
-    ...infrastructure,
-    ...preflightFields,
-    ...suiChainFields,
-    HEALTH_PORT: port(3105),
-    /** Stable per replica when set (a pod name); a fresh id per process otherwise. */
-    SUI_WATCHER_REPLICA_ID: z.string().optional(),
-    /** Addresses of payments that expired this long ago are still watched, for late transfers. */
-    SUI_WATCHER_LATE_GRACE_MS: positiveInt(86_400_000),
-  }),
-);
+export const watcherSuiConfigSchema = chainServiceSchema({
+  ...attestationFields,
+  ...suiChainFields,
+  HEALTH_PORT: port(3105),
+  /** Stable per replica when set (a pod name); a fresh id per process otherwise. */
+  SUI_WATCHER_REPLICA_ID: z.string().optional(),
+  /** Addresses of payments that expired this long ago are still watched, for late transfers. */
+  SUI_WATCHER_LATE_GRACE_MS: positiveInt(86_400_000),
+});
 export type WatcherSuiConfig = z.infer<typeof watcherSuiConfigSchema>;
 
-export const watcherSolanaConfigSchema = declaredNetworks(
-  z.object({
-    ...attestationFields,
-    ...infrastructure,
-    ...preflightFields,
-    ...solanaNetworkFields,
-    HEALTH_PORT: port(3103),
-    /** Where provider webhooks arrive. */
-    PORT: port(3104),
-    SOLANA_RPC_URL: url(["http", "https"]).default("http://127.0.0.1:8899"),
-    SOLANA_WS_URL: url(["ws", "wss"]).optional(),
-    SOLANA_USDC_MINT: z.string().default(mainnetToken("solana", "USDC")),
-    SOLANA_USDT_MINT: z.string().default(mainnetToken("solana", "USDT")),
-    /** The static Authorization header the provider sends with every webhook. */
-    WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters"),
-    /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
-    PROVIDER_API_URL: url(["http", "https"]).optional(),
-    PROVIDER_API_KEY: z.string().optional(),
-    /** The URL the provider posts to (this service's ingress as the provider reaches it). */
-    WATCHER_PUBLIC_URL: url(["http", "https"]).default("http://127.0.0.1:3104/webhooks/solana"),
-    /** Chain calls per second the reconciliation loop may make, whatever the number of open addresses. */
-    RECONCILE_CALLS_PER_SECOND: positiveInt(20),
-    /** Followed signatures are polled this often (one call per 256 signatures; none when nothing is followed). */
-    SIGNATURE_POLL_MS: positiveInt(100),
-    OPEN_ADDRESS_REFRESH_MS: positiveInt(1000),
-    /** Addresses stay watched this long after expiry, for late transfers. */
-    LATE_WINDOW_MS: positiveInt(24 * 3600_000),
-    HEARTBEAT_MS: positiveInt(2000),
-    /** Unique per replica; defaults to host name and pid. */
-    REPLICA_ID: z.string().optional(),
-  }),
-);
+export const watcherSolanaConfigSchema = chainServiceSchema({
+  ...attestationFields,
+  ...solanaNetworkFields,
+  HEALTH_PORT: port(3103),
+  /** Where provider webhooks arrive. */
+  PORT: port(3104),
+  SOLANA_RPC_URL: url(["http", "https"]).default("http://127.0.0.1:8899"),
+  SOLANA_WS_URL: url(["ws", "wss"]).optional(),
+  ...solanaMintFields,
+  /** The static Authorization header the provider sends with every webhook. */
+  WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters"),
+  /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
+  PROVIDER_API_URL: url(["http", "https"]).optional(),
+  PROVIDER_API_KEY: z.string().optional(),
+  /** The URL the provider posts to (this service's ingress as the provider reaches it). */
+  WATCHER_PUBLIC_URL: url(["http", "https"]).default("http://127.0.0.1:3104/webhooks/solana"),
+  /** Chain calls per second the reconciliation loop may make, whatever the number of open addresses. */
+  RECONCILE_CALLS_PER_SECOND: positiveInt(20),
+  /** Followed signatures are polled this often (one call per 256 signatures; none when nothing is followed). */
+  SIGNATURE_POLL_MS: positiveInt(100),
+  OPEN_ADDRESS_REFRESH_MS: positiveInt(1000),
+  /** Addresses stay watched this long after expiry, for late transfers. */
+  LATE_WINDOW_MS: positiveInt(24 * 3600_000),
+  HEARTBEAT_MS: positiveInt(2000),
+  /** Unique per replica; defaults to host name and pid. */
+  REPLICA_ID: z.string().optional(),
+});
 export type WatcherSolanaConfig = z.infer<typeof watcherSolanaConfigSchema>;

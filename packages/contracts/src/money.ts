@@ -20,3 +20,9 @@ export type PayoutCoin = (typeof PAYOUT_COINS)[number];
 /** Set by the key prefix on every object; test and live never mix (docs/test-mode.md). */
 export const MODES = ["test", "live"] as const;
 export type Mode = (typeof MODES)[number];
+
+/**
+ * What became of a signed transaction on its chain: final and succeeded, final and failed, not
+ * final yet but still able to be (`pending`), or not on chain and unable ever to be (`never`).
+ */
+export type TransactionOutcome = "succeeded" | "failed" | "pending" | "never";

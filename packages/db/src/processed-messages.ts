@@ -18,3 +18,100 @@ export async function handleOnce<T>(
     return { ran: true as const, result: await effect(tx) };
   }) as Promise<{ ran: true; result: T } | { ran: false }>;
 }
+
+/** Resolves once the message's effect committed (or it was found handled before); rejects when it failed. */
+export type OnceBatcher<M> = (messageId: string, message: M) => Promise<{ ran: boolean }>;
+
+/**
+ * `handleOnce` for a consumer that hands over one message at a time: messages arriving while a
+ * batch is being written join the next one, so batches grow with the load and stay at one under
+ * none. A batch is one transaction: the records of all its message ids in one statement, then
+ * the new messages' effects. Messages with the same `keyOf` (one actor's) run one after another
+ * in arrival order, so they keep their order; those of different keys run side by side, their
+ * statements pipelined on the transaction's connection. A failing batch is retried message by
+ * message, so one bad message cannot hold back the others and its failure reaches only its own
+ * caller.
+ */
+export function handleOnceInBatches<M>(
+  sql: Sql,
+  consumer: string,
+  effect: (tx: TransactionSql, message: M) => Promise<unknown>,
+  options: { keyOf: (message: M) => string; maxBatch?: number },
+): OnceBatcher<M> {
+  const { keyOf, maxBatch = 64 } = options;
+  interface Pending {
+    id: string;
+    message: M;
+    done: (outcome: { ran: boolean } | { error: unknown }) => void;
+  }
+  let pending: Pending[] = [];
+  let writing = false;
+
+  async function write(batch: Pending[]): Promise<boolean[]> {
+    return sql.begin(async (tx) => {
+      const fresh = new Set(
+        (
+          await tx<{ message_id: string }[]>`
+            insert into processed_messages (consumer, message_id)
+            select ${consumer}, unnest(${tx.array(batch.map((p) => p.id))}::text[])
+            on conflict do nothing returning message_id`
+        ).map((r) => r.message_id),
+      );
+      const ran: boolean[] = [];
+      const byKey = new Map<string, M[]>();
+      for (const p of batch) {
+        // A message id twice in one batch runs once: the first takes it out of `fresh`.
+        const first = fresh.delete(p.id);
+        ran.push(first);
+        if (!first) continue;
+        const key = keyOf(p.message);
+        const queue = byKey.get(key);
+        if (queue) queue.push(p.message);
+        else byKey.set(key, [p.message]);
+      }
+      // allSettled, not all: every statement has answered before the transaction ends, whichever failed.
+      const outcomes = await Promise.allSettled(
+        [...byKey.values()].map(async (messages) => {
+          for (const message of messages) await effect(tx, message);
+        }),
+      );
+      const failed = outcomes.find((o) => o.status === "rejected");
+      if (failed) throw failed.reason;
+      return ran;
+    }) as Promise<boolean[]>;
+  }
+
+  async function drain() {
+    writing = true;
+    while (pending.length > 0) {
+      const batch = pending.slice(0, maxBatch);
+      pending = pending.slice(batch.length);
+      try {
+        const ran = await write(batch);
+        for (const [i, p] of batch.entries()) p.done({ ran: ran[i]! });
+      } catch (batchError) {
+        if (batch.length === 1) {
+          batch[0]!.done({ error: batchError });
+          continue;
+        }
+        for (const p of batch) {
+          await write([p]).then(
+            ([ran]) => p.done({ ran: ran! }),
+            (error) => p.done({ error }),
+          );
+        }
+      }
+    }
+    writing = false;
+  }
+
+  return (messageId, message) =>
+    new Promise((resolve, reject) => {
+      pending.push({
+        id: messageId,
+        message,
+        done: (outcome) => ("error" in outcome ? reject(outcome.error) : resolve(outcome)),
+      });
+      if (!writing) void drain();
+    });
+}

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { computeFee } from "./fees.js";
-import { decide, type PaymentMessage } from "./payment.js";
+import { decide, type PaymentMessage, type PaymentMessageOf } from "./payment.js";
 import { deserializePaymentState, serializePaymentState } from "./payment-codec.js";
 import {
   ADDRESS,
@@ -26,7 +26,7 @@ const QUOTE_ENDS = EXPIRES_AT - 15 * 60_000;
 /** 12.50 USD at 150.00 USD/SOL: 0.0833333333… SOL, rounded up to the lamport. */
 const SOL_DUE = 83_333_334n;
 
-function walletSol(overrides: Partial<Extract<PaymentMessage, { type: "wallet_assigned" }>> = {}) {
+function walletSol(overrides: Partial<PaymentMessageOf<"wallet_assigned">> = {}) {
   return {
     type: "wallet_assigned",
     chain: "solana",

@@ -9,6 +9,7 @@ import {
   type PaymentEffect,
   type PaymentEventType,
   type PaymentMessage,
+  type PaymentMessageOf,
   type PaymentState,
 } from "./payment.js";
 
@@ -34,7 +35,7 @@ export function newPayment(
 /** 12.50 USD in USDC on Solana. */
 export const USDC_DUE = 12_500_000n;
 
-export function walletUsdc(overrides: Partial<Extract<PaymentMessage, { type: "wallet_assigned" }>> = {}) {
+export function walletUsdc(overrides: Partial<PaymentMessageOf<"wallet_assigned">> = {}) {
   return {
     type: "wallet_assigned",
     chain: "solana",

@@ -187,6 +187,8 @@ export type PaymentMessage =
   | { type: "simulate"; outcome: SimulatedOutcome };
 
 export type PaymentMessageType = PaymentMessage["type"];
+/** The message of one type. */
+export type PaymentMessageOf<T extends PaymentMessageType> = Extract<PaymentMessage, { type: T }>;
 
 // A record, not a list, so that adding a message type without listing it fails to compile.
 const MESSAGE_TYPES: Record<PaymentMessageType, true> = {
@@ -253,13 +255,9 @@ export interface Decision {
   rejected?: Rejection;
 }
 
-export interface NewPayment {
-  id: string;
-  mode: Mode;
-  currency: Currency;
-  amount: bigint;
-  fee: bigint;
-  expiresAt: number;
+/** What a payment is created with. */
+export interface NewPayment
+  extends Pick<PaymentState, "id" | "mode" | "currency" | "amount" | "fee" | "expiresAt"> {
   /** SOL/SUI payments: the price (micro-USD per coin) the limits and fee were computed at. */
   usdRate?: bigint | null;
 }
@@ -311,30 +309,9 @@ export function refundIdFor(paymentId: string, transferId: string, kind: RefundK
 }
 
 export function decide(state: PaymentState, msg: PaymentMessage): Decision {
-  switch (msg.type) {
-    case "wallet_assigned":
-      return onWalletAssigned(state, msg);
-    case "transfer_seen":
-      return onTransferSeen(state, msg);
-    case "transfer_final":
-      return onTransferFinal(state, msg);
-    case "transfer_dropped":
-      return onTransferDropped(state, msg);
-    case "expire":
-      return onExpire(state, msg);
-    case "quote_expire":
-      return onQuoteExpire(state, msg);
-    case "sweep_done":
-      return onSweepDone(state, msg);
-    case "refund_sent":
-      return onRefundSent(state, msg);
-    case "fail":
-      return onFail(state, msg);
-    case "simulate":
-      return onSimulate(state, msg);
-    default:
-      return assertNever(msg, "payment message");
-  }
+  // A message type without its handler does not compile (the table names every type).
+  const handler = HANDLERS[msg.type] as (state: PaymentState, msg: PaymentMessage) => Decision;
+  return handler(state, msg);
 }
 
 function reject(state: PaymentState, code: RejectionCode, message: string): Decision {
@@ -403,10 +380,7 @@ function refundEffect(refund: Refund): PaymentEffect {
   return { type: "refund", ...refund };
 }
 
-function onWalletAssigned(
-  state: PaymentState,
-  msg: Extract<PaymentMessage, { type: "wallet_assigned" }>,
-): Decision {
+function onWalletAssigned(state: PaymentState, msg: PaymentMessageOf<"wallet_assigned">): Decision {
   if (state.status !== "pending") {
     return reject(state, "not_applicable", `the wallet can change only while pending, not ${state.status}`);
   }
@@ -460,10 +434,7 @@ function onWalletAssigned(
   return { state: { ...state, wallet }, effects: [] };
 }
 
-function onTransferSeen(
-  state: PaymentState,
-  msg: Extract<PaymentMessage, { type: "transfer_seen" }>,
-): Decision {
+function onTransferSeen(state: PaymentState, msg: PaymentMessageOf<"transfer_seen">): Decision {
   const wallet = state.wallet;
   if (wallet === null || wallet.address === null) return reject(state, "no_wallet", "no deposit wallet yet");
   if (msg.amount <= 0n) return reject(state, "invalid_message", "transfer amount must be positive");
@@ -479,24 +450,12 @@ function onTransferSeen(
   if (quoteEnded(wallet))
     return reject(state, "quote_ended", "seen after the quote ended; returned when final");
 
-  const record: TransferRecord = {
-    transferId: msg.transferId,
-    coin: msg.coin,
-    amount: msg.amount,
-    sender: msg.sender,
-    status: "seen",
-  };
+  const record = transferRecord(msg, "seen");
   const next: PaymentState = { ...state, transfers: withTransfer(state, record) };
-  if (state.status === "pending") {
-    return { state: { ...next, status: "confirming" }, effects: [event("payment.confirming")] };
-  }
-  return { state: next, effects: [] };
+  return receiving(next);
 }
 
-function onTransferFinal(
-  state: PaymentState,
-  msg: Extract<PaymentMessage, { type: "transfer_final" }>,
-): Decision {
+function onTransferFinal(state: PaymentState, msg: PaymentMessageOf<"transfer_final">): Decision {
   const wallet = state.wallet;
   const address = wallet?.address ?? null;
   if (wallet === null || address === null) return reject(state, "no_wallet", "no deposit wallet yet");
@@ -514,14 +473,7 @@ function onTransferFinal(
     isOpen(state.status) && (known?.status === "seen" || (!state.expiryReached && !quoteEnded(wallet)));
   if (!inTime) return returnLateTransfer(state, wallet, msg);
 
-  const record: TransferRecord = {
-    transferId: msg.transferId,
-    coin: msg.coin,
-    amount: msg.amount,
-    sender: msg.sender,
-    status: "counted",
-    ...(msg.attestation ? { attestation: msg.attestation } : {}),
-  };
+  const record = transferRecord(msg, "counted");
   const next: PaymentState = {
     ...state,
     transfers: withTransfer(state, record),
@@ -529,42 +481,71 @@ function onTransferFinal(
   };
   if (next.amountReceived >= wallet.amountDue) return confirm(next, wallet, address, record);
   if (next.expiryReached && outstandingTransfers(next).length === 0) return resolveExpiry(next, wallet);
+  return receiving(next);
+}
+
+/** Funds arrived toward the amount due: a pending payment is confirming from now on. */
+function receiving(next: PaymentState): Decision {
   if (next.status === "pending") {
     return { state: { ...next, status: "confirming" }, effects: [event("payment.confirming")] };
   }
   return { state: next, effects: [] };
 }
 
-/** What a refund of this transfer carries for the signer: its attestation and whole amount. */
-function attested(transfer: { amount: bigint; attestation?: TransferAttestation | null }) {
-  return transfer.attestation ? { attestation: transfer.attestation, transferAmount: transfer.amount } : {};
+/** A transfer as the payment keeps it, from the watcher's report. */
+function transferRecord(
+  msg: {
+    transferId: string;
+    coin: Coin;
+    amount: bigint;
+    sender: string;
+    attestation?: TransferAttestation | null;
+  },
+  status: TransferRecord["status"],
+): TransferRecord {
+  return {
+    transferId: msg.transferId,
+    coin: msg.coin,
+    amount: msg.amount,
+    sender: msg.sender,
+    status,
+    ...(msg.attestation ? { attestation: msg.attestation } : {}),
+  };
+}
+
+/**
+ * `amount` of `transfer` going back to its sender, with what the signer needs to allow it: the
+ * watcher's attestation of the transfer and the transfer's whole amount.
+ */
+function refundOf(
+  state: PaymentState,
+  wallet: DepositWallet,
+  transfer: { transferId: string; sender: string; amount: bigint; attestation?: TransferAttestation | null },
+  kind: RefundKind,
+  amount: bigint,
+  from: RefundSource,
+): Refund {
+  return {
+    refundId: refundIdFor(state.id, transfer.transferId, kind),
+    kind,
+    transferId: transfer.transferId,
+    chain: wallet.chain,
+    coin: wallet.coin,
+    amount,
+    to: transfer.sender,
+    from,
+    simulated: false,
+    ...(transfer.attestation ? { attestation: transfer.attestation, transferAmount: transfer.amount } : {}),
+  };
 }
 
 function returnLateTransfer(
   state: PaymentState,
   wallet: DepositWallet,
-  msg: Extract<PaymentMessage, { type: "transfer_final" }>,
+  msg: PaymentMessageOf<"transfer_final">,
 ): Decision {
-  const refund: Refund = {
-    refundId: refundIdFor(state.id, msg.transferId, "late"),
-    kind: "late",
-    transferId: msg.transferId,
-    chain: wallet.chain,
-    coin: wallet.coin,
-    amount: msg.amount,
-    to: msg.sender,
-    from: "deposit",
-    simulated: false,
-    ...attested(msg),
-  };
-  const record: TransferRecord = {
-    transferId: msg.transferId,
-    coin: msg.coin,
-    amount: msg.amount,
-    sender: msg.sender,
-    status: "returned",
-    ...(msg.attestation ? { attestation: msg.attestation } : {}),
-  };
+  const refund = refundOf(state, wallet, msg, "late", msg.amount, "deposit");
+  const record = transferRecord(msg, "returned");
   return {
     state: {
       ...state,
@@ -593,18 +574,7 @@ function confirm(
   const surplus = state.amountReceived - wallet.amountDue;
   const refunds = [...state.refunds];
   if (surplus > 0n) {
-    const refund: Refund = {
-      refundId: refundIdFor(state.id, crossing.transferId, "overpayment"),
-      kind: "overpayment",
-      transferId: crossing.transferId,
-      chain: wallet.chain,
-      coin: wallet.coin,
-      amount: surplus,
-      to: crossing.sender,
-      from: "vault",
-      simulated: false,
-      ...attested(crossing),
-    };
+    const refund = refundOf(state, wallet, crossing, "overpayment", surplus, "vault");
     refunds.push({ ...refund, txid: null });
     effects.push(refundEffect(refund));
   }
@@ -616,20 +586,9 @@ function resolveExpiry(state: PaymentState, wallet: DepositWallet | null): Decis
   if (state.amountReceived === 0n || wallet === null) {
     return { state: { ...state, status: "expired" }, effects: [event("payment.expired")] };
   }
-  const refunds: Refund[] = state.transfers
+  const refunds = state.transfers
     .filter((t) => t.status === "counted")
-    .map((t) => ({
-      refundId: refundIdFor(state.id, t.transferId, "underpayment"),
-      kind: "underpayment",
-      transferId: t.transferId,
-      chain: wallet.chain,
-      coin: wallet.coin,
-      amount: t.amount,
-      to: t.sender,
-      from: "deposit",
-      simulated: false,
-      ...attested(t),
-    }));
+    .map((t) => refundOf(state, wallet, t, "underpayment", t.amount, "deposit"));
   return {
     state: {
       ...state,
@@ -640,10 +599,7 @@ function resolveExpiry(state: PaymentState, wallet: DepositWallet | null): Decis
   };
 }
 
-function onTransferDropped(
-  state: PaymentState,
-  msg: Extract<PaymentMessage, { type: "transfer_dropped" }>,
-): Decision {
+function onTransferDropped(state: PaymentState, msg: PaymentMessageOf<"transfer_dropped">): Decision {
   const known = state.transfers.find((t) => t.transferId === msg.transferId);
   if (known === undefined) return reject(state, "unknown_transfer", "no such transfer");
   if (known.status === "dropped") return reject(state, "duplicate", "transfer already dropped");
@@ -656,7 +612,7 @@ function onTransferDropped(
   return { state: next, effects: [] };
 }
 
-function onExpire(state: PaymentState, msg: Extract<PaymentMessage, { type: "expire" }>): Decision {
+function onExpire(state: PaymentState, msg: PaymentMessageOf<"expire">): Decision {
   if (!isOpen(state.status))
     return reject(state, "not_applicable", `a ${state.status} payment cannot expire`);
   if (state.expiryReached) return reject(state, "duplicate", "expiry already reached");
@@ -667,10 +623,7 @@ function onExpire(state: PaymentState, msg: Extract<PaymentMessage, { type: "exp
   return resolveExpiry(next, next.wallet);
 }
 
-function onQuoteExpire(
-  state: PaymentState,
-  msg: Extract<PaymentMessage, { type: "quote_expire" }>,
-): Decision {
+function onQuoteExpire(state: PaymentState, msg: PaymentMessageOf<"quote_expire">): Decision {
   const wallet = state.wallet;
   const quote = wallet?.quote ?? null;
   if (wallet === null || quote === null || quote.expiresAt !== msg.expiresAt) {
@@ -682,7 +635,7 @@ function onQuoteExpire(
   return { state: { ...state, wallet: ended }, effects: [] };
 }
 
-function onSweepDone(state: PaymentState, msg: Extract<PaymentMessage, { type: "sweep_done" }>): Decision {
+function onSweepDone(state: PaymentState, msg: PaymentMessageOf<"sweep_done">): Decision {
   if (state.status !== "confirmed" || state.wallet === null) {
     return reject(state, "not_applicable", `nothing to sweep in a ${state.status} payment`);
   }
@@ -702,7 +655,7 @@ function onSweepDone(state: PaymentState, msg: Extract<PaymentMessage, { type: "
   };
 }
 
-function onRefundSent(state: PaymentState, msg: Extract<PaymentMessage, { type: "refund_sent" }>): Decision {
+function onRefundSent(state: PaymentState, msg: PaymentMessageOf<"refund_sent">): Decision {
   const refund = state.refunds.find((r) => r.refundId === msg.refundId);
   if (refund === undefined) return reject(state, "unknown_refund", "no such refund");
   if (refund.txid !== null || refund.simulated) return reject(state, "duplicate", "refund already recorded");
@@ -718,7 +671,7 @@ function onRefundSent(state: PaymentState, msg: Extract<PaymentMessage, { type: 
   return { state: next, effects: [] };
 }
 
-function onFail(state: PaymentState, msg: Extract<PaymentMessage, { type: "fail" }>): Decision {
+function onFail(state: PaymentState, msg: PaymentMessageOf<"fail">): Decision {
   switch (state.status) {
     case "confirming":
     case "confirmed":
@@ -738,7 +691,7 @@ function onFail(state: PaymentState, msg: Extract<PaymentMessage, { type: "fail"
   }
 }
 
-function onSimulate(state: PaymentState, msg: Extract<PaymentMessage, { type: "simulate" }>): Decision {
+function onSimulate(state: PaymentState, msg: PaymentMessageOf<"simulate">): Decision {
   if (state.mode !== "test") return reject(state, "live_mode", "only test payments can be simulated");
   if (state.status !== "pending")
     return reject(state, "not_applicable", `a ${state.status} payment cannot be simulated`);
@@ -816,3 +769,18 @@ function onSimulate(state: PaymentState, msg: Extract<PaymentMessage, { type: "s
       return assertNever(msg.outcome, "simulated outcome");
   }
 }
+
+const HANDLERS: {
+  [T in PaymentMessageType]: (state: PaymentState, msg: PaymentMessageOf<T>) => Decision;
+} = {
+  wallet_assigned: onWalletAssigned,
+  transfer_seen: onTransferSeen,
+  transfer_final: onTransferFinal,
+  transfer_dropped: onTransferDropped,
+  expire: onExpire,
+  quote_expire: onQuoteExpire,
+  sweep_done: onSweepDone,
+  refund_sent: onRefundSent,
+  fail: onFail,
+  simulate: onSimulate,
+};

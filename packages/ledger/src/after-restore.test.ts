@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import type { TransactionOutcome } from "@gateway/contracts";
 import { newId } from "@gateway/db";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +8,7 @@ import {
   checkLedger,
   merchantBalances,
   parseSignerRecord,
+  type SignedIntentView,
   type SignerRecordLine,
 } from "./index.js";
 
@@ -141,6 +144,148 @@ describe("after a restore of the database", () => {
     const again = await afterRestore(db.sql, { subjects, record, coinOf, epoch: "restore-test-2" });
     expect(again.payoutsPutBack).toEqual([]);
     expect((await db.sql`select 1 from payouts where merchant_id = ${merchantId}`).length).toBe(2);
+  });
+
+  it("books in suspense the sweeps and refunds final on chain for payments the database does not have", async () => {
+    const merchantId = newId("mer");
+    await db.sql`insert into merchants (id, email, business_name, password_hash)
+      values (${merchantId}, ${`${merchantId}@example.test`}, 'Shop', 'x')`;
+    // A payment the restore kept, with its deposit wallet at index 500: its own flow books its sweep.
+    const kept = randomUUID();
+    await db.sql`insert into payments (id, merchant_id, mode, amount, currency, fee, status, state, expires_at)
+      values (${kept}, ${merchantId}, 'live', 1000, 'USD', 10, 'pending', '{}'::jsonb, now() + interval '1 hour')`;
+    await db.sql`insert into deposit_wallets (id, payment_id, mode, chain, coin, derivation_index, address, amount_due)
+      values (${newId("dw")}, ${kept}, 'live', 'solana', 'USDC', 500, 'KeptDepositAddress500', 10000000)`;
+    // A payment the restore kept without the wallet it was given after the backup.
+    const walletless = randomUUID();
+    await db.sql`insert into payments (id, merchant_id, mode, amount, currency, fee, status, state, expires_at)
+      values (${walletless}, ${merchantId}, 'live', 1000, 'USD', 10, 'pending', '{}'::jsonb, now() + interval '1 hour')`;
+    const gone = randomUUID();
+    let seq = 100;
+    const signed = (intent: Record<string, unknown>, txid?: string): SignerRecordLine => ({
+      type: "signed",
+      seq: seq++,
+      at: new Date().toISOString(),
+      intent: { chain: "solana", mode: "live", asset: USDC_MINT, ...intent } as SignedIntentView,
+      ...(txid && { txid, transaction: Buffer.from(txid).toString("base64") }),
+    });
+    const record = [
+      // Two attempts of the gone payment's sweep: the first expired unlanded, the second is final.
+      signed(
+        { intentId: `sweep:${gone}#1`, kind: "sweep", amount: "7000000", depositIndex: 501 },
+        "tx-never",
+      ),
+      signed(
+        { intentId: `sweep:${gone}#2`, kind: "sweep", amount: "7000000", depositIndex: 501 },
+        "tx-sweep",
+      ),
+      // Its overpayment refunded from the vault, final on chain.
+      signed(
+        {
+          intentId: `refund:${gone}:1`,
+          kind: "refund",
+          amount: "2000000",
+          destination: "Cust",
+          reference: gone,
+        },
+        "tx-refund",
+      ),
+      // A refund that failed on chain moved nothing.
+      signed(
+        { intentId: `refund:${gone}:2`, kind: "refund", amount: "1", destination: "Cust", reference: gone },
+        "tx-failed",
+      ),
+      // Still able to land: not booked, and said so.
+      signed(
+        { intentId: `sweep:${randomUUID()}`, kind: "sweep", amount: "5", depositIndex: 502 },
+        "tx-pending",
+      ),
+      // Signed before the signer recorded transaction ids.
+      signed({ intentId: `sweep:${randomUUID()}`, kind: "sweep", amount: "5", depositIndex: 503 }),
+      // The walletless payment's underpayment: collected into the vault, then refunded.
+      signed(
+        { intentId: `collect:${walletless}`, kind: "sweep", amount: "3000000", depositIndex: 505 },
+        "tx-w-in",
+      ),
+      signed(
+        {
+          intentId: `refund:${walletless}`,
+          kind: "refund",
+          amount: "3000000",
+          destination: "C",
+          reference: walletless,
+        },
+        "tx-w-out",
+      ),
+      // The kept payment's sweep and refund, and a test-mode sweep: never asked about.
+      signed({ intentId: `sweep:${kept}`, kind: "sweep", amount: "10000000", depositIndex: 500 }, "tx-kept"),
+      signed(
+        { intentId: `refund:${kept}`, kind: "refund", amount: "1", destination: "C", reference: kept },
+        "tx-kept-refund",
+      ),
+      signed(
+        { intentId: "sweep:test", kind: "sweep", mode: "test", amount: "5", depositIndex: 504 },
+        "tx-test",
+      ),
+    ];
+    const outcomes: Record<string, TransactionOutcome> = {
+      "tx-never": "never",
+      "tx-sweep": "succeeded",
+      "tx-refund": "succeeded",
+      "tx-failed": "failed",
+      "tx-pending": "pending",
+      "tx-w-in": "succeeded",
+      "tx-w-out": "succeeded",
+    };
+    const asked: string[] = [];
+    const outcomeOf = {
+      solana: async (txid: string, transaction: Uint8Array) => {
+        asked.push(txid);
+        expect(Buffer.from(transaction).toString()).toBe(txid);
+        return outcomes[txid]!;
+      },
+    };
+    const vault = async () =>
+      (
+        await db.sql<{ balance: bigint }[]>`select balance from ledger_accounts
+          where kind = 'platform_vault' and mode = 'live' and chain = 'solana' and coin = 'USDC'`
+      )[0]?.balance ?? 0n;
+    const vaultBefore = await vault();
+
+    const report = await afterRestore(db.sql, { subjects, record, coinOf, outcomeOf, epoch: "restore-s-1" });
+    expect(asked.sort()).toEqual([
+      "tx-failed",
+      "tx-never",
+      "tx-pending",
+      "tx-refund",
+      "tx-sweep",
+      "tx-w-in",
+      "tx-w-out",
+    ]);
+    expect(report.suspense.map((s) => [s.kind, s.intentId, s.amount, s.txid])).toEqual([
+      ["sweep", `sweep:${gone}#2`, 7_000_000n, "tx-sweep"],
+      ["refund", `refund:${gone}:1`, 2_000_000n, "tx-refund"],
+      ["sweep", `collect:${walletless}`, 3_000_000n, "tx-w-in"],
+      ["refund", `refund:${walletless}`, 3_000_000n, "tx-w-out"],
+    ]);
+    expect(report.suspenseNotBooked.map((s) => s.reason)).toEqual([
+      "solana tx-pending is not final yet and can still be: run again with --chains-only later",
+      "the signer's record has no transaction id for it (signed before they were recorded)",
+    ]);
+    // The vault's account moves as the vault did on chain; the suspense account holds the difference.
+    expect((await vault()) - vaultBefore).toBe(5_000_000n);
+    const [suspense] = await db.sql<{ balance: bigint }[]>`select balance from ledger_accounts
+      where kind = 'platform_suspense' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
+    expect(suspense!.balance).toBe(5_000_000n);
+    expect((await checkLedger(db.sql)).total).toBe(0n);
+
+    // Later, the pending one landed: the chain step alone books it, and nothing twice.
+    outcomes["tx-pending"] = "succeeded";
+    const later = await afterRestore(db.sql, { subjects, record, coinOf, outcomeOf, chainsOnly: true });
+    expect(later.suspense.map((s) => s.txid)).toEqual(["tx-pending"]);
+    expect((await vault()) - vaultBefore).toBe(5_000_005n);
+    const [epoch] = await db.sql<{ epoch: string }[]>`select epoch from bus_epoch`;
+    expect(epoch!.epoch).toBe("restore-s-1");
   });
 
   it("refuses a record line it cannot read", () => {

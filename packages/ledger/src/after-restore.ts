@@ -15,12 +15,18 @@
 // - Deposit index sequences moved past every index the signer handed out.
 // - Deposit addresses the signer handed out that no payment in the database expects: a customer
 //   may still pay them. They are listed for the operator; the funds stay at the address.
-// Sweeps and refunds need nothing here: their intent ids follow from the payment and the
-// transfer, so when the watchers see the deposits again they are signed again as the same
-// transaction (docs/signer.md, "Exactly once").
+// - Sweeps and refunds the signer signed for a deposit wallet the restore took away (clients went
+//   on while the backup aged: the payment is gone, or was kept without the wallet it was given
+//   after the backup): nothing will ask for them again, but the chain may show them final. Each
+//   one final on chain is booked against the suspense account (movements.ts), so the vault's
+//   account equals the vault on chain and the money is there for an operator to attribute.
+// Sweeps and refunds of deposit wallets the database still has need nothing here: their intent
+// ids follow from the payment and the transfer, so when the watchers see the deposits again they
+// are signed again as the same transaction and booked as usual (docs/signer.md, "Exactly once").
 import { randomBytes } from "node:crypto";
-import type { Chain, Mode } from "@gateway/contracts";
-import type { Sql } from "@gateway/db";
+import { type Chain, type Coin, type Mode, PAYOUT_COINS, type TransactionOutcome } from "@gateway/contracts";
+import type { Sql, TransactionSql } from "@gateway/db";
+import { bookInSuspense } from "./movements.js";
 import {
   createPayout,
   MANUAL_PAYOUT_NETWORK_FEE,
@@ -39,13 +45,22 @@ export interface SignedIntentView {
   amount: string;
   destination?: string;
   reference?: string;
+  depositIndex?: number;
   merchantId?: string;
   approvalKeyId?: string;
 }
 
 export type SignerRecordLine =
   | { type: "address"; seq: number; chain: string; mode: string; index: number; address: string }
-  | { type: "signed"; seq: number; at: string; intent: SignedIntentView; transaction?: string };
+  | {
+      type: "signed";
+      seq: number;
+      at: string;
+      intent: SignedIntentView;
+      /** The id the chain knows the transaction by (absent in entries older than that field). */
+      txid?: string;
+      transaction?: string;
+    };
 
 /** Reads `signer record`'s JSON lines; a line that is neither kind is an error, not skipped. */
 export function parseSignerRecord(text: string): SignerRecordLine[] {
@@ -63,8 +78,15 @@ export function parseSignerRecord(text: string): SignerRecordLine[] {
 export interface AfterRestoreOptions {
   subjects: PayoutSubjects;
   record: SignerRecordLine[];
-  /** The payout coin an asset is on a chain (mint, coin type or the native coin), as configured. */
-  coinOf(chain: Chain, asset: string): PayoutCoin | undefined;
+  /** The coin an asset is on a chain (mint, coin type or the native coin), as configured. */
+  coinOf(chain: Chain, asset: string): Coin | undefined;
+  /** What became of a transaction on a chain; a chain this run cannot reach is absent. */
+  outcomeOf?: Partial<Record<Chain, (txid: string, transaction: Uint8Array) => Promise<TransactionOutcome>>>;
+  /**
+   * Only the chain step, for a later run once what was not seen on chain yet has landed or can no
+   * longer: the other steps would change what the running services have done since.
+   */
+  chainsOnly?: boolean;
   /** For tests; a random one otherwise. */
   epoch?: string;
 }
@@ -84,10 +106,26 @@ export interface AfterRestoreReport {
   payoutsNotPutBack: { intentId: string; reason: string }[];
   sequencesMoved: { sequence: string; to: number }[];
   addressesNoPaymentExpects: { chain: string; mode: string; index: number; address: string }[];
+  /** Sweeps and refunds final on chain for deposit wallets the database does not have: booked in suspense. */
+  suspense: SignedOnChain[];
+  /** Sweeps and refunds for deposit wallets the database does not have, not (yet) booked, and why. */
+  suspenseNotBooked: { intentId: string; reason: string }[];
+}
+
+/** A transfer the signer signed and its chain shows final, for no deposit wallet the database has. */
+export interface SignedOnChain {
+  intentId: string;
+  kind: "sweep" | "refund";
+  mode: Mode;
+  chain: Chain;
+  coin: Coin;
+  amount: bigint;
+  txid: string;
 }
 
 const isChain = (c: string): c is Chain => c in MANUAL_PAYOUT_NETWORK_FEE;
 const isMode = (m: string): m is Mode => m === "live" || m === "test";
+const isPayoutCoin = (c: Coin | undefined): c is PayoutCoin => PAYOUT_COINS.some((p) => p === c);
 
 /** Everything in one transaction: an interrupted run changes nothing and is simply run again. */
 export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Promise<AfterRestoreReport> {
@@ -101,7 +139,11 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
       payoutsNotPutBack: [],
       sequencesMoved: [],
       addressesNoPaymentExpects: [],
+      suspense: [],
+      suspenseNotBooked: [],
     };
+    await bookFromChains(tx, options, report);
+    if (options.chainsOnly) return report;
     await tx`update bus_epoch set epoch = ${epoch}, changed_at = now()`;
     report.republished = (
       await tx`update outbox set published_at = null where published_at is not null
@@ -119,7 +161,7 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
       }
       if ((await tx`select 1 from payouts where id = ${reference}`).length > 0) continue;
       const coin = isChain(chain) ? options.coinOf(chain, asset) : undefined;
-      if (!isChain(chain) || !isMode(mode) || !coin) {
+      if (!isChain(chain) || !isMode(mode) || !isPayoutCoin(coin)) {
         skip(`${chain} ${mode} ${asset} is not a payout coin this configuration knows`);
         continue;
       }
@@ -173,4 +215,46 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
     }
     return report;
   })) as AfterRestoreReport;
+}
+
+/**
+ * Live sweeps and refunds in the signer's record that nothing in the database will ask for again:
+ * a sweep whose deposit wallet, a refund whose payment's deposit wallet on that chain, the
+ * database does not have (the payment gone, or kept without the wallet it was given after the
+ * backup). Each final and successful on its chain is booked in
+ * suspense once (its reference is the signer intent); a failed one moved nothing. Several signed
+ * attempts of one sweep can stand in the record (docs/solana.md): at most one of them is final.
+ */
+async function bookFromChains(tx: TransactionSql, options: AfterRestoreOptions, report: AfterRestoreReport) {
+  for (const line of options.record) {
+    if (line.type !== "signed" || line.intent.mode !== "live") continue;
+    const { intentId, kind, chain, asset, amount, depositIndex, reference } = line.intent;
+    if ((kind !== "sweep" && kind !== "refund") || !isChain(chain)) continue;
+    // What the watchers will see again is what the database's deposit wallets name: a payment
+    // the restore kept but whose wallet was handed out after the backup has its refunds here too.
+    const explained =
+      kind === "sweep"
+        ? await tx`select 1 from deposit_wallets
+            where chain = ${chain} and mode = 'live' and derivation_index = ${depositIndex ?? -1}`
+        : await tx`select 1 from deposit_wallets
+            where chain = ${chain} and mode = 'live' and payment_id::text = ${reference ?? ""}`;
+    if (explained.length > 0) continue;
+    const skip = (reason: string) => report.suspenseNotBooked.push({ intentId, reason });
+    const coin = options.coinOf(chain, asset);
+    const outcomeOf = options.outcomeOf?.[chain];
+    if (!coin) skip(`${chain} ${asset} is not a coin this configuration knows`);
+    else if (!line.txid || !line.transaction)
+      skip("the signer's record has no transaction id for it (signed before they were recorded)");
+    else if (!outcomeOf) skip(`no ${chain} endpoint configured to ask what became of ${line.txid}`);
+    else {
+      const outcome = await outcomeOf(line.txid, Buffer.from(line.transaction, "base64"));
+      if (outcome === "pending")
+        skip(`${chain} ${line.txid} is not final yet and can still be: run again with --chains-only later`);
+      // Failed, or never on chain and never able to be: it moved nothing.
+      if (outcome !== "succeeded") continue;
+      const movement = { intentId, mode: "live" as const, chain, coin, amount: BigInt(amount) };
+      const booked = await bookInSuspense(tx, kind === "sweep" ? "received" : "paid", movement);
+      if (booked) report.suspense.push({ ...movement, kind, txid: line.txid });
+    }
+  }
 }

@@ -4,6 +4,7 @@ export {
   afterRestore,
   parseSignerRecord,
   type SignedIntentView,
+  type SignedOnChain,
   type SignerRecordLine,
 } from "./after-restore.js";
 export { checkLedger, type LedgerCheck, type MerchantBalance, merchantBalances } from "./balances.js";
@@ -23,6 +24,7 @@ export {
   postTransaction,
 } from "./ledger.js";
 export {
+  bookInSuspense,
   completePayout,
   creditPayment,
   owePaymentRefund,
@@ -32,6 +34,7 @@ export {
   recordGasSpent,
   releasePayout,
   reservePayout,
+  type SuspenseMovement,
   type VaultRefund,
 } from "./movements.js";
 export {
@@ -39,6 +42,7 @@ export {
   nextRunAt,
   type PayoutSchedule,
   runDueSchedules,
+  type ScheduleOwner,
   setPayoutSchedule,
 } from "./payout-schedule.js";
 export {

@@ -9,7 +9,8 @@ export type PlatformAccountKind =
   | "platform_refunds"
   | "platform_gas_recovered"
   | "platform_gas_spent"
-  | "platform_gas_wallet";
+  | "platform_gas_wallet"
+  | "platform_suspense";
 export type AccountKind = MerchantAccountKind | PlatformAccountKind;
 
 export type LedgerTransactionKind =
@@ -19,7 +20,9 @@ export type LedgerTransactionKind =
   | "payout_reserved"
   | "payout_completed"
   | "payout_released"
-  | "gas_spent";
+  | "gas_spent"
+  | "suspense_received"
+  | "suspense_paid";
 
 /** Assets and expenses grow with debits; what the service owes (merchants, customers) and earns with credits. */
 const NORMAL_SIDE: Readonly<Record<AccountKind, "debit" | "credit">> = {
@@ -31,6 +34,8 @@ const NORMAL_SIDE: Readonly<Record<AccountKind, "debit" | "credit">> = {
   platform_gas_recovered: "credit",
   platform_gas_spent: "debit",
   platform_gas_wallet: "debit",
+  // Held for someone the database cannot name (after a restore): owed, like a refund.
+  platform_suspense: "credit",
 };
 
 export type AccountRef =
@@ -122,31 +127,66 @@ export async function postTransaction(tx: TransactionSql, input: LedgerTransacti
   if (sum !== 0n) throw new LedgerError(`transaction ${input.reference} does not balance (sum ${sum})`);
   if (signed.length === 0) return false;
 
-  const id = newId("ltx");
-  const inserted = await tx`
-    insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
-      usd_value_micros, usd_rate_micros)
-    values (${id}, ${input.reference}, ${input.kind}, ${input.mode}, ${input.chain}, ${input.coin},
-      ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null},
-      ${input.usdValue ?? null}, ${input.usdRate ?? null})
-    on conflict (reference) do nothing returning 1`;
-  if (inserted.length === 0) return false;
-  const entries: { account: bigint; amount: bigint }[] = [];
-  for (const p of signed) entries.push({ account: await accountId(tx, input, p.account), amount: p.amount });
+  const accounts = await accountIds(
+    tx,
+    input,
+    signed.map((p) => p.account),
+  );
+  const entries = signed.map((p, i) => ({ account: accounts[i]!, amount: p.amount, ref: p.account }));
   // Each entry updates its account's row: taking the rows in one global order (by id) means two
   // transactions over the same accounts queue instead of deadlocking (a hold and its release
-  // touch the same two accounts in opposite posting orders). The sort is stable.
+  // touch the same two accounts in opposite posting orders). The sort is stable, and the entries
+  // are inserted (and their balance triggers run) in the order of `ord`.
   entries.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
-  for (const { account, amount } of entries) {
-    try {
-      await tx`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${id}, ${account}, ${input.mode}, ${input.chain}, ${input.coin}, ${amount})`;
-    } catch (err) {
-      if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
-        throw new InsufficientBalanceError(0n, -amount);
-      }
-      throw err;
+  const id = newId("ltx");
+  // The transaction and its entries in one statement: a second post with the same reference
+  // inserts neither, and the statement answers with no rows.
+  let written: { length: number };
+  try {
+    written = await tx`
+      with posted as (
+        insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
+          usd_value_micros, usd_rate_micros)
+        values (${id}, ${input.reference}, ${input.kind}, ${input.mode}, ${input.chain}, ${input.coin},
+          ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null},
+          ${input.usdValue ?? null}, ${input.usdRate ?? null})
+        on conflict (reference) do nothing returning id)
+      insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+      select posted.id, e.account_id, ${input.mode}, ${input.chain}, ${input.coin}, e.amount
+      from posted, unnest(${tx.array(entries.map((e) => e.account.toString()))}::bigint[],
+        ${tx.array(entries.map((e) => e.amount.toString()))}::bigint[]) with ordinality as e(account_id, amount, ord)
+      order by e.ord
+      returning 1`;
+  } catch (err) {
+    if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
+      // Only an entry that takes from a merchant account (a debit to it) can overdraw it.
+      const taking = entries.find((e) => e.ref.kind.startsWith("merchant_") && e.amount > 0n);
+      throw new InsufficientBalanceError(0n, -(taking?.amount ?? 0n));
     }
+    throw err;
   }
-  return true;
+  return written.length > 0;
+}
+
+const accountKey = (kind: string, merchantId: string) => `${kind}\n${merchantId}`;
+
+/**
+ * The ids of a transaction's accounts in one query when they all exist (the usual case); an
+ * account seen for the first time is created by `accountId`.
+ */
+async function accountIds(tx: Db, book: Book, accounts: AccountRef[]): Promise<bigint[]> {
+  const rows = await tx<{ id: bigint; kind: string; merchant_id: string }[]>`
+    select a.id, a.kind, coalesce(a.merchant_id, '') as merchant_id
+    from unnest(${tx.array(accounts.map((a) => a.kind))}::text[], ${tx.array(accounts.map((a) => a.merchantId ?? ""))}::text[])
+      as w(kind, merchant_id)
+    join ledger_accounts a on a.kind = w.kind and coalesce(a.merchant_id, '') = w.merchant_id
+      and a.mode = ${book.mode} and a.chain = ${book.chain} and a.coin = ${book.coin}`;
+  const found = new Map(rows.map((r) => [accountKey(r.kind, r.merchant_id), r.id]));
+  const ids: bigint[] = [];
+  for (const account of accounts) {
+    ids.push(
+      found.get(accountKey(account.kind, account.merchantId ?? "")) ?? (await accountId(tx, book, account)),
+    );
+  }
+  return ids;
 }

@@ -3,12 +3,37 @@
 // idempotent through its reference.
 import type { TransactionSql } from "@gateway/db";
 import type { Chain, Coin, Mode } from "@gateway/domain";
-import { accountId, type Book, InsufficientBalanceError, lockedBalance, postTransaction } from "./ledger.js";
+import {
+  type AccountRef,
+  accountId,
+  type Book,
+  InsufficientBalanceError,
+  type LedgerTransactionInput,
+  lockedBalance,
+  postTransaction,
+} from "./ledger.js";
 
 /** The book a movement is in: its mode, chain and coin. */
 const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin });
 /** A payout's movements name its merchant and the payout. */
 const ofPayout = (p: PayoutMovement) => ({ ...inBook(p), merchantId: p.merchantId, payoutId: p.payoutId });
+
+/** The movement of most kinds: one amount from one account (debited) to another (credited). */
+function transfer(
+  tx: TransactionSql,
+  head: Omit<LedgerTransactionInput, "postings">,
+  amount: bigint,
+  from: AccountRef,
+  to: AccountRef,
+): Promise<boolean> {
+  return postTransaction(tx, {
+    ...head,
+    postings: [
+      { account: from, debit: amount },
+      { account: to, credit: amount },
+    ],
+  });
+}
 
 export interface PaymentCredit extends Book {
   paymentId: string;
@@ -52,30 +77,27 @@ export interface VaultRefund extends Book {
 
 /** A surplus swept into the vault that belongs to the customer until it is sent back. */
 export function owePaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<boolean> {
-  return postTransaction(tx, {
-    reference: `refund:${r.refundId}:owed`,
-    kind: "refund_owed",
-    ...inBook(r),
-    paymentId: r.paymentId,
-    postings: [
-      { account: { kind: "platform_vault" }, debit: r.amount },
-      { account: { kind: "platform_refunds" }, credit: r.amount },
-    ],
-  });
+  return refundStep(tx, r, "owed");
 }
 
 /** The surplus left the vault for the customer. */
 export function payPaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<boolean> {
-  return postTransaction(tx, {
-    reference: `refund:${r.refundId}:paid`,
-    kind: "refund_paid",
+  return refundStep(tx, r, "paid");
+}
+
+/** A refund moves between the vault and the refunds owed: in when owed, back out when paid. */
+function refundStep(tx: TransactionSql, r: VaultRefund, step: "owed" | "paid"): Promise<boolean> {
+  const vault = { kind: "platform_vault" } as const;
+  const owed = { kind: "platform_refunds" } as const;
+  const head = {
+    reference: `refund:${r.refundId}:${step}`,
+    kind: `refund_${step}` as const,
     ...inBook(r),
     paymentId: r.paymentId,
-    postings: [
-      { account: { kind: "platform_refunds" }, debit: r.amount },
-      { account: { kind: "platform_vault" }, credit: r.amount },
-    ],
-  });
+  };
+  return step === "owed"
+    ? transfer(tx, head, r.amount, vault, owed)
+    : transfer(tx, head, r.amount, owed, vault);
 }
 
 export interface PayoutMovement extends Book {
@@ -107,15 +129,13 @@ export async function reservePayout(
     await tx`update ledger_accounts set overdrawn_by_restore = true
       where id = ${await accountId(tx, p, available)}`;
   }
-  await postTransaction(tx, {
-    reference: `payout:${p.payoutId}:reserve`,
-    kind: "payout_reserved",
-    ...ofPayout(p),
-    postings: [
-      { account: available, debit: p.amount },
-      { account: { kind: "merchant_reserved", merchantId: p.merchantId }, credit: p.amount },
-    ],
-  });
+  await transfer(
+    tx,
+    { reference: `payout:${p.payoutId}:reserve`, kind: "payout_reserved", ...ofPayout(p) },
+    p.amount,
+    available,
+    { kind: "merchant_reserved", merchantId: p.merchantId },
+  );
 }
 
 /** The payout was sent: the reserve leaves the vault, and the network fee pays the service back its gas. */
@@ -134,15 +154,13 @@ export function completePayout(tx: TransactionSql, p: PayoutMovement): Promise<b
 
 /** The payout failed: the reserve goes back to available. Same reference as completion, so only one of them can happen. */
 export function releasePayout(tx: TransactionSql, p: PayoutMovement): Promise<boolean> {
-  return postTransaction(tx, {
-    reference: `payout:${p.payoutId}:settle`,
-    kind: "payout_released",
-    ...ofPayout(p),
-    postings: [
-      { account: { kind: "merchant_reserved", merchantId: p.merchantId }, debit: p.amount },
-      { account: { kind: "merchant_available", merchantId: p.merchantId }, credit: p.amount },
-    ],
-  });
+  return transfer(
+    tx,
+    { reference: `payout:${p.payoutId}:settle`, kind: "payout_released", ...ofPayout(p) },
+    p.amount,
+    { kind: "merchant_reserved", merchantId: p.merchantId },
+    { kind: "merchant_available", merchantId: p.merchantId },
+  );
 }
 
 /**
@@ -154,13 +172,37 @@ export function recordGasSpent(
   tx: TransactionSql,
   g: { reference: string; mode: Mode; chain: Chain; coin: Coin; amount: bigint },
 ): Promise<boolean> {
-  return postTransaction(tx, {
-    reference: `gas:${g.reference}`,
-    kind: "gas_spent",
-    ...inBook(g),
-    postings: [
-      { account: { kind: "platform_gas_spent" }, debit: g.amount },
-      { account: { kind: "platform_gas_wallet" }, credit: g.amount },
-    ],
-  });
+  return transfer(
+    tx,
+    { reference: `gas:${g.reference}`, kind: "gas_spent", ...inBook(g) },
+    g.amount,
+    { kind: "platform_gas_spent" },
+    { kind: "platform_gas_wallet" },
+  );
+}
+
+/**
+ * A transfer the signer signed and the chain made final that nothing in the database explains
+ * (a sweep or refund for a deposit wallet a restore of the database took away: after-restore.ts).
+ * The vault's side is booked as it happened, against the suspense account, until an operator
+ * finds whose money it is; one booking per signer intent.
+ */
+export interface SuspenseMovement extends Book {
+  intentId: string;
+  amount: bigint;
+}
+
+const VAULT = { kind: "platform_vault" } as const;
+const SUSPENSE = { kind: "platform_suspense" } as const;
+
+/** Money reached the vault (`received`) or left it (`paid`) for no deposit wallet the database has. */
+export function bookInSuspense(
+  tx: TransactionSql,
+  direction: "received" | "paid",
+  m: SuspenseMovement,
+): Promise<boolean> {
+  const head = { reference: `signed:${m.intentId}`, kind: `suspense_${direction}`, ...inBook(m) } as const;
+  return direction === "received"
+    ? transfer(tx, head, m.amount, VAULT, SUSPENSE)
+    : transfer(tx, head, m.amount, SUSPENSE, VAULT);
 }

@@ -40,10 +40,16 @@ export interface PayoutSchedule {
   updated_at: Date;
 }
 
+/** A schedule is the merchant's for one mode. */
+export interface ScheduleOwner {
+  merchantId: string;
+  mode: Mode;
+}
+
 /** Creates or changes a merchant's schedule for one mode; the next run follows from the hour. */
 export async function setPayoutSchedule(
   sql: Sql,
-  input: { merchantId: string; mode: Mode; hour: number; enabled: boolean; minimumAmount: bigint },
+  input: ScheduleOwner & { hour: number; enabled: boolean; minimumAmount: bigint },
   now = new Date(),
 ): Promise<PayoutSchedule> {
   return sql.begin(async (tx) => {
@@ -60,13 +66,9 @@ export async function setPayoutSchedule(
   }) as Promise<PayoutSchedule>;
 }
 
-export async function getPayoutSchedule(
-  sql: Sql,
-  merchantId: string,
-  mode: Mode,
-): Promise<PayoutSchedule | undefined> {
+export async function getPayoutSchedule(sql: Sql, owner: ScheduleOwner): Promise<PayoutSchedule | undefined> {
   const [row] = await sql<PayoutSchedule[]>`
-    select * from payout_schedules where merchant_id = ${merchantId} and mode = ${mode}`;
+    select * from payout_schedules where merchant_id = ${owner.merchantId} and mode = ${owner.mode}`;
   return row;
 }
 

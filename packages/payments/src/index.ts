@@ -1,4 +1,9 @@
-export { type ApplyResult, applyPaymentMessage, type PaymentActorDeps } from "./payment-actor.js";
+export {
+  type ApplyResult,
+  applyPaymentMessage,
+  applyPaymentMessageToRow,
+  type PaymentActorDeps,
+} from "./payment-actor.js";
 export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
 export {
   findPayment,

@@ -52,12 +52,7 @@ export async function applyPaymentMessage(
       return { decision, row };
     }
     const { state } = decision;
-    const [updated] = await t<PaymentRow[]>`
-      update payments set state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
-        chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
-        quote_expires_at = ${runningQuoteEnd(state)},
-        version = version + 1, updated_at = now()
-      where id = ${paymentId} returning *`;
+    const updated = await writeState(t, paymentId, state);
     await enqueueOutbox(t, await effectMessages(t, deps, updated!, decision.effects));
     if (message.type === "refund_sent") {
       // A surplus refund leaves the vault now; one from a deposit address never entered it.
@@ -69,6 +64,42 @@ export async function applyPaymentMessage(
     return { decision, row: updated! };
   };
   return tx ? run(tx) : (deps.sql.begin(run) as Promise<ApplyResult | undefined>);
+}
+
+/**
+ * For a caller that has just read the payment's row outside a transaction: a message that changes
+ * only the state (no events, no work, no money) is applied with one conditional update, taken
+ * only if the row is still the version the decision was made on. Otherwise (a rejection, effects,
+ * or a row that changed meanwhile) the message goes the locked way of `applyPaymentMessage`, so
+ * the outcome is the same as if the row had been locked from the start.
+ */
+export async function applyPaymentMessageToRow(
+  deps: PaymentActorDeps,
+  row: PaymentRow,
+  message: PaymentMessage,
+): Promise<ApplyResult | undefined> {
+  const decision = decide(stateOf(row), message);
+  if (!decision.rejected && decision.effects.length === 0 && message.type !== "refund_sent") {
+    const updated = await writeState(deps.sql, row.id, decision.state, row.version);
+    if (updated) return { decision, row: updated };
+  }
+  return applyPaymentMessage(deps, row.id, message);
+}
+
+/** The new state on the payment's row; with `version`, only if the row is still at it. */
+async function writeState(
+  t: TransactionSql | Sql,
+  paymentId: string,
+  state: PaymentState,
+  version?: number,
+): Promise<PaymentRow | undefined> {
+  const [updated] = await t<PaymentRow[]>`
+    update payments set state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
+      chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
+      quote_expires_at = ${runningQuoteEnd(state)},
+      version = version + 1, updated_at = now()
+    where id = ${paymentId} ${version === undefined ? t`` : t`and version = ${version}`} returning *`;
+  return updated;
 }
 
 async function effectMessages(

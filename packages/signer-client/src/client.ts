@@ -129,8 +129,22 @@ export interface PayoutDestinationEntry {
   cancelledAt: Date | null;
 }
 
+export interface DepositAddressRequest {
+  chain: ChainName;
+  mode: ModeName;
+  index: number;
+}
+
+export type DepositAddressOutcome = { address: string } | { issued: DepositIndexIssuedError };
+
 export interface SignerClient {
-  deriveDepositAddress(request: { chain: ChainName; mode: ModeName; index: number }): Promise<string>;
+  deriveDepositAddress(request: DepositAddressRequest): Promise<string>;
+  /**
+   * Many deposit addresses in one call: per request, its address or, for an index handed out
+   * before, a DepositIndexIssuedError (returned, not thrown). A signer without the batch call
+   * (an older one during a rolling update) is asked one request at a time.
+   */
+  deriveDepositAddresses(requests: DepositAddressRequest[]): Promise<DepositAddressOutcome[]>;
   getServiceAddresses(): Promise<ServiceAddressBook>;
   /** Throws SignerRefusedError when the signer refuses. */
   sign(input: SignInput): Promise<SignedIntent>;
@@ -244,7 +258,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
   });
   const client: Client<typeof SignerService> = createClient(SignerService, transport);
 
-  return {
+  const signer: SignerClient = {
     async deriveDepositAddress({ chain, mode, index }) {
       try {
         const response = await client.deriveDepositAddress({
@@ -257,6 +271,40 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
         const issued = ConnectError.from(error).findDetails(DepositIndexIssuedSchema)[0];
         if (issued) throw new DepositIndexIssuedError(issued.highestIssued, { cause: error });
         throw error;
+      }
+    },
+
+    async deriveDepositAddresses(requests) {
+      if (requests.length === 0) return [];
+      try {
+        const response = await client.deriveDepositAddresses({
+          requests: requests.map(({ chain, mode, index }) => ({
+            chain: CHAIN_TO_PROTO[chain],
+            mode: MODE_TO_PROTO[mode],
+            index,
+          })),
+        });
+        if (response.results.length !== requests.length)
+          throw new Error(`signer answered ${response.results.length} of ${requests.length} derivations`);
+        return response.results.map(({ result }): DepositAddressOutcome => {
+          if (result.case === "address") return { address: result.value };
+          if (result.case === "issued")
+            return { issued: new DepositIndexIssuedError(result.value.highestIssued) };
+          throw new Error("signer answered a derivation with neither an address nor a refusal");
+        });
+      } catch (error) {
+        if (ConnectError.from(error).code !== Code.Unimplemented) throw error;
+        return Promise.all(
+          requests.map((request) =>
+            signer.deriveDepositAddress(request).then(
+              (address): DepositAddressOutcome => ({ address }),
+              (err: unknown): DepositAddressOutcome => {
+                if (err instanceof DepositIndexIssuedError) return { issued: err };
+                throw err;
+              },
+            ),
+          ),
+        );
       }
     },
 
@@ -329,4 +377,5 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       sessionManager.abort();
     },
   };
+  return signer;
 }

@@ -1,7 +1,7 @@
 // Friendly intent shapes for callers (settlement, API) and their proto form.
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { CHAINS, type Chain as ChainId } from "@gateway/contracts";
-import { Chain, type Intent, IntentSchema, Mode } from "@gateway/signer-proto";
+import { Chain, type Intent, IntentSchema, Mode, type TransferAttestation } from "@gateway/signer-proto";
 
 /** The registry's chains; each needs its signer part too (docs/adding-a-chain.md). */
 export type ChainName = ChainId;
@@ -41,15 +41,8 @@ export type IntentInput =
       attestation?: AttestationInput;
     });
 
-export interface AttestationInput {
-  keyId: string;
-  signature: Uint8Array;
-  transferId: string;
-  depositAddress: string;
-  sender: string;
-  /** The whole transfer's amount (a refund may be part of it). */
-  amount: bigint;
-}
+/** A watcher's attestation as the proto carries it (signer.proto, `TransferAttestation`). */
+export type AttestationInput = Omit<TransferAttestation, "$typeName" | "$unknown">;
 
 export const CHAIN_TO_PROTO: Record<ChainName, Chain> = { solana: Chain.SOLANA, sui: Chain.SUI };
 
@@ -60,58 +53,53 @@ export function chainFromProto(chain: Chain): ChainName | undefined {
 export const MODE_TO_PROTO: Record<ModeName, Mode> = { live: Mode.LIVE, test: Mode.TEST };
 
 export function toProtoIntent(input: IntentInput): Intent {
-  const base = {
+  return create(IntentSchema, {
     intentId: input.intentId,
     chain: CHAIN_TO_PROTO[input.chain],
     mode: MODE_TO_PROTO[input.mode],
     asset: input.asset,
     amount: input.amount,
-  };
-  if (input.kind === "sweep") {
-    return create(IntentSchema, {
-      ...base,
-      kind: { case: "sweep", value: { depositIndex: input.depositIndex } },
-    });
-  }
-  if (input.kind === "nonce_account") {
-    return create(IntentSchema, { ...base, kind: { case: "nonceAccount", value: { index: input.index } } });
-  }
-  const approval = input.approval && {
-    keyId: input.approval.keyId,
-    signature: input.approval.signature,
-    expiresAtMs: input.approval.expiresAtMs ?? 0n,
-  };
-  if (input.kind === "refund") {
-    return create(IntentSchema, {
-      ...base,
-      kind: {
+    kind: protoKind(input),
+    ...(input.kind === "sweep" || input.kind === "nonce_account"
+      ? {}
+      : { approval: protoApproval(input.approval) }),
+  });
+}
+
+/** The intent's `kind` oneof: what the signer is asked to move, and where. */
+function protoKind(input: IntentInput): MessageInitShape<typeof IntentSchema>["kind"] {
+  switch (input.kind) {
+    case "sweep":
+      return { case: "sweep", value: { depositIndex: input.depositIndex } };
+    case "nonce_account":
+      return { case: "nonceAccount", value: { index: input.index } };
+    case "refund":
+      return {
         case: "refund",
         value: {
           destination: input.destination,
           reference: input.reference,
           ...(input.attestation ? { attestation: input.attestation } : {}),
         },
-      },
-      approval,
-    });
-  }
-  if (input.kind === "payout") {
-    return create(IntentSchema, {
-      ...base,
-      kind: {
+      };
+    case "payout":
+      return {
         case: "payout",
         value: {
           destination: input.destination,
           reference: input.reference,
           merchantId: input.merchantId ?? "",
         },
-      },
-      approval,
-    });
+      };
   }
-  return create(IntentSchema, {
-    ...base,
-    kind: { case: input.kind, value: { destination: input.destination, reference: input.reference } },
-    approval,
-  });
+}
+
+function protoApproval(approval: ApprovalInput | undefined) {
+  return (
+    approval && {
+      keyId: approval.keyId,
+      signature: approval.signature,
+      expiresAtMs: approval.expiresAtMs ?? 0n,
+    }
+  );
 }

@@ -4,6 +4,7 @@ export {
   type OpenAddresses,
   type OpenAddressesOptions,
 } from "./open-addresses.js";
+export type { WatcherBasics } from "./options.js";
 export { type Repeating, repeatEvery } from "./repeat.js";
 export {
   createReplicaMembership,

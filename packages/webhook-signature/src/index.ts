@@ -1,13 +1,2 @@
-export {
-  buildSignatureHeader,
-  DEFAULT_TOLERANCE_SECONDS,
-  type ParsedSignatureHeader,
-  parseSignatureHeader,
-  SIGNATURE_HEADER,
-  signPayload,
-  type VerifyWebhookOptions,
-  verifyWebhook,
-  type WebhookEvent,
-  WebhookVerificationError,
-  type WebhookVerificationErrorCode,
-} from "./signature.js";
+// The package is its one module: everything signature.ts exports is public.
+export * from "./signature.js";

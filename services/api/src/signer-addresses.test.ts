@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { GatewayError } from "@gateway/errors";
 import { freePort } from "@gateway/local-infra";
 import { createSignerClient, DepositIndexIssuedError, type SignerClient } from "@gateway/signer-client";
-import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
+import { startTestSigner, type TestSigner, testDepositAddress } from "@gateway/signer-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signerDepositAddresses } from "./signer-addresses.js";
 
@@ -57,17 +57,50 @@ describe("deposit addresses from the signer", () => {
   it("asks again when a signer killed mid-call resets the stream (Canceled)", async () => {
     let calls = 0;
     const client = {
-      async deriveDepositAddress() {
+      async deriveDepositAddresses() {
         calls++;
         if (calls === 1)
           throw new ConnectError("http/2 stream closed with error code CANCEL (0x8)", Code.Canceled);
-        return "addr-after-restart";
+        return [{ address: "addr-after-restart" }];
       },
     } as unknown as SignerClient;
     expect(await signerDepositAddresses(client, 5_000).derive("solana", "live", 3n)).toBe(
       "addr-after-restart",
     );
     expect(calls).toBe(2);
+  });
+
+  it("derives requests made together in one call, each with its own outcome", async () => {
+    const client = clientAt(Number(new URL(signer.url).port));
+    let calls = 0;
+    const counting = {
+      deriveDepositAddresses: (requests: Parameters<SignerClient["deriveDepositAddresses"]>[0]) => {
+        calls++;
+        return client.deriveDepositAddresses(requests);
+      },
+    } as unknown as SignerClient;
+    try {
+      // Index 100 is handed out before; asked again among others, only its request fails.
+      await signerDepositAddresses(client).derive("sui", "test", 100n);
+      const source = signerDepositAddresses(counting);
+      const indices = [101n, 102n, 100n, 103n, 104n];
+      const outcomes = await Promise.allSettled(indices.map((i) => source.derive("sui", "test", i)));
+      // The first request goes at once; the four made while it was in flight share the next call.
+      expect(calls).toBe(2);
+      for (const [n, outcome] of outcomes.entries()) {
+        if (indices[n] === 100n) {
+          expect(outcome.status).toBe("rejected");
+          expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(DepositIndexIssuedError);
+        } else {
+          expect(outcome).toEqual({
+            status: "fulfilled",
+            value: testDepositAddress("sui", "test", Number(indices[n])),
+          });
+        }
+      }
+    } finally {
+      client.close();
+    }
   });
 
   it("answers service_unavailable once the signer stays away longer than the retry window", async () => {

@@ -2,8 +2,14 @@ import { readFileSync } from "node:fs";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { retryWhileTransient } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
-import { DepositIndexIssuedError, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
+import {
+  type DepositAddressRequest,
+  DepositIndexIssuedError,
+  type SignerClient,
+  SignerRefusedError,
+} from "@gateway/signer-client";
 import type { DepositAddressSource } from "./deps.js";
+import { batched } from "./http/batched.js";
 
 /** Failures that mean "the signer is not there right now" (a restart), not "it said no". */
 const TRANSIENT = new Set([
@@ -24,9 +30,30 @@ const TRANSIENT = new Set([
  * (DepositIndexIssuedError) and the caller takes a new one.
  */
 export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): DepositAddressSource {
+  const derive = batchedDerivations(client);
   return {
     derive: (chain, mode, index) =>
-      whileSignerRestarts(() => client.deriveDepositAddress({ chain, mode, index: Number(index) }), retryMs),
+      whileSignerRestarts(() => derive({ chain, mode, index: Number(index) }), retryMs),
+  };
+}
+
+/** At most this many derivations per call (the signer takes up to 1,000). */
+const MAX_DERIVATIONS_PER_CALL = 256;
+
+/**
+ * One call to the signer for many derivations (`batched`): requests made while a call is in
+ * flight go together in the next one, so a call's fixed cost (TLS, HTTP/2, the RPC framework, the
+ * audit sync) is shared as the load grows, and a single request goes at once. Each request gets
+ * its own outcome: its address, its DepositIndexIssuedError, or the whole call's failure.
+ */
+function batchedDerivations(client: SignerClient) {
+  const call = batched((requests: DepositAddressRequest[]) => client.deriveDepositAddresses(requests), {
+    maxBatch: MAX_DERIVATIONS_PER_CALL,
+  });
+  return async (request: DepositAddressRequest): Promise<string> => {
+    const outcome = await call(request);
+    if ("address" in outcome) return outcome.address;
+    throw outcome.issued;
   };
 }
 

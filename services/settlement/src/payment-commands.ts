@@ -1,6 +1,6 @@
 import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { PaymentCommand } from "@gateway/contracts";
-import { handleOnce } from "@gateway/db";
+import { handleOnceInBatches } from "@gateway/db";
 import { deserializePaymentMessage } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import { consumeCommands } from "./command-consumer.js";
@@ -10,23 +10,28 @@ const CONSUMER = "settlement-payment-commands";
 /**
  * Commands addressed to one payment actor (`<p>.cmd.payment.<id>`), e.g. a test-mode simulation
  * requested on the checkout page. Each message id is handled once, in the transaction that
- * applies it.
+ * applies it; commands that arrive together share one transaction, applied in arrival order.
  */
 export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, sql, log } = deps;
+  const apply = handleOnceInBatches<PaymentCommand>(
+    sql,
+    CONSUMER,
+    (tx, data) => applyPaymentMessage(deps, data.payment_id, deserializePaymentMessage(data.message), tx),
+    { keyOf: (data) => data.payment_id },
+  );
   return consumeCommands<PaymentCommand>(bus, log, {
     durable: CONSUMER,
     subject: bus.topology.subjects.allPaymentCommands,
+    // Messages in hand wait for the batch being written and then form the next one: this many
+    // in hand lets a batch grow past the default 16.
+    concurrency: 64,
     handle: async ({ id, data }) => {
-      const message = deserializePaymentMessage(data.message);
-      const outcome = await handleOnce(sql, CONSUMER, id, (tx) =>
-        applyPaymentMessage(deps, data.payment_id, message, tx),
-      );
+      // A command that cannot be read fails here, alone, before it could join a batch.
+      const command = deserializePaymentMessage(data.message).type;
+      const outcome = await apply(id, data);
       if (outcome.ran)
-        log.info(
-          { paymentId: data.payment_id, messageId: id, command: message.type },
-          "payment command applied",
-        );
+        log.info({ paymentId: data.payment_id, messageId: id, command }, "payment command applied");
     },
   });
 }

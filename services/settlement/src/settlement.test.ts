@@ -135,6 +135,53 @@ describe("settlement, test mode", () => {
     expect(await eventsOf(id)).toEqual(["payment.completed"]);
   });
 
+  it("applies a burst of commands in shared transactions: each once, in order, a failing one alone", async () => {
+    const ids = await Promise.all(Array.from({ length: 40 }, () => newPayment()));
+    const commands = ids.flatMap((id, i) => {
+      const paid = { id: newId("cmd"), paymentId: id, outcome: "paid" };
+      // Every fourth payment also gets a second command right behind the first: it comes after
+      // the completion, so it is refused and adds nothing.
+      return i % 4 === 0 ? [paid, { id: newId("cmd"), paymentId: id, outcome: "expired" }] : [paid];
+    });
+    // Not a UUID: PostgreSQL fails the statement, and with it the batch it landed in.
+    const broken = { id: newId("cmd"), paymentId: "not-a-payment", outcome: "paid" };
+    commands.splice(10, 0, broken);
+    // One outbox insert: the relay publishes them back to back, so the consumer has them together.
+    await enqueueOutbox(
+      db.sql,
+      commands.map((c) => ({
+        id: c.id,
+        subject: bus.topology.subjects.paymentCommand(c.paymentId),
+        payload: { payment_id: c.paymentId, message: { type: "simulate", outcome: c.outcome } },
+      })),
+    );
+    await waitFor(
+      async () => {
+        const rows = await db.sql<{ n: number }[]>`
+          select count(*)::int as n from payments where id = any(${db.sql.array(ids)}::uuid[]) and status = 'completed'`;
+        return rows[0]?.n === ids.length;
+      },
+      { what: "every payment of the burst completed" },
+    );
+    const events = await db.sql<{ payment_id: string; type: string }[]>`
+      select payment_id, type from events where payment_id = any(${db.sql.array(ids)}::uuid[])`;
+    expect(events).toHaveLength(ids.length);
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(["payment.completed"]));
+    const credits = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from ledger_transactions where payment_id = any(${db.sql.array(ids)}::uuid[])`;
+    expect(credits[0]?.n).toBe(ids.length);
+    const handled = await db.sql<{ message_id: string }[]>`
+      select message_id from processed_messages where consumer = 'settlement-payment-commands'
+        and message_id = any(${db.sql.array(commands.map((c) => c.id))}::text[])`;
+    // Every command but the broken one is on record once; the broken one is being retried.
+    expect(handled.map((h) => h.message_id).sort()).toEqual(
+      commands
+        .filter((c) => c !== broken)
+        .map((c) => c.id)
+        .sort(),
+    );
+  });
+
   it("expires pending payments at expires_at from the database, not from timers", async () => {
     const id = await newPayment({ expiresInMs: 200, mode: "live" });
     expect(await statusOf(id)).toBe("pending");

@@ -1,11 +1,8 @@
 // The Solana watcher: webhook hints and reconciliation scans feed one signature tracker,
 // which publishes deposit reports for open live addresses to `<p>.cmd.deposit.solana`.
-import type { KeyObject } from "node:crypto";
 import { type Bus, busEpochReader, publishWithId } from "@gateway/bus";
 import { type DepositReport, depositMessageId } from "@gateway/contracts";
-import type { Sql } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
-import type { Logger } from "@gateway/logging";
 import { chainGauge, counterIn, OPEN_ADDRESSES_GAUGE, type Registry } from "@gateway/metrics";
 import { signAttestation } from "@gateway/signer-client";
 import {
@@ -15,6 +12,7 @@ import {
   type Repeating,
   type ReplicaMembership,
   repeatEvery,
+  type WatcherBasics,
 } from "@gateway/watcher-kit";
 import type { Connection } from "@solana/web3.js";
 import type { AddressRegistry } from "./address-registry.js";
@@ -23,10 +21,8 @@ import { createReconciler, type Reconciler } from "./reconciler.js";
 import { createSignatureTracker, type DepositStage, type SignatureTracker } from "./signature-tracker.js";
 import { startWebhookIngress } from "./webhook-ingress.js";
 
-export interface SolanaWatcherOptions {
-  sql: Sql;
+export interface SolanaWatcherOptions extends WatcherBasics {
   bus: Bus;
-  log: Logger;
   connection: Connection;
   mints: { USDC: string; USDT: string };
   replicaId: string;
@@ -38,18 +34,10 @@ export interface SolanaWatcherOptions {
   pollMs?: number;
   openRefreshMs?: number;
   lateWindowMs?: number;
-  heartbeatMs?: number;
   /** Hints the chain does not know after this long are forgotten. */
   giveUpMs?: number;
   /** Where the watcher's metrics go (deposits reported, open addresses, followed signatures). */
   metrics?: Registry;
-  /**
-   * The watcher's attestation key: final reports carry its signature over the transfer, and the
-   * signer refunds only what a watcher attested (never on settlement's word alone).
-   */
-  attestor?: { keyId: string; key: KeyObject };
-  /** False while the chain preflight fails: no deposit is reported until it passes again. */
-  crediting?: () => boolean;
 }
 
 export interface SolanaWatcher {

@@ -1,9 +1,8 @@
-import { type KeyObject, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { type Bus, createOutboxRelay, type OutboxRelay } from "@gateway/bus";
 import { type DepositReport, depositMessageId } from "@gateway/contracts";
-import { enqueueOutbox, type Sql } from "@gateway/db";
+import { enqueueOutbox } from "@gateway/db";
 import type { Coin } from "@gateway/domain";
-import type { Logger } from "@gateway/logging";
 import { signAttestation } from "@gateway/signer-client";
 import {
   createOpenAddresses,
@@ -11,6 +10,7 @@ import {
   type OpenAddresses,
   ownedPartitions,
   type ReplicaMembership,
+  type WatcherBasics,
 } from "@gateway/watcher-kit";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { normalizeStructTag } from "@mysten/sui/utils";
@@ -22,15 +22,16 @@ import {
 import { depositsOf, normalizeCoinTypes } from "./match.js";
 import { PARTITIONS, partitionOfAddress } from "./partitions.js";
 
-export interface SuiWatcherOptions {
-  sql: Sql;
+/**
+ * While `crediting` is false no checkpoint is handled, so no report goes out and no cursor moves;
+ * the watcher resumes where it stopped.
+ */
+export interface SuiWatcherOptions extends WatcherBasics {
   bus: Bus;
   client: SuiGrpcClient;
-  log: Logger;
   /** Coin types per coin; transfers of other types are ignored. */
   coinTypes: Partial<Record<Coin, string>>;
   replicaId?: string;
-  heartbeatMs?: number;
   /** A replica without a heartbeat for this long loses its partitions. */
   replicaTtlMs?: number;
   lateGraceMs?: number;
@@ -40,13 +41,6 @@ export interface SuiWatcherOptions {
   outboxPollMs?: number;
   /** How far the chain's clock may run ahead of the database's when deciding the address set is fresh. */
   clockMarginMs?: number;
-  /** The watcher's attestation key (see the Solana watcher's option of the same name). */
-  attestor?: { keyId: string; key: KeyObject };
-  /**
-   * False while the chain preflight fails (packages/chain-preflight): no checkpoint is handled, so
-   * no report goes out and no cursor moves; the watcher resumes where it stopped.
-   */
-  crediting?: () => boolean;
 }
 
 export interface SuiWatcherStatus {

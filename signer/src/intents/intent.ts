@@ -1,12 +1,9 @@
 // The signer's own view of an intent: the proto message checked for completeness and
 // turned into plain values, with the asset in one canonical spelling per chain.
-import { Chain, Mode, type Intent as ProtoIntent, RefusalCode } from "@gateway/signer-proto";
-import { isValidSuiAddress, normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
-import { PublicKey } from "@solana/web3.js";
-import type { ChainName, ModeName } from "../keys/keyring.js";
-import { refuse } from "../refusal.js";
-
-export const SOL_ASSET = "SOL";
+import { Mode, type Intent as ProtoIntent } from "@gateway/signer-proto";
+import { type ChainName, chainOfProto } from "../chains/index.js";
+import type { ModeName } from "../keys/keyring.js";
+import { invalid } from "../refusal.js";
 
 export type IntentAction =
   | { kind: "sweep"; depositIndex: number }
@@ -26,27 +23,6 @@ export interface SignerIntent {
   proto: ProtoIntent;
 }
 
-/** Who a transaction may involve, as addresses. */
-export interface Parties {
-  gas: string;
-  /** The key whose funds move: the deposit address (sweep) or the vault (refund, payout). */
-  source: string;
-  /** The source's public key: a new deposit's address would otherwise be decoded from base58. */
-  sourceKey: Uint8Array;
-  /** The owner receiving the funds: the vault (sweep, nonce account) or the intent's destination. */
-  destination: string;
-}
-
-/** What a checked transaction needs and binds. */
-export interface CheckedTransaction {
-  /** Signer addresses, fee payer first on Solana, sender first on Sui. */
-  signers: string[];
-  /** Inputs only one intent may ever spend (a Solana nonce value, a Sui object version). */
-  locks: string[];
-  /** The most the gas wallet can lose to this transaction, in its chain's base unit. */
-  worstCaseFee: bigint;
-}
-
 /** The operator's bounds on a transaction's fees and on the nonce accounts. */
 export interface SignerLimits {
   maxSuiGasBudget: bigint;
@@ -63,54 +39,17 @@ const INTENT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
 const MAX_INDEX = 2 ** 31 - 1;
 const MAX_U64 = 2n ** 64n - 1n;
 
-const invalid: (reason: string) => never = (reason) => refuse(RefusalCode.INVALID_INTENT, reason);
-
-// Mints and vaults recur in every intent: remember addresses already found canonical.
-const canonicalSolana = new Set<string>();
-
-export function canonicalSolanaAddress(value: string, what: string): string {
-  if (canonicalSolana.has(value)) return value;
-  let key: PublicKey;
-  try {
-    key = new PublicKey(value);
-  } catch {
-    invalid(`${what} is not a Solana address`);
-  }
-  if (key.toBase58() !== value) invalid(`${what} is not a canonical base58 address`);
-  if (canonicalSolana.size >= 10_000) canonicalSolana.clear();
-  canonicalSolana.add(value);
-  return value;
-}
-
-export function canonicalSuiAddress(value: string, what: string): string {
-  if (!isValidSuiAddress(value)) invalid(`${what} is not a Sui address`);
-  return normalizeSuiAddress(value);
-}
-
-export function canonicalSuiCoinType(value: string): string {
-  try {
-    return normalizeStructTag(value);
-  } catch {
-    invalid("asset is not a Sui coin type");
-  }
-}
-
-function canonicalAsset(chain: ChainName, asset: string): string {
-  if (chain === "solana") return asset === SOL_ASSET ? asset : canonicalSolanaAddress(asset, "asset");
-  return canonicalSuiCoinType(asset);
-}
-
 export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
   if (!proto) invalid("request has no intent");
   if (!INTENT_ID.test(proto.intentId)) invalid("intent_id must be 1-128 characters of [A-Za-z0-9_:.-]");
-  const chain: ChainName | undefined =
-    proto.chain === Chain.SOLANA ? "solana" : proto.chain === Chain.SUI ? "sui" : undefined;
-  if (!chain) invalid("intent has no chain");
+  const signerChain = chainOfProto(proto.chain);
+  if (!signerChain) invalid("intent has no chain");
+  const chain = signerChain.name;
   const mode: ModeName | undefined =
     proto.mode === Mode.LIVE ? "live" : proto.mode === Mode.TEST ? "test" : undefined;
   if (!mode) invalid("intent has no mode");
   if (proto.amount <= 0n || proto.amount > MAX_U64) invalid("amount must be positive");
-  const asset = canonicalAsset(chain, proto.asset);
+  const asset = signerChain.canonicalAsset(proto.asset);
   let action: IntentAction;
   switch (proto.kind.case) {
     case "sweep":
@@ -122,19 +61,13 @@ export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
       const { destination, reference } = proto.kind.value;
       if (/[\r\n]/.test(reference) || reference.length > 256)
         invalid("reference must be one line of up to 256 characters");
-      action = {
-        kind: proto.kind.case,
-        destination:
-          chain === "solana"
-            ? canonicalSolanaAddress(destination, "destination")
-            : canonicalSuiAddress(destination, "destination"),
-        reference,
-      };
+      const to = signerChain.canonicalAddress(destination, "destination");
+      action = { kind: proto.kind.case, destination: to, reference };
       break;
     }
     case "nonceAccount":
-      if (chain !== "solana") invalid("nonce accounts exist on Solana only");
-      if (asset !== SOL_ASSET) invalid("a nonce account is funded in SOL");
+      if (!signerChain.nonceAccountAsset) invalid("nonce accounts exist on Solana only");
+      if (asset !== signerChain.nonceAccountAsset) invalid("a nonce account is funded in SOL");
       if (proto.kind.value.index > MAX_INDEX) invalid("index must be below 2^31");
       action = { kind: "nonce_account", index: proto.kind.value.index };
       break;

@@ -1,14 +1,11 @@
 // Every key the signer holds, derived on demand from the one seed and cached.
 // Layout (docs/signer.md): the branch separates live deposits, test deposits, vault
-// and gas wallets; Solana uses m/44'/501'/<branch>'/<index>', Sui uses
-// m/44'/784'/<branch>'/0'/<index>' (what Ed25519Keypair.deriveKeypair computes).
-import { blake2b } from "@noble/hashes/blake2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
-import { PublicKey } from "@solana/web3.js";
+// and gas wallets; each chain's module gives the rest of the path (chains/<chain>.ts):
+// m/44'/<coin type>'/<branch>'/<the chain's levels>'/<index>'.
+import { type ChainName, signerChain } from "../chains/index.js";
 import { type Ed25519Key, ed25519FromSeed, ed25519Sign } from "./ed25519.js";
 import { childNode, masterNode, type Slip10Node } from "./slip10.js";
 
-export type ChainName = "solana" | "sui";
 export type ModeName = "live" | "test";
 export type KeyRole = "deposit" | "vault" | "gas";
 
@@ -17,8 +14,6 @@ export const BRANCHES: Record<KeyRole, Record<ModeName, number>> = {
   vault: { live: 2, test: 3 },
   gas: { live: 4, test: 5 },
 };
-
-const COIN_TYPES: Record<ChainName, number> = { solana: 501, sui: 784 };
 
 export interface SigningKey {
   readonly chain: ChainName;
@@ -29,17 +24,6 @@ export interface SigningKey {
 
 export interface Keyring {
   key(chain: ChainName, role: KeyRole, mode: ModeName, index?: number): SigningKey;
-}
-
-export function solanaAddress(publicKey: Uint8Array): string {
-  return new PublicKey(publicKey).toBase58();
-}
-
-/** Sui address of an ed25519 key: BLAKE2b-256 over the scheme flag 0x00 and the key. */
-export function suiAddress(publicKey: Uint8Array): string {
-  const input = new Uint8Array(33);
-  input.set(publicKey, 1);
-  return `0x${bytesToHex(blake2b(input, { dkLen: 32 }))}`;
 }
 
 export interface KeyringOptions {
@@ -58,8 +42,8 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
     const id = `${chain}/${branch}`;
     let node = parents.get(id);
     if (!node) {
-      node = childNode(childNode(childNode(master, 44), COIN_TYPES[chain]), branch);
-      if (chain === "sui") node = childNode(node, 0);
+      const { coinType, path } = signerChain(chain);
+      node = path.reduce(childNode, childNode(childNode(childNode(master, 44), coinType), branch));
       parents.set(id, node);
     }
     return node;
@@ -67,8 +51,9 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
 
   function key(chain: ChainName, role: KeyRole, mode: ModeName, index = 0): SigningKey {
     const branch = BRANCHES[role][mode];
+    const { coinType, address } = signerChain(chain);
     // A number, not a string: no allocation per lookup (branch < 8, index < 2^31: exact in a double).
-    const id = (COIN_TYPES[chain] * 8 + branch) * 2 ** 31 + index;
+    const id = (coinType * 8 + branch) * 2 ** 31 + index;
     const cached = cache.get(id);
     if (cached) return cached;
     const node = childNode(parentOf(chain, branch), index);
@@ -76,13 +61,10 @@ export function createKeyring({ seed, cacheSize = 200_000 }: KeyringOptions): Ke
     const signingKey: SigningKey = {
       chain,
       publicKey: ed.publicKey,
-      address: chain === "solana" ? solanaAddress(ed.publicKey) : suiAddress(ed.publicKey),
+      address: address(ed.publicKey),
       sign: (message) => ed25519Sign(ed.privateKey, message),
     };
-    if (cache.size >= cacheSize) {
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
     cache.set(id, signingKey);
     return signingKey;
   }

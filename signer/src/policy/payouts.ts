@@ -5,13 +5,9 @@
 // count and amount per UTC day. The allow-list changes are audit entries replayed at start; the
 // paid payouts and the day's totals come from the facts of signed payouts.
 import { RefusalCode } from "@gateway/signer-proto";
-import {
-  canonicalSolanaAddress,
-  canonicalSuiAddress,
-  payoutMerchant,
-  type SignerIntent,
-} from "../intents/intent.js";
-import type { ChainName, ModeName } from "../keys/keyring.js";
+import { type ChainName, signerChain } from "../chains/index.js";
+import { payoutMerchant, type SignerIntent } from "../intents/intent.js";
+import type { ModeName } from "../keys/keyring.js";
 import { refuse } from "../refusal.js";
 import type { Facts, PolicyRule } from "./rule.js";
 
@@ -80,11 +76,8 @@ const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 const entryKey = (d: DestinationKey) => `${d.merchantId}|${d.chain}|${d.mode}|${d.address}`;
 
 /** The signer's spelling of an address (Sui: normalized), so list entries and intents compare equal. */
-export function canonicalDestination(chain: ChainName, address: string): string {
-  return chain === "solana"
-    ? canonicalSolanaAddress(address, "address")
-    : canonicalSuiAddress(address, "address");
-}
+const canonicalDestination = (d: DestinationKey) =>
+  signerChain(d.chain).canonicalAddress(d.address, "address");
 
 export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
   const destinations = new Map<string, DestinationRecord>();
@@ -199,7 +192,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
     requestDestination(request, at) {
       if (!MERCHANT_ID.test(request.merchantId))
         refuse(RefusalCode.INVALID_INTENT, "merchant_id must be 1-128 characters of [A-Za-z0-9_:.-]");
-      const address = canonicalDestination(request.chain, request.address);
+      const address = canonicalDestination(request);
       checkExpiry(request.approvalExpiresAtMs, at);
       if (usedApprovals.has(request.approvalDigest))
         refuse(RefusalCode.APPROVAL_REUSED, "this approval was already used");
@@ -229,7 +222,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
     },
 
     cancelDestination(request, at) {
-      const address = canonicalDestination(request.chain, request.address);
+      const address = canonicalDestination(request);
       const existing = destinations.get(entryKey({ ...request, address }));
       if (!existing) return undefined;
       const record: DestinationRecord = existing.cancelled

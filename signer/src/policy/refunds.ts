@@ -4,7 +4,7 @@
 // than its amount. Settlement alone, or whoever holds its approval key, cannot invent a refund.
 import { type KeyObject, verify } from "node:crypto";
 import { attestationMessage, RefusalCode } from "@gateway/signer-proto";
-import { normalizeSuiAddress } from "@mysten/sui/utils";
+import { signerChain } from "../chains/index.js";
 import type { TrustedApprover } from "../intents/approvals.js";
 import type { SignerIntent } from "../intents/intent.js";
 import { ed25519PublicKeyObject } from "../keys/ed25519.js";
@@ -31,7 +31,7 @@ export function createRefundAttestationRule(approvers: readonly TrustedApprover[
     const message = attestationMessage({ ...a, chain: intent.chain, mode: intent.mode, asset: intent.asset });
     if (!verify(null, message, key, a.signature))
       refuse(RefusalCode.NOT_ATTESTED, "the attestation does not verify for this transfer");
-    const sender = intent.chain === "sui" ? normalizeSuiAddress(a.sender) : a.sender;
+    const sender = signerChain(intent.chain).spellAddress?.(a.sender) ?? a.sender;
     if (sender !== intent.action.destination)
       refuse(RefusalCode.NOT_ATTESTED, "a refund goes only to the attested sender of the transfer");
     return { transfer: `${intent.chain}:${intent.mode}:${a.transferId}`, amount: a.amount };

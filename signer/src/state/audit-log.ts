@@ -24,6 +24,15 @@ export interface AuditDecision {
   [field: string]: unknown;
 }
 
+/** An entry as read back from the log: the decision with its place in the chain. */
+export type AuditEntry = {
+  seq: number;
+  at: string;
+  decision: string;
+  ledger?: LedgerRecord;
+  [field: string]: unknown;
+};
+
 export interface AuditHead {
   seq: number;
   hash: string;
@@ -45,7 +54,7 @@ export class AuditChainError extends Error {
 export interface OpenAuditLogOptions {
   now?: () => Date;
   /** Called for every verified entry, oldest first, before the log opens for writing. */
-  replay?: (entry: { at: string; decision: string; ledger?: LedgerRecord; [field: string]: unknown }) => void;
+  replay?: (entry: AuditEntry) => void;
 }
 
 function hashLine(prev: string, body: string): string {
@@ -121,10 +130,7 @@ export type AuditVerification =
 /** Checks the whole chain: sequence numbers, links and hashes; hands each entry to `visit`. */
 export function verifyAuditLog(
   contents: string,
-  visit?: (
-    entry: { seq: number; at: string; decision: string; ledger?: LedgerRecord; [field: string]: unknown },
-    hash: string,
-  ) => void,
+  visit?: (entry: AuditEntry, hash: string) => void,
 ): AuditVerification {
   const lines = contents.split("\n");
   if (lines.at(-1) === "") lines.pop();
@@ -134,14 +140,7 @@ export function verifyAuditLog(
     const match = /^(\{.*),"hash":"([0-9a-f]{64})"\}$/.exec(line);
     if (!match) return fail("line is not an audit entry");
     const body = `${match[1]}}`;
-    let entry: {
-      seq: number;
-      prev?: unknown;
-      at: string;
-      decision: string;
-      ledger?: LedgerRecord;
-      [field: string]: unknown;
-    };
+    let entry: AuditEntry & { prev?: unknown };
     try {
       entry = JSON.parse(body);
     } catch {

@@ -3,6 +3,7 @@
 // inputs those transactions spend, how often each deposit was swept, and today's totals for the
 // caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
 import { RefusalCode } from "@gateway/signer-proto";
+import type { CheckedTransaction } from "../chains/signer-chain.js";
 import { intentEffect, type SignerIntent } from "../intents/intent.js";
 import type { Facts, PolicyRule } from "../policy/rule.js";
 import { refuse } from "../refusal.js";
@@ -32,13 +33,10 @@ export interface BoundIntent {
 }
 
 /** One signing about to happen: the first of its intent, or a repeat of the bound transaction. */
-export interface SigningPlan {
+export interface SigningPlan extends CheckedTransaction {
   intent: SignerIntent;
   first: boolean;
   transaction: Uint8Array;
-  signers: string[];
-  locks: string[];
-  worstCaseFee: bigint;
 }
 
 /**

@@ -52,7 +52,7 @@ export interface Cluster {
   signer: ManagedProcess;
   /** The signer's audit log, for `signer record` after a restore of the database. */
   signerAuditLog: string;
-  /** What `npm run after-restore` needs: the database and the coins as the services see them. */
+  /** What `npm run after-restore` needs: the database, the coins and the chains as the services see them. */
   afterRestoreEnv: Record<string, string>;
   apis: ManagedProcess[];
   settlements: ManagedProcess[];
@@ -274,6 +274,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         ? {
             SUI_USDC_COIN_TYPE: chains.suiEnv.SUI_USDC_COIN_TYPE,
             SUI_USDT_COIN_TYPE: chains.suiEnv.SUI_USDT_COIN_TYPE,
+            SOLANA_RPC_URL: chains.solanaEnv.SOLANA_RPC_URL,
+            SUI_GRPC_URL: chains.suiEnv.SUI_GRPC_URL,
+            SUI_NETWORK: chains.suiEnv.SUI_NETWORK,
           }
         : {}),
     },

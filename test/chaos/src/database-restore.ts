@@ -92,26 +92,40 @@ function runCommand(file: string, args: string[], env: Record<string, string>) {
 /**
  * The runbook's two commands: `signer record` on the signer's host (read while the signer runs:
  * a line being written at that moment fails the verification, and the read is made again), then
- * `after-restore` with what it printed. Returns after-restore's lines.
+ * `after-restore` with what it printed. Returns after-restore's lines and the record's file, for
+ * `runChainsOnly` once the run has settled. Exit 1 is accepted only when every line it stands for
+ * is a transfer not final on chain yet: the runbook's answer is the later chains-only run.
  */
 export async function runAfterRestore(options: {
   auditLog: string;
   dir: string;
   env: Record<string, string>;
-}): Promise<string[]> {
+}): Promise<{ lines: string[]; recordFile: string }> {
   let record = runCommand("signer/src/cli.ts", ["record", options.auditLog], {});
   for (let attempt = 1; record.status !== 0 && attempt < 5; attempt++) {
     await new Promise((r) => setTimeout(r, 200));
     record = runCommand("signer/src/cli.ts", ["record", options.auditLog], {});
   }
   if (record.status !== 0) throw new Error(`signer record failed: ${record.out}${record.err}`);
-  const file = path.join(options.dir, `signer-record-${Date.now()}.jsonl`);
-  writeFileSync(file, record.out);
-  const restored = runCommand(
-    "packages/ledger/src/after-restore-cli.ts",
-    ["--signer-record", file],
-    options.env,
-  );
-  if (restored.status !== 0) throw new Error(`after-restore failed: ${restored.out}${restored.err}`);
-  return restored.out.trim().split("\n");
+  const recordFile = path.join(options.dir, `signer-record-${Date.now()}.jsonl`);
+  writeFileSync(recordFile, record.out);
+  return { lines: afterRestoreCommand(recordFile, [], options.env), recordFile };
+}
+
+/** `after-restore --chains-only`: books what has become final on chain since the restore. */
+export function runChainsOnly(recordFile: string, env: Record<string, string>): string[] {
+  return afterRestoreCommand(recordFile, ["--chains-only"], env);
+}
+
+function afterRestoreCommand(recordFile: string, extra: string[], env: Record<string, string>): string[] {
+  const run = runCommand("scripts/after-restore.ts", ["--signer-record", recordFile, ...extra], env);
+  const lines = run.out
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "");
+  const waiting = (l: string) => l.startsWith("NOT booked:") && l.includes("not final yet and can still be");
+  const needsOperator = lines.some((l) => l.startsWith("NOT ") && !waiting(l));
+  if (run.status !== 0 && (run.status !== 1 || needsOperator))
+    throw new Error(`after-restore failed: ${run.out}${run.err}`);
+  return lines;
 }

@@ -4,7 +4,13 @@ import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/testkit";
 import { type Cluster, startCluster } from "./cluster.js";
-import { type BackupFigures, backupDatabase, restoreDatabase, runAfterRestore } from "./database-restore.js";
+import {
+  type BackupFigures,
+  backupDatabase,
+  restoreDatabase,
+  runAfterRestore,
+  runChainsOnly,
+} from "./database-restore.js";
 import {
   intentsInFlight,
   type JournalRows,
@@ -86,6 +92,8 @@ export interface ChaosFigures {
       atRestore: { payments: number; payouts: number };
       afterRestore: string[];
     }[];
+    /** What `after-restore --chains-only` said once the run had settled. */
+    chainsOnly: string[];
   };
   /** Test-mode payments a restore's window overlapped (not in the checks above), by final state. */
   touchedByRestore: Record<string, number>;
@@ -147,7 +155,9 @@ async function drive(
     // signer must still let each sweep, refund and payout happen once (live money only).
     ...(cluster.live ? { "settlement-journal-lost": 0, "database-restored": 0 } : {}),
   };
-  const journal: ChaosFigures["journal"] = { lost: [], restored: [] };
+  const journal: ChaosFigures["journal"] = { lost: [], restored: [], chainsOnly: [] };
+  /** The signer records each restore acted on, for the chains-only step once the run settles. */
+  const recordFiles: string[] = [];
   // From each backup to the services' restart after its restore: what the clients did then may
   // be un-done (their payments gone or rolled back), so only money safety is checked for it.
   const restoreWindows: RestoreWindow[] = [];
@@ -260,12 +270,12 @@ async function drive(
   schedule.sort(() => Math.random() - 0.5);
   let driving = true;
   let faultsStarted = 0;
-  // The clients are paced by the faults started, and every client action (an API call, a payment
-  // on chain, an expiry) waits while a restore's window is open (`gate`), so a restore takes back
-  // only what the services did meanwhile. With `clientWorkInRestoreWindows` they go on, by one more
-  // fault's worth, so that payments are created, paid, expired and paid out between the backup and
-  // the restore: the case docs/reliability.md reports as open (money swept or refunded for
-  // payments the restore took away is not on the books).
+  // The clients are paced by the faults started. With `clientWorkInRestoreWindows` (the suite's
+  // default) they go on while a restore's backup ages, by one more fault's worth, so payments are
+  // created, paid, expired and paid out between the backup and the restore, and after-restore must
+  // book what the chains show for deposit wallets the restore took away (docs/reliability.md).
+  // Without it every client action (an API call, a payment on chain, an expiry) waits while a
+  // restore's window is open (`gate`), so a restore takes back only what the services did.
   let paceCredit = 0;
   const paced = () => faultsStarted + paceCredit;
   /** Holds a client action while a restore's window is open (unless the run lets them on). */
@@ -333,11 +343,12 @@ async function drive(
     );
     await restoreDatabase(cluster.sql, name);
     window.restoredAt = Date.now();
-    const afterRestore = await runAfterRestore({
+    const { lines: afterRestore, recordFile } = await runAfterRestore({
       auditLog: cluster.signerAuditLog,
       dir: cluster.dir,
       env: cluster.afterRestoreEnv,
     });
+    recordFiles.push(recordFile);
     journal.restored.push({
       inFlightAtBackup,
       inFlightAtRestore,
@@ -504,6 +515,8 @@ async function drive(
     if (seen !== undefined && seen !== fingerprint) unstable.add(event.id);
     byId.set(event.id, fingerprint);
   }
+  // The runbook's later step: what was not final on chain at a restore is booked now, if it landed.
+  for (const file of recordFiles) journal.chainsOnly.push(...runChainsOnly(file, cluster.afterRestoreEnv));
   const liveFigures = liveCtx
     ? await checkLive(liveCtx, livePayments, payouts, { solana: 1n, sui: 0n })
     : undefined;
@@ -563,6 +576,11 @@ export function formatFigures(f: ChaosFigures): string {
       (r) =>
         `database restored to a backup ${r.secondsAfterBackup} s old (intents in flight at backup ${r.inFlightAtBackup}, at restore ${r.inFlightAtRestore}; payments ${r.atRestore.payments} → ${r.backup.payments}, payouts ${r.atRestore.payouts} → ${r.backup.payouts}; ${r.backup.tables} tables, ${r.backup.rows} rows); after-restore: ${r.afterRestore.filter((l) => !l.startsWith("deposit address")).join(" / ")}; ${r.afterRestore.filter((l) => l.startsWith("deposit address")).length} addresses no payment expects`,
     ),
+    ...(f.journal.restored.length > 0
+      ? [
+          `after-restore --chains-only once settled: ${f.journal.chainsOnly.join(" / ") || "nothing left to book"}`,
+        ]
+      : []),
     `test-mode payments a restore overlapped: ${Object.entries(f.touchedByRestore)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,

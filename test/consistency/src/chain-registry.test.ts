@@ -12,7 +12,8 @@ import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHAIN_NAMES } from "../../../services/api/src/checkout-page/client/labels.js";
 import { CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
-import { interfacePropertyUnion, ROOT, typeAliasUnion } from "./literal-lists.js";
+import { SIGNER_CHAINS } from "../../../signer/src/chains/index.js";
+import { interfacePropertyUnion, ROOT } from "./literal-lists.js";
 
 function sameSet(copy: readonly string[], source: readonly string[]) {
   expect(new Set(copy).size, `${copy.join(", ")} repeats a value`).toBe(copy.length);
@@ -56,8 +57,11 @@ describe("the front-end names chains as the registry does", () => {
 });
 
 describe("the signer (isolated: it keeps its own lists, checked here)", () => {
-  it("knows every chain: key derivation and attestations", () => {
-    sameSet(typeAliasUnion("signer/src/keys/keyring.ts", "ChainName"), CHAINS);
+  it("knows every chain: a module in SIGNER_CHAINS, and attestations", () => {
+    sameSet(
+      SIGNER_CHAINS.map((chain) => chain.name),
+      CHAINS,
+    );
     sameSet(
       interfacePropertyUnion("packages/signer-proto/src/approval.ts", "AttestedTransfer", "chain"),
       CHAINS,
@@ -67,6 +71,9 @@ describe("the signer (isolated: it keeps its own lists, checked here)", () => {
     const proto = readFileSync(path.join(ROOT, "proto/gateway/signer/v1/signer.proto"), "utf8");
     const chainEnum = /enum Chain \{([^}]*)\}/.exec(proto)?.[1] ?? "";
     for (const chain of CHAINS) expect(chainEnum, chain).toContain(`CHAIN_${chain.toUpperCase()} =`);
+    // Each signer module speaks its own chain's value of the enum.
+    for (const chain of SIGNER_CHAINS)
+      expect(chainEnum, chain.name).toContain(`CHAIN_${chain.name.toUpperCase()} = ${chain.proto};`);
   });
 });
 

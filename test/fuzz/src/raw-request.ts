@@ -15,6 +15,8 @@ export function rawRequest(
   path: string,
   headers: Record<string, string>,
   body?: string | Buffer,
+  /** A kept-alive agent for load (bench/pipeline-bench.ts); none: a connection per request. */
+  agent: http.Agent | false = false,
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
@@ -25,7 +27,7 @@ export function rawRequest(
         method,
         path,
         headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) },
-        agent: false,
+        agent,
       },
       (res) => {
         // A change stream (checkout events) stays open for minutes by design: its status and

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { type DevCertFiles, type Role, writeCrl, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, type SignerClient } from "@gateway/signer-client";
-import { rememberAddresses } from "@gateway/signer-harness";
+import { deriveEach, rememberAddresses } from "@gateway/signer-harness";
 
 const SIGNER_DIR = path.resolve(import.meta.dirname, "../../../signer");
 
@@ -89,8 +89,10 @@ export async function startSignerProcess(
     });
   const api = connect("api");
   const settlement = connect("settlement");
+  const derive = rememberAddresses((request) => api.deriveDepositAddress(request));
   const client: SignerClient = {
-    deriveDepositAddress: rememberAddresses((request) => api.deriveDepositAddress(request)),
+    deriveDepositAddress: derive,
+    deriveDepositAddresses: deriveEach(derive),
     getServiceAddresses: () => settlement.getServiceAddresses(),
     sign: (input) => settlement.sign(input),
     signBatch: (inputs) => settlement.signBatch(inputs),

@@ -3,11 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {
-  createApprovalVerifier,
   createKeyring,
   createPayoutPolicy,
   createRefundAttestationRule,
-  createSignerCore,
+  createSignerCoreWithRules,
   createSignerServer,
   mnemonicToSeed,
   openSignerState,
@@ -19,6 +18,8 @@ import {
 import {
   approverKeyFromSeed,
   createSignerClient,
+  type DepositAddressOutcome,
+  DepositIndexIssuedError,
   generateApproverKey,
   type PayoutDestinationEntry,
   type PayoutDestinationInput,
@@ -44,6 +45,27 @@ export function rememberAddresses(
     given.set(key, address);
     return address;
   };
+}
+
+/**
+ * The batch derivation over a one-at-a-time one (e.g. `rememberAddresses`'s), with the batch
+ * call's outcomes: a handed-out index is that request's `issued`.
+ */
+export function deriveEach(
+  derive: SignerClient["deriveDepositAddress"],
+): SignerClient["deriveDepositAddresses"] {
+  return (requests) =>
+    Promise.all(
+      requests.map((request) =>
+        derive(request).then(
+          (address): DepositAddressOutcome => ({ address }),
+          (error: unknown): DepositAddressOutcome => {
+            if (error instanceof DepositIndexIssuedError) return { issued: error };
+            throw error;
+          },
+        ),
+      ),
+    );
 }
 
 /** The deposit address at `index` of the test signer's seed, computed here without asking the signer. */
@@ -136,6 +158,7 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
         ...(options.payoutPolicy === true ? {} : options.payoutPolicy),
       })
     : undefined;
+  const rules = [createRefundAttestationRule(trusted), ...(payouts ? [payouts] : [])];
   const { audit, ledger, issued } = openSignerState(
     auditPath,
     {
@@ -150,23 +173,25 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
       maxSweepsPerDeposit: 8,
     },
     undefined,
-    [createRefundAttestationRule(trusted), ...(payouts ? [payouts] : [])],
+    rules,
   );
-  const core = createSignerCore({
-    payouts,
-    keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
-    approvals: createApprovalVerifier(trusted, { unapprovedPayoutsToLinked: Boolean(payouts) }),
-    ledger,
-    audit,
-    issued,
-    limits: signerLimits({
-      maxSuiGasBudget: 50_000_000n,
-      maxSuiGasPrice: 5_000n,
-      maxSolanaPriorityFeeLamports: 100_000n,
-      maxSolanaNonceAccounts: 64,
-    }),
-    log: pino({ level: "silent" }),
-  });
+  const core = createSignerCoreWithRules(
+    {
+      keyring: createKeyring({ seed: mnemonicToSeed(TEST_SIGNER_MNEMONIC) }),
+      ledger,
+      audit,
+      issued,
+      limits: signerLimits({
+        maxSuiGasBudget: 50_000_000n,
+        maxSuiGasPrice: 5_000n,
+        maxSolanaPriorityFeeLamports: 100_000n,
+        maxSolanaNonceAccounts: 64,
+      }),
+      log: pino({ level: "silent" }),
+    },
+    trusted,
+    rules,
+  );
   const server = createSignerServer({
     core,
     audit,
@@ -192,8 +217,10 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
       },
     });
   const clients = { api: connect("api"), settlement: connect("settlement") };
+  const derive = rememberAddresses((request) => clients.api.deriveDepositAddress(request));
   const client: SignerClient = {
-    deriveDepositAddress: rememberAddresses((request) => clients.api.deriveDepositAddress(request)),
+    deriveDepositAddress: derive,
+    deriveDepositAddresses: deriveEach(derive),
     getServiceAddresses: () => clients.settlement.getServiceAddresses(),
     sign: (input) => clients.settlement.sign(input),
     signBatch: (inputs) => clients.settlement.signBatch(inputs),

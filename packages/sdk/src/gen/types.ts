@@ -11,11 +11,7 @@ export interface ApiKeypair {
   updated_at: string;
 }
 
-export interface ApiKeypairList {
-  object: "list";
-  data: ApiKeypair[];
-  has_more: boolean;
-}
+export type ApiKeypairList = List<ApiKeypair>;
 
 export type Chain = "solana" | "sui";
 
@@ -49,28 +45,14 @@ export interface CheckoutView {
 
 export type Coin = "USDC" | "USDT" | "SOL" | "SUI";
 
-export interface CreatedApiKeypair {
-  id: string;
-  object: "api_keypair";
-  active: boolean;
-  test_key_prefix: string;
-  live_key_prefix: string;
-  created_at: string;
-  updated_at: string;
+export interface CreatedApiKeypair extends ApiKeypair {
   /** Shown once. */
   test_key: string;
   /** Shown once. */
   live_key: string;
 }
 
-export interface CreatedWebhookEndpoint {
-  id: string;
-  url: string;
-  is_test: boolean;
-  /** `["*"]`: every event type, including those added later. */
-  events: (WebhookEventType | "*")[];
-  description: string | null;
-  created_at: string;
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
   /** Shown once. */
   secret: string;
 }
@@ -175,12 +157,7 @@ export interface Health {
   nats?: "ok" | "unavailable";
 }
 
-export interface LinkedPayoutWallet {
-  object: "payout_wallet";
-  chain: Chain;
-  address: string;
-  created_at: string;
-  updated_at: string;
+export interface LinkedPayoutWallet extends PayoutWallet {
   /** When live payouts may start going here (after the signer's delay); null without one. */
   effective_at: string | null;
 }
@@ -234,11 +211,7 @@ export interface Payment {
   updated_at: string;
 }
 
-export interface PaymentList {
-  object: "list";
-  data: Payment[];
-  has_more: boolean;
-}
+export type PaymentList = List<Payment>;
 
 export type PaymentStatus = "pending" | "confirming" | "confirmed" | "completed" | "underpaid" | "refunded" | "expired" | "failed";
 
@@ -310,17 +283,9 @@ export interface PayoutDestination {
   cancelled_at: string | null;
 }
 
-export interface PayoutDestinationList {
-  object: "list";
-  data: PayoutDestination[];
-  has_more: boolean;
-}
+export type PayoutDestinationList = List<PayoutDestination>;
 
-export interface PayoutList {
-  object: "list";
-  data: Payout[];
-  has_more: boolean;
-}
+export type PayoutList = List<Payout>;
 
 export interface PayoutOtpRequest {
   chain?: string | null;
@@ -367,11 +332,7 @@ export interface PayoutWalletCode {
   expires_at: string;
 }
 
-export interface PayoutWalletList {
-  object: "list";
-  data: PayoutWallet[];
-  has_more: boolean;
-}
+export type PayoutWalletList = List<PayoutWallet>;
 
 export interface Quote {
   /** USD per coin the amount is locked at. */
@@ -436,11 +397,7 @@ export interface WebhookDelivery {
   attempt_log: DeliveryAttempt[];
 }
 
-export interface WebhookDeliveryList {
-  object: "list";
-  data: WebhookDelivery[];
-  has_more: boolean;
-}
+export type WebhookDeliveryList = List<WebhookDelivery>;
 
 export interface WebhookEndpoint {
   id: string;
@@ -452,11 +409,7 @@ export interface WebhookEndpoint {
   created_at: string;
 }
 
-export interface WebhookEndpointList {
-  object: "list";
-  data: WebhookEndpoint[];
-  has_more: boolean;
-}
+export type WebhookEndpointList = List<WebhookEndpoint>;
 
 export type WebhookEventType = "payment.confirming" | "payment.confirmed" | "payment.completed" | "payment.underpaid" | "payment.refunded" | "payment.expired" | "payment.failed" | "payout.processing" | "payout.completed" | "payout.failed";
 

@@ -2,8 +2,11 @@ import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import type { RequestHandler, Response } from "express";
+import { route } from "../http/async-handler.js";
+import { keptIn } from "../kept.js";
 import { hashApiKey, modeOfKey } from "./api-keys.js";
 import { createKeypairCache, type KeypairCache } from "./keypair-cache.js";
+import { principalOf } from "./principal.js";
 
 export interface ApiKeyPrincipal {
   merchantId: string;
@@ -21,39 +24,28 @@ export interface ApiKeyPrincipal {
 const caches = new WeakMap<Sql, KeypairCache>();
 
 export function keypairCacheOf(sql: Sql): KeypairCache {
-  let keypairs = caches.get(sql);
-  if (!keypairs) {
-    keypairs = createKeypairCache(sql);
-    caches.set(sql, keypairs);
-  }
-  return keypairs;
+  return keptIn(caches, sql, createKeypairCache);
 }
 
 export function requireApiKey(sql: Sql): RequestHandler {
   const cache = keypairCacheOf(sql);
-  return async (req, res, next) => {
-    try {
-      const header = req.headers["x-api-key"];
-      const key = Array.isArray(header) ? header[0] : header;
-      if (!key) throw new GatewayError("api_key_missing");
-      const mode = modeOfKey(key);
-      if (!mode) throw new GatewayError("api_key_invalid");
-      const keypair = await cache.find(mode, hashApiKey(key));
-      if (!keypair?.active) throw new GatewayError("api_key_invalid");
-      res.locals.apiKey = {
-        merchantId: keypair.merchant_id,
-        keypairId: keypair.id,
-        mode,
-      } satisfies ApiKeyPrincipal;
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
+  return route(async (req, res, next) => {
+    const header = req.headers["x-api-key"];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) throw new GatewayError("api_key_missing");
+    const mode = modeOfKey(key);
+    if (!mode) throw new GatewayError("api_key_invalid");
+    const keypair = await cache.find(mode, hashApiKey(key));
+    if (!keypair?.active) throw new GatewayError("api_key_invalid");
+    res.locals.apiKey = {
+      merchantId: keypair.merchant_id,
+      keypairId: keypair.id,
+      mode,
+    } satisfies ApiKeyPrincipal;
+    next();
+  });
 }
 
 export function apiKeyPrincipal(res: Response): ApiKeyPrincipal {
-  const principal = res.locals.apiKey as ApiKeyPrincipal | undefined;
-  if (!principal) throw new Error("requireApiKey must run before this handler");
-  return principal;
+  return principalOf(res, "apiKey", "requireApiKey");
 }

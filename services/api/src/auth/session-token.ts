@@ -1,6 +1,8 @@
 import { GatewayError } from "@gateway/errors";
 import type { RequestHandler, Response } from "express";
 import { jwtVerify, SignJWT } from "jose";
+import { route } from "../http/async-handler.js";
+import { principalOf } from "./principal.js";
 
 const ISSUER = "gateway";
 const AUDIENCE = "gateway-dashboard";
@@ -37,39 +39,33 @@ export function createSessionTokens({
         .setIssuedAt()
         .setExpirationTime(`${ttlSeconds}s`)
         .sign(key),
-    require: async (req, res, next) => {
+    require: route(async (req, res, next) => {
+      const header = req.headers.authorization;
+      if (!header) throw new GatewayError("token_missing");
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match) throw new GatewayError("token_invalid");
+      let subject: unknown;
       try {
-        const header = req.headers.authorization;
-        if (!header) throw new GatewayError("token_missing");
-        const match = /^Bearer\s+(\S+)$/i.exec(header);
-        if (!match) throw new GatewayError("token_invalid");
-        let subject: unknown;
-        try {
-          const { payload } = await jwtVerify(match[1]!, key, {
-            issuer: ISSUER,
-            audience: AUDIENCE,
-            algorithms: ["HS256"],
-          });
-          subject = payload.sub;
-        } catch (cause) {
-          throw new GatewayError("token_invalid", { cause });
-        }
-        if (typeof subject !== "string") throw new GatewayError("token_invalid");
-        // Outside the try: a database that cannot answer is a 503, not a bad token.
-        if (merchantExists && !(await merchantExists(subject))) throw new GatewayError("token_invalid");
-        res.locals.session = { merchantId: subject } satisfies SessionPrincipal;
-        next();
-      } catch (err) {
-        next(err);
+        const { payload } = await jwtVerify(match[1]!, key, {
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          algorithms: ["HS256"],
+        });
+        subject = payload.sub;
+      } catch (cause) {
+        throw new GatewayError("token_invalid", { cause });
       }
-    },
+      if (typeof subject !== "string") throw new GatewayError("token_invalid");
+      // Outside the try: a database that cannot answer is a 503, not a bad token.
+      if (merchantExists && !(await merchantExists(subject))) throw new GatewayError("token_invalid");
+      res.locals.session = { merchantId: subject } satisfies SessionPrincipal;
+      next();
+    }),
   };
 }
 
 export function sessionPrincipal(res: Response): SessionPrincipal {
-  const principal = res.locals.session as SessionPrincipal | undefined;
-  if (!principal) throw new Error("session middleware must run before this handler");
-  return principal;
+  return principalOf(res, "session", "session middleware");
 }
 
 /** The idempotency scope of a dashboard request: keys are the signed-in merchant's own. */

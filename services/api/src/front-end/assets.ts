@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { Router } from "express";
+import { keptIn } from "../kept.js";
 import { SVG_CSP } from "./page-response.js";
 
 export const PAGE_NAMES = ["checkout", "dashboard"] as const;
@@ -99,12 +100,16 @@ function asset(body: Buffer, contentType: string): Asset {
   return { body, contentType, version: createHash("sha256").update(body).digest("hex").slice(0, 12) };
 }
 
+/** The rules both pages share, at the head of each page's stylesheet. */
+const BASE_STYLE = new URL("assets/base.css", import.meta.url);
+
 function loadPage(page: PageName): PageAssets {
   const source = SOURCES[page];
   const read = (path: string) => readFileSync(new URL(path, source.dir));
+  const style = Buffer.concat([readFileSync(BASE_STYLE), read(`assets/${source.style}`)]);
   const files = new Map<string, Asset>([
     [source.script, asset(bundleScript(fileURLToPath(new URL("client/main.ts", source.dir))).code, JS)],
-    [source.style, asset(read(`assets/${source.style}`), "text/css; charset=utf-8")],
+    [source.style, asset(style, "text/css; charset=utf-8")],
     ["favicon.svg", asset(read("assets/favicon.svg"), "image/svg+xml")],
   ]);
   const href = (name: string) => `${source.prefix}${name}?v=${files.get(name)!.version}`;
@@ -119,12 +124,7 @@ const loaded = new Map<PageName, PageAssets>();
 
 /** The page's files, built on first use and kept for the life of the process. */
 export function pageAssets(page: PageName): PageAssets {
-  let assets = loaded.get(page);
-  if (!assets) {
-    assets = loadPage(page);
-    loaded.set(page, assets);
-  }
-  return assets;
+  return keptIn(loaded, page, loadPage);
 }
 
 /**

@@ -85,3 +85,6 @@ export const httpUrl = z
 
 /** The body of an operation that takes no fields: any field is `parameter_unknown`. */
 export const emptyBody = z.strictObject({});
+
+/** The path of one payment: payment ids are UUIDs, the one id without a type prefix. */
+export const paymentIdParams = z.object({ id: z.string().meta({ description: "Payment id (UUID)." }) });

@@ -48,6 +48,15 @@ export function defineOperation<const S extends OperationSpec>(spec: S): S {
   return spec;
 }
 
+/**
+ * The operations on one resource addressed by its path: each takes the path's `params` and
+ * answers 404 with `notFound` when there is no such resource (an operation may say more there).
+ */
+export function addressedBy<P extends z.ZodObject>(params: P, notFound: string) {
+  return <const S extends Omit<OperationSpec, "params">>(spec: S) =>
+    defineOperation({ ...spec, params, errors: { 404: notFound, ...spec.errors } });
+}
+
 type Out<T> = T extends z.ZodType ? z.output<T> : Record<string, never>;
 type SchemaOf<A> = A extends z.ZodType ? A : A extends { schema: infer S extends z.ZodType } ? S : never;
 type SuccessOf<S extends OperationSpec> = Extract<keyof S["responses"], SuccessStatus>;

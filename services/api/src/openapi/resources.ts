@@ -198,6 +198,12 @@ export const MerchantSchema = z
   })
   .meta({ id: "Merchant" });
 
+/** A secret in the answer that creates it, and never again. */
+const shownOnce = (prefix: RegExp) => z.string().regex(prefix).meta({ description: "Shown once." });
+
+/** Where a payout wallet is: its chain and its address there. */
+const walletPlace = { chain: ChainSchema, address: z.string() };
+
 const apiKeypairFields = {
   id: z.string(),
   object: z.literal("api_keypair"),
@@ -211,14 +217,8 @@ export const ApiKeypairSchema = z.object(apiKeypairFields).meta({ id: "ApiKeypai
 export const CreatedApiKeypairSchema = z
   .object({
     ...apiKeypairFields,
-    test_key: z
-      .string()
-      .regex(/^gw_test_/)
-      .meta({ description: "Shown once." }),
-    live_key: z
-      .string()
-      .regex(/^gw_live_/)
-      .meta({ description: "Shown once." }),
+    test_key: shownOnce(/^gw_test_/),
+    live_key: shownOnce(/^gw_live_/),
   })
   .meta({ id: "CreatedApiKeypair" });
 export const ApiKeypairListSchema = listOf(ApiKeypairSchema, "ApiKeypairList");
@@ -226,8 +226,7 @@ export const ApiKeypairListSchema = listOf(ApiKeypairSchema, "ApiKeypairList");
 export const PayoutWalletSchema = z
   .object({
     object: z.literal("payout_wallet"),
-    chain: ChainSchema,
-    address: z.string(),
+    ...walletPlace,
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -245,8 +244,7 @@ export const PayoutWalletListSchema = listOf(PayoutWalletSchema, "PayoutWalletLi
 export const PayoutWalletCodeSchema = z
   .object({
     object: z.literal("payout_wallet_code"),
-    chain: ChainSchema,
-    address: z.string(),
+    ...walletPlace,
     sent_to: z.string(),
     expires_at: timestamp,
   })
@@ -282,10 +280,7 @@ export const WebhookEndpointSchema = z
 export const CreatedWebhookEndpointSchema = z
   .object({
     ...WebhookEndpointSchema.shape,
-    secret: z
-      .string()
-      .regex(/^whsec_/)
-      .meta({ description: "Shown once." }),
+    secret: shownOnce(/^whsec_/),
   })
   .meta({ id: "CreatedWebhookEndpoint" });
 export const WebhookEndpointListSchema = listOf(WebhookEndpointSchema, "WebhookEndpointList");
@@ -386,7 +381,7 @@ export const PayoutContextSchema = z
         manual_payout_network_fee: decimal,
       }),
     ),
-    wallets: z.array(z.object({ chain: ChainSchema, address: z.string() })),
+    wallets: z.array(z.object(walletPlace)),
     schedule: PayoutScheduleSchema.nullable(),
   })
   .meta({ id: "PayoutContext" });

@@ -24,6 +24,12 @@ const COMPONENT_ALIASES: Record<string, string> = {
   CreatePaymentParams: "CreatePaymentRequest",
   CreateWebhookParams: "CreateWebhookRequest",
 };
+/** Components that add to another: written as `extends` it, with only the fields they add. */
+const EXTENSIONS: Record<string, string> = {
+  CreatedApiKeypair: "ApiKeypair",
+  LinkedPayoutWallet: "PayoutWallet",
+  CreatedWebhookEndpoint: "WebhookEndpoint",
+};
 /** Query parameters of these operations, as one interface each. */
 const QUERY_INTERFACES: Record<string, string> = {
   ListPaymentsParams: "listPayments",
@@ -71,7 +77,36 @@ function objectType(schema: Schema, indent: string): string {
   return lines.length ? `{\n${lines.join("\n")}\n${indent}}` : "Record<string, never>";
 }
 
-function declaration(name: string, schema: Schema): string {
+/** `List<Item>` when the schema is a page of one component (`listOf` in resources.ts). */
+function listItem(schema: Schema): string | undefined {
+  const { object, data, has_more } = schema.properties ?? {};
+  const names = Object.keys(schema.properties ?? {});
+  if (names.length !== 3 || object?.const !== "list" || has_more?.type !== "boolean") return undefined;
+  return data?.type === "array" && data.items?.$ref ? tsType(data.items) : undefined;
+}
+
+/** The schema without the properties of `base`, which it must hold exactly as `base` does. */
+function beyond(name: string, schema: Schema, baseName: string, base: Schema | undefined): Schema {
+  const required = new Set(schema.required ?? []);
+  const own = { ...schema.properties };
+  for (const [property, definition] of Object.entries(base?.properties ?? {})) {
+    const same =
+      JSON.stringify(own[property]) === JSON.stringify(definition) &&
+      required.has(property) === (base?.required ?? []).includes(property);
+    if (!same) throw new Error(`${name} does not hold ${baseName}.${property} as ${baseName} does`);
+    delete own[property];
+  }
+  return { ...schema, properties: own, required: [...required].filter((p) => p in own) };
+}
+
+function declaration(name: string, schema: Schema, schemas: Record<string, Schema>): string {
+  const item = listItem(schema);
+  if (item) return `${comment(schema.description, "")}export type ${name} = List<${item}>;`;
+  const baseName = EXTENSIONS[name];
+  if (baseName) {
+    const added = tsType(beyond(name, schema, baseName, schemas[baseName]));
+    return `${comment(schema.description, "")}export interface ${name} extends ${baseName} ${added}`;
+  }
   const type = tsType(schema);
   return schema.type === "object" && type.startsWith("{")
     ? `${comment(schema.description, "")}export interface ${name} ${type}`
@@ -88,7 +123,7 @@ export function sdkTypesSource(): string {
   ];
   for (const [name, schema] of Object.entries(schemas)) {
     if (name === "Error") continue;
-    out.push(declaration(name, schema), "");
+    out.push(declaration(name, schema, schemas), "");
   }
   for (const [alias, [component, property]] of Object.entries(PROPERTY_ALIASES)) {
     const schema = schemas[component]?.properties?.[property];

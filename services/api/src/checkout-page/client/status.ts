@@ -15,12 +15,7 @@ function statusMessage(view: CheckoutView): [Tone, string] {
         ? ["waiting", "Waiting for your payment…"]
         : ["idle", "Choose a network and coin to get your deposit address."];
     case "confirming":
-      return [
-        "progress",
-        received
-          ? `${received} detected. Waiting for network confirmation…`
-          : "Payment detected. Waiting for network confirmation…",
-      ];
+      return ["progress", `${received ?? "Payment"} detected. Waiting for network confirmation…`];
     case "confirmed":
       return ["progress", "Payment confirmed. Finishing up…"];
     case "completed":
@@ -28,9 +23,7 @@ function statusMessage(view: CheckoutView): [Tone, string] {
     case "underpaid":
       return [
         "bad",
-        received
-          ? `Less than the amount due arrived (${received}). It is being returned to you.`
-          : "Less than the amount due arrived. It is being returned to you.",
+        `Less than the amount due arrived${received ? ` (${received})` : ""}. It is being returned to you.`,
       ];
     case "refunded":
       return ["bad", "This payment was not completed. The funds received were returned."];

@@ -1,14 +1,9 @@
 import { Router } from "express";
 import type { ApiDeps } from "../../deps.js";
 import { mount } from "../../http/operation.js";
-import {
-  dashboardGetPaymentOperation,
-  dashboardListPaymentsOperation,
-  getDashboardPayment,
-  listDashboardPayments,
-} from "./payments.js";
+import { dashboardPaymentReads, dashboardPaymentOperations as payments } from "./payments.js";
 
-export const dashboardOperations = [dashboardListPaymentsOperation, dashboardGetPaymentOperation] as const;
+export const dashboardOperations = [payments.list, payments.get] as const;
 
 /**
  * JSON read by the dashboard page, behind the session JWT. Webhooks, balances and payouts have
@@ -17,7 +12,8 @@ export const dashboardOperations = [dashboardListPaymentsOperation, dashboardGet
 export function dashboardApiRoutes(deps: ApiDeps): Router {
   const router = Router();
   const session = deps.sessions.require;
-  mount(router, dashboardListPaymentsOperation, [session], listDashboardPayments(deps));
-  mount(router, dashboardGetPaymentOperation, [session], getDashboardPayment(deps));
+  const reads = dashboardPaymentReads(deps);
+  mount(router, payments.list, [session], reads.list);
+  mount(router, payments.get, [session], reads.get);
   return router;
 }

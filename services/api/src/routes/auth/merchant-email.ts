@@ -11,12 +11,15 @@ export async function signedInMerchantEmail(sql: Sql, merchantId: string): Promi
   return merchant.email;
 }
 
+/** What mailing a code to the signed-in merchant needs. */
+export type CodeMailDeps = Pick<ApiDeps, "sql" | "limiter" | "mailer">;
+
 /**
  * Issues a fresh code and mails it to the signed-in merchant, at most `perAccount` times per
  * window (the bucket `<kind>:account:<merchantId>`). Answers where it went and when it expires.
  */
 export async function mailCodeToMerchant(
-  { sql, limiter, mailer }: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
+  { sql, limiter, mailer }: CodeMailDeps,
   merchantId: string,
   code: {
     kind: string;

@@ -33,4 +33,9 @@ export const LIMITS = {
   verifyPerAccount: { limit: 10, windowSeconds: 600 },
   loginPerIp: { limit: 30, windowSeconds: 300 },
   loginPerAccount: { limit: 10, windowSeconds: 900 },
+  /** Codes mailed to one account in an hour: for a payout wallet, and for payouts. */
+  walletCodesPerAccount: { limit: 5, windowSeconds: 3600 },
+  payoutCodesPerAccount: { limit: 10, windowSeconds: 3600 },
+  /** Tries at a mailed code (a payout wallet's, a payout's) per account. */
+  codeTriesPerAccount: { limit: 20, windowSeconds: 600 },
 } as const satisfies Record<string, Limit>;

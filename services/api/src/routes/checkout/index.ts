@@ -13,34 +13,33 @@ import {
   toCoinUnits,
 } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import { applyPaymentMessage, findPayment, type PaymentRow, stateOf } from "@gateway/payments";
+import { applyPaymentMessageToRow, isUuid, type PaymentRow, stateOf } from "@gateway/payments";
 import { DepositIndexIssuedError } from "@gateway/signer-client";
 import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
-import { parsedBy } from "../../http/fields.js";
+import { parsedBy, paymentIdParams } from "../../http/fields.js";
 import { idempotency } from "../../http/idempotency.js";
-import { ANSWERED, defineOperation, mount } from "../../http/operation.js";
+import { ANSWERED, addressedBy, mount } from "../../http/operation.js";
 import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources.js";
 import { usdRate } from "../../pricing.js";
 import { streamPaymentChanges } from "./checkout-events.js";
 import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
 
-const paymentId = z.object({ id: z.string().meta({ description: "Payment id (UUID)." }) });
 const NOT_FOUND = "No such payment.";
+/** Every checkout operation is addressed by the payment's id alone. */
+const checkoutOperation = addressedBy(paymentIdParams, NOT_FOUND);
 
-export const getCheckoutOperation = defineOperation({
+export const getCheckoutOperation = checkoutOperation({
   method: "get",
   path: "/payments/checkout/{id}",
   operationId: "getCheckout",
   summary: "Public view of a payment for the checkout page",
   auth: "none",
-  params: paymentId,
   responses: { 200: CheckoutViewSchema },
-  errors: { 404: NOT_FOUND },
 });
 
-export const followCheckoutOperation = defineOperation({
+export const followCheckoutOperation = checkoutOperation({
   method: "get",
   path: "/payments/checkout/{id}/events",
   operationId: "followCheckout",
@@ -53,19 +52,16 @@ export const followCheckoutOperation = defineOperation({
     "and after 10 minutes in any case (EventSource reconnects). A comment line every 15 s " +
     "keeps proxies from closing it. The whole stream counts as one request against the rate limit.",
   auth: "none",
-  params: paymentId,
   responses: { 200: { stream: "text/event-stream", description: "The stream of change notices." } },
-  errors: { 404: NOT_FOUND },
 });
 
-export const generateWalletOperation = defineOperation({
+export const generateWalletOperation = checkoutOperation({
   method: "post",
   path: "/payments/checkout/{id}/generate-wallet",
   operationId: "generateWallet",
   summary: "Choose chain and coin; returns the one-time deposit wallet",
   auth: "none",
   idempotent: true,
-  params: paymentId,
   body: z
     .strictObject({
       chain: parsedBy(z.string(), parseChain, z.enum(CHAINS)).meta({ description: "solana or sui." }),
@@ -74,17 +70,16 @@ export const generateWalletOperation = defineOperation({
     .meta({ id: "GenerateWalletRequest" }),
   codes: { chain: "chain_unsupported", coin: "coin_unsupported" },
   responses: { 200: DepositWalletSchema },
-  errors: { 404: NOT_FOUND, 409: "The payment no longer accepts a wallet (not pending or expired)." },
+  errors: { 409: "The payment no longer accepts a wallet (not pending or expired)." },
 });
 
-export const simulateOperation = defineOperation({
+export const simulateOperation = checkoutOperation({
   method: "post",
   path: "/payments/checkout/{id}/simulate",
   operationId: "simulatePayment",
   summary: "Test mode only: simulate an outcome",
   auth: "none",
   idempotent: true,
-  params: paymentId,
   body: z.strictObject({ outcome: z.enum(SIMULATED_OUTCOMES) }).meta({ id: "SimulateRequest" }),
   responses: { 202: { schema: CheckoutViewSchema, description: "Accepted; the payment changes shortly." } },
   errors: { 404: "No such test payment.", 409: "The payment is not pending." },
@@ -97,6 +92,17 @@ export const checkoutOperations = [
   simulateOperation,
 ] as const;
 
+/** A deposit wallet's columns next to the payment's (all null when there is none). */
+interface LoadedExtras {
+  merchant_business_name: string | null;
+  wallet_chain: Chain | null;
+  wallet_coin: Coin | null;
+  wallet_address: string | null;
+  wallet_amount_due: bigint | null;
+  wallet_quote_rate_micros: bigint | null;
+  wallet_quote_expires_at: Date | null;
+}
+
 /**
  * The public checkout API, addressed by payment id alone (a UUID is unguessable). It never
  * exposes merchant secrets and never takes an API key.
@@ -106,25 +112,56 @@ export function checkoutRoutes(deps: ApiDeps): Router {
   const router = Router();
   const idem = idempotency(sql, (req) => `checkout:${String(req.params.id)}`);
 
-  async function load(id: string) {
-    const row = await findPayment(sql, { id });
-    if (!row) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
-    const [merchant] = await sql<{ business_name: string }[]>`
-      select business_name from merchants where id = ${row.merchant_id}`;
-    return { row, merchantName: merchant?.business_name ?? "" };
-  }
-
-  async function currentWallet(row: PaymentRow): Promise<DepositWalletRow | undefined> {
-    const state = stateOf(row);
-    if (!state.wallet?.address) return undefined;
-    const [wallet] = await sql<DepositWalletRow[]>`
-      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${row.id} and address = ${state.wallet.address}`;
-    return wallet;
+  /**
+   * The payment, its merchant's name and one of its deposit wallets, in one round trip: every
+   * checkout call starts here. `wallet`: the current one (the address in the payment's state),
+   * or the one of a chain and coin.
+   */
+  async function load(id: string, wallet: "current" | { chain: Chain; coin: Coin } | "none" = "none") {
+    if (!isUuid(id)) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
+    const which =
+      wallet === "none"
+        ? sql`false`
+        : wallet === "current"
+          ? sql`d.address = p.state->'wallet'->>'address'`
+          : sql`d.chain = ${wallet.chain} and d.coin = ${wallet.coin}`;
+    const [found] = await sql<(PaymentRow & LoadedExtras)[]>`
+      select p.*, m.business_name as merchant_business_name, w.chain as wallet_chain, w.coin as wallet_coin,
+        w.address as wallet_address, w.amount_due as wallet_amount_due,
+        w.quote_rate_micros as wallet_quote_rate_micros, w.quote_expires_at as wallet_quote_expires_at
+      from payments p left join merchants m on m.id = p.merchant_id
+      left join lateral (
+        select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets d
+        where d.payment_id = p.id and ${which}) w on true
+      where p.id = ${id}`;
+    if (!found) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
+    const {
+      merchant_business_name,
+      wallet_chain,
+      wallet_coin,
+      wallet_address,
+      wallet_amount_due,
+      wallet_quote_rate_micros,
+      wallet_quote_expires_at,
+      ...row
+    } = found;
+    const depositWallet: DepositWalletRow | undefined =
+      wallet_chain !== null && wallet_coin !== null && wallet_address !== null && wallet_amount_due !== null
+        ? {
+            chain: wallet_chain,
+            coin: wallet_coin,
+            address: wallet_address,
+            amount_due: wallet_amount_due,
+            quote_rate_micros: wallet_quote_rate_micros,
+            quote_expires_at: wallet_quote_expires_at,
+          }
+        : undefined;
+    return { row: row as PaymentRow, merchantName: merchant_business_name ?? "", wallet: depositWallet };
   }
 
   mount(router, getCheckoutOperation, [], async ({ params }) => {
-    const { row, merchantName } = await load(params.id);
-    return checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints, deps.prices);
+    const { row, merchantName, wallet } = await load(params.id, "current");
+    return checkoutView(row, merchantName, wallet, deps.solanaMints, deps.prices);
   });
 
   mount(router, followCheckoutOperation, [], async ({ params }, req, res) => {
@@ -134,7 +171,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
   });
 
   mount(router, generateWalletOperation, [idem], async ({ params, body: { chain, coin } }) => {
-    const { row, merchantName } = await load(params.id);
+    const { row, merchantName, wallet: existing } = await load(params.id, { chain, coin });
     const state = stateOf(row);
     if (!canPay(state.currency, chain, coin)) {
       throw new GatewayError("coin_unsupported", {
@@ -147,8 +184,6 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         message: `The payment is ${state.status}; no wallet can be generated.`,
       });
     }
-    const [existing] = await sql<DepositWalletRow[]>`
-      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${row.id} and chain = ${chain} and coin = ${coin}`;
     const wallet = needsQuote(state.currency, coin)
       ? await quotedWallet(row, state.amount, state.expiresAt, chain, coin, existing)
       : (existing ??
@@ -164,9 +199,9 @@ export function checkoutRoutes(deps: ApiDeps): Router {
       wallet.quote_rate_micros !== null && wallet.quote_expires_at !== null
         ? { rate: wallet.quote_rate_micros, expiresAt: wallet.quote_expires_at.getTime() }
         : null;
-    const applied = await applyPaymentMessage(
+    const applied = await applyPaymentMessageToRow(
       { sql, topology: bus.topology, log, publicBaseUrl: config.PUBLIC_BASE_URL },
-      row.id,
+      row,
       { type: "wallet_assigned", chain, coin, address: wallet.address, amountDue: wallet.amount_due, quote },
     );
     const rejected = applied?.decision.rejected;
@@ -254,7 +289,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
   }
 
   mount(router, simulateOperation, [idem], async ({ params, body: { outcome } }) => {
-    const { row, merchantName } = await load(params.id);
+    const { row, merchantName, wallet } = await load(params.id, "current");
     // Live payments cannot be simulated; to this endpoint they do not exist.
     if (row.mode !== "test")
       throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
@@ -272,7 +307,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         payload: { payment_id: row.id, message: { type: "simulate", outcome } },
       },
     ]);
-    return checkoutView(row, merchantName, await currentWallet(row), deps.solanaMints, deps.prices);
+    return checkoutView(row, merchantName, wallet, deps.solanaMints, deps.prices);
   });
 
   return router;

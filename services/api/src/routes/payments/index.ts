@@ -4,12 +4,7 @@ import type { ApiDeps } from "../../deps.js";
 import { idempotency } from "../../http/idempotency.js";
 import { mount } from "../../http/operation.js";
 import { createPayment, createPaymentOperation } from "./create-payment.js";
-import {
-  getPayment,
-  getPaymentOperation,
-  listPaymentsOperation,
-  listPaymentsRoute,
-} from "./read-payments.js";
+import { getPaymentOperation, listPaymentsOperation, paymentReads } from "./read-payments.js";
 
 export const paymentOperations = [
   createPaymentOperation,
@@ -26,7 +21,8 @@ export function paymentRoutes(deps: ApiDeps): Router {
     return `key:${merchantId}:${mode}`;
   });
   mount(router, createPaymentOperation, [auth, idem], createPayment(deps));
-  mount(router, listPaymentsOperation, [auth], listPaymentsRoute(deps));
-  mount(router, getPaymentOperation, [auth], getPayment(deps));
+  const reads = paymentReads(deps);
+  mount(router, listPaymentsOperation, [auth], reads.list);
+  mount(router, getPaymentOperation, [auth], reads.get);
   return router;
 }

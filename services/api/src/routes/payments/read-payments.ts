@@ -1,10 +1,11 @@
 import type { Mode, PaymentStatus } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
 import { findPayment, listPayments, type PaymentRow, toPaymentResource } from "@gateway/payments";
+import type { Response } from "express";
 import { z } from "zod";
 import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
-import { cursor, pageLimit } from "../../http/fields.js";
+import { cursor, pageLimit, paymentIdParams } from "../../http/fields.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { PaymentListSchema, PaymentSchema, PaymentStatusSchema } from "../../openapi/resources.js";
 
@@ -14,24 +15,10 @@ export const getPaymentOperation = defineOperation({
   operationId: "getPayment",
   summary: "Fetch a payment to confirm its outcome server-side",
   auth: "apiKey",
-  params: z.object({ id: z.string().meta({ description: "Payment id (UUID)." }) }),
+  params: paymentIdParams,
   responses: { 200: PaymentSchema },
   errors: { 404: "No such payment (or it belongs to another merchant or mode)." },
 });
-
-/** `GET /payments/:id`: another merchant's or the other mode's payment does not exist (404). */
-export function getPayment({
-  sql,
-  config,
-}: Pick<ApiDeps, "sql" | "config">): Handler<typeof getPaymentOperation> {
-  return async ({ params }, _req, res) => {
-    const { merchantId, mode } = apiKeyPrincipal(res);
-    return toPaymentResource(
-      await ownPayment(sql, { id: params.id, merchantId, mode }),
-      config.PUBLIC_BASE_URL,
-    );
-  };
-}
 
 export const listPaymentsOperation = defineOperation({
   method: "get",
@@ -43,14 +30,23 @@ export const listPaymentsOperation = defineOperation({
   responses: { 200: PaymentListSchema },
 });
 
-/** `GET /payments?limit=&starting_after=&status=`: newest first, cursor pagination. */
-export function listPaymentsRoute({
-  sql,
-  config,
-}: Pick<ApiDeps, "sql" | "config">): Handler<typeof listPaymentsOperation> {
-  return async ({ query }, _req, res) => {
+/**
+ * `GET /payments/:id` and `GET /payments?limit=&starting_after=&status=` (newest first, cursor
+ * pagination): the key's merchant and mode only; another merchant's or the other mode's payment
+ * does not exist (404).
+ */
+export function paymentReads({ sql, config }: Pick<ApiDeps, "sql" | "config">): {
+  get: Handler<typeof getPaymentOperation>;
+  list: Handler<typeof listPaymentsOperation>;
+} {
+  const owner = (res: Response) => {
     const { merchantId, mode } = apiKeyPrincipal(res);
-    return paymentPage(sql, config.PUBLIC_BASE_URL, { merchantId, mode }, query);
+    return { merchantId, mode };
+  };
+  return {
+    get: async ({ params }, _req, res) =>
+      toPaymentResource(await ownPayment(sql, { id: params.id, ...owner(res) }), config.PUBLIC_BASE_URL),
+    list: async ({ query }, _req, res) => paymentPage(sql, config.PUBLIC_BASE_URL, owner(res), query),
   };
 }
 

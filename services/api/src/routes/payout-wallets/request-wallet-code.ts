@@ -1,15 +1,13 @@
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
-import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutWalletCodeMail } from "../../mail/messages.js";
 import { PayoutWalletCodeSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
-import { mailCodeToMerchant } from "../auth/merchant-email.js";
+import { type CodeMailDeps, mailCodeToMerchant } from "../auth/merchant-email.js";
+import { LIMITS } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import { WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
-
-const CODES_PER_HOUR = { limit: 5, windowSeconds: 3600 };
 
 export const requestWalletCodeOperation = defineOperation({
   method: "post",
@@ -29,7 +27,7 @@ export const requestWalletCodeOperation = defineOperation({
  * chain's payout wallet to this address and to nothing else; asking again replaces the code.
  */
 export function requestWalletCode(
-  deps: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
+  deps: CodeMailDeps,
   codes: EmailCodes,
 ): Handler<typeof requestWalletCodeOperation> {
   return async ({ params: { chain }, body }, _req, res) => {
@@ -37,7 +35,7 @@ export function requestWalletCode(
     const address = walletAddress(chain, body.address);
     const sent = await mailCodeToMerchant(deps, merchantId, {
       kind: "wallet-code",
-      perAccount: CODES_PER_HOUR,
+      perAccount: LIMITS.walletCodesPerAccount,
       issue: () =>
         codes.issue({ merchantId, purpose: WALLET_CODE_PURPOSE, boundTo: walletCodeBinding(chain, address) }),
       mail: (to, code) => payoutWalletCodeMail(to, code, chain, address),

@@ -6,7 +6,7 @@ import { payoutWalletChangedMail } from "../../mail/messages.js";
 import { SetPayoutWalletAnswerSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
 import { mailedCode } from "../auth/fields.js";
-import { throttle } from "../auth/throttle.js";
+import { LIMITS, throttle } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import {
   type PayoutWalletRow,
@@ -14,8 +14,6 @@ import {
   WALLET_CODE_PURPOSE,
   walletCodeBinding,
 } from "./wallet-resource.js";
-
-const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
 
 export const setPayoutWalletOperation = defineOperation({
   method: "put",
@@ -48,7 +46,7 @@ export function setPayoutWallet(
   return async ({ params: { chain }, body: { otp, ...body } }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
     const address = walletAddress(chain, body.address);
-    await throttle(limiter, [[`wallet-otp:account:${merchantId}`, TRIES_PER_TEN_MINUTES]]);
+    await throttle(limiter, [[`wallet-otp:account:${merchantId}`, LIMITS.codeTriesPerAccount]]);
     const row = await codes.consume({
       merchantId,
       purpose: WALLET_CODE_PURPOSE,

@@ -17,7 +17,7 @@ import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutDestinationRequestedMail } from "../../mail/messages.js";
 import { PayoutSchema } from "../../openapi/resources.js";
 import { mailedCode } from "../auth/fields.js";
-import { throttle } from "../auth/throttle.js";
+import { LIMITS, throttle } from "../auth/throttle.js";
 import {
   findDestination,
   inEffect,
@@ -29,8 +29,6 @@ import { resolveDestination } from "./destination.js";
 import { approvePayout, type PayoutApprover } from "./payout-approval.js";
 import type { PayoutCodes } from "./payout-codes.js";
 import { payoutCoinField, payoutMode } from "./payout-params.js";
-
-const TRIES_PER_TEN_MINUTES = { limit: 20, windowSeconds: 600 };
 
 /** Thrown inside the code's transaction, so the code stays live and nothing is recorded. */
 class DestinationPendingError extends Error {
@@ -152,7 +150,7 @@ export function createPayoutHandler(
       ? findDestination(await allowList.list(merchantId), { chain, mode, address: destination })
       : undefined;
     if (listed && !listed.cancelled && !inEffect(listed)) throw notAllowed(listed);
-    await throttle(limiter, [[`payout-otp:account:${merchantId}`, TRIES_PER_TEN_MINUTES]]);
+    await throttle(limiter, [[`payout-otp:account:${merchantId}`, LIMITS.codeTriesPerAccount]]);
     let requested: PayoutDestinationEntry | undefined;
     try {
       const id = newId("po");

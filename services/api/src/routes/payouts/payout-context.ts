@@ -40,7 +40,7 @@ export function payoutContext({ sql }: Pick<ApiDeps, "sql">): Handler<typeof pay
       merchantBalances(sql, merchantId, mode),
       sql<{ chain: Chain; address: string }[]>`
         select chain, address from payout_wallets where merchant_id = ${merchantId} order by chain`,
-      getPayoutSchedule(sql, merchantId, mode),
+      getPayoutSchedule(sql, { merchantId, mode }),
     ]);
     const payable = (coin: string) => (PAYOUT_COINS as readonly string[]).includes(coin);
     let total = 0n;

@@ -80,7 +80,7 @@ export const getScheduleOperation = defineOperation({
 export function getSchedule({ sql }: Pick<ApiDeps, "sql">): Handler<typeof getScheduleOperation> {
   return async ({ query }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const schedule = await getPayoutSchedule(sql, merchantId, query.mode ?? "live");
+    const schedule = await getPayoutSchedule(sql, { merchantId, mode: query.mode ?? "live" });
     if (!schedule) throw new GatewayError("resource_not_found", { message: "No payout schedule is set." });
     return toScheduleResource(schedule);
   };

@@ -1,16 +1,14 @@
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
-import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutCodeMail } from "../../mail/messages.js";
 import { PayoutCodeSchema } from "../../openapi/resources.js";
-import { mailCodeToMerchant } from "../auth/merchant-email.js";
+import { type CodeMailDeps, mailCodeToMerchant } from "../auth/merchant-email.js";
+import { LIMITS } from "../auth/throttle.js";
 import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
 import type { PayoutCodes } from "./payout-codes.js";
 import { payoutMode } from "./payout-params.js";
-
-const CODES_PER_HOUR = { limit: 10, windowSeconds: 3600 };
 
 export const requestOtpOperation = defineOperation({
   method: "post",
@@ -39,7 +37,7 @@ export const requestOtpOperation = defineOperation({
  * replaces the merchant's live code.
  */
 export function requestPayoutOtp(
-  deps: Pick<ApiDeps, "sql" | "limiter" | "mailer">,
+  deps: CodeMailDeps,
   codes: PayoutCodes,
 ): Handler<typeof requestOtpOperation> {
   return async ({ body }, _req, res) => {
@@ -48,7 +46,7 @@ export function requestPayoutOtp(
     const { chain, destination } = await resolveDestination(deps.sql, merchantId, body);
     const sent = await mailCodeToMerchant(deps, merchantId, {
       kind: "payout-code",
-      perAccount: CODES_PER_HOUR,
+      perAccount: LIMITS.payoutCodesPerAccount,
       issue: () => codes.issue(merchantId, { mode, chain, destination }),
       mail: (to, code) => payoutCodeMail(to, code, { chain, destination, mode }),
     });

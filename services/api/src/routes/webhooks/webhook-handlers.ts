@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
 import { cursor, modeField, pageLimit, queryText } from "../../http/fields.js";
 import { idempotencyClaim, idempotentId, type SecretAnswer } from "../../http/idempotency.js";
-import { defineOperation, type Handler } from "../../http/operation.js";
+import { addressedBy, defineOperation, type Handler } from "../../http/operation.js";
 import {
   CreatedWebhookEndpointSchema,
   DeletedSchema,
@@ -84,6 +84,7 @@ const NOT_FOUND = "No such webhook endpoint (or another merchant's or mode's).";
 function webhookOperations<const Prefix extends string>(prefix: Prefix, auth: "apiKey" | "bearer") {
   const dashboard = auth === "bearer";
   const id = (name: string) => (dashboard ? `dashboard${name[0]!.toUpperCase()}${name.slice(1)}` : name);
+  const onEndpoint = addressedBy(endpointId, NOT_FOUND);
   return {
     create: defineOperation({
       method: "post",
@@ -110,31 +111,27 @@ function webhookOperations<const Prefix extends string>(prefix: Prefix, auth: "a
         : {}),
       responses: { 200: WebhookEndpointListSchema },
     }),
-    delete: defineOperation({
+    delete: onEndpoint({
       method: "delete",
       path: `${prefix}/{id}`,
       operationId: id("deleteWebhook"),
       auth,
-      params: endpointId,
       responses: { 200: DeletedSchema },
-      errors: { 404: NOT_FOUND },
     }),
-    deliveries: defineOperation({
+    deliveries: onEndpoint({
       method: "get",
       path: `${prefix}/{id}/deliveries`,
       operationId: id("listWebhookDeliveries"),
       summary: "Every delivery with each attempt: status, latency, response excerpt.",
       auth,
-      params: endpointId,
       query: z.object({
         limit: pageLimit.meta({ description: "1 to 100; 20 by default." }),
         starting_after: cursor,
         event_id: queryText.optional().meta({ description: "Only this event's deliveries." }),
       }),
       responses: { 200: WebhookDeliveryListSchema },
-      errors: { 404: NOT_FOUND },
     }),
-    redeliver: defineOperation({
+    redeliver: onEndpoint({
       method: "post",
       path: `${prefix}/{id}/redeliver`,
       operationId: id("redeliverWebhook"),
@@ -142,7 +139,6 @@ function webhookOperations<const Prefix extends string>(prefix: Prefix, auth: "a
         "One more attempt now, for any event of the endpoint's merchant and mode (even one older than the endpoint).",
       auth,
       idempotent: true,
-      params: endpointId,
       body: z.strictObject({ event_id: z.string().regex(/^evt_[0-9A-Za-z]{1,64}$/, "must be an evt_ id.") }),
       responses: { 202: { schema: WebhookDeliverySchema, description: "Queued" } },
       errors: { 404: `${NOT_FOUND} Or no such event.` },

@@ -1,4 +1,4 @@
-import type { DeliveryStatus, EventType } from "@gateway/contracts";
+import type { EventType, WebhookDelivery } from "@gateway/contracts";
 import { newId, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 
@@ -20,18 +20,11 @@ export interface EndpointRow {
   created_at: Date;
 }
 
-export interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: EventType;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  last_attempt_at: Date | null;
-  last_status_code: number | null;
-}
+/** A delivery row: the resource's fields, with the times as the driver reads them. */
+export type DeliveryRow = Omit<
+  WebhookDelivery,
+  "next_attempt_at" | "created_at" | "last_attempt_at" | "attempt_log"
+> & { next_attempt_at: Date; created_at: Date; last_attempt_at: Date | null };
 
 export interface AttemptRow {
   delivery_id: string;

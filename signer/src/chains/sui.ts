@@ -1,13 +1,57 @@
-// Decodes an unsigned Sui TransactionData and refuses it unless its effect is exactly the
+// Sui in the signer: ed25519 keys at m/44'/784'/<branch>'/0'/<index>' (what
+// Ed25519Keypair.deriveKeypair computes), 0x-prefixed 32-byte addresses, coin types as the asset.
+// A transaction is an unsigned TransactionData, refused unless its effect is exactly the
 // intent's. Coin inputs are references, so their contents come with the request and are
 // trusted only when they hash to the digest in the reference. The commands are then run
 // symbolically over the coins' balances to learn what reaches whom.
-import { RefusalCode } from "@gateway/signer-proto";
+import { Chain, RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { bcs } from "@mysten/sui/bcs";
-import { normalizeSuiAddress } from "@mysten/sui/utils";
+import { isValidSuiAddress, normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
+import { blake2b } from "@noble/hashes/blake2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { type CoinInfo, readCoin, suiObjectDigest } from "../codecs/sui-object.js";
-import { refuse } from "../refusal.js";
-import type { CheckedTransaction, Parties, SignerIntent, SignerLimits } from "./intent.js";
+import type { SignerIntent, SignerLimits } from "../intents/intent.js";
+import { invalid, refuse } from "../refusal.js";
+import type { CheckedTransaction, Parties, SignerChain } from "./signer-chain.js";
+
+const blake2b256 = (...parts: Uint8Array[]) => blake2b(Buffer.concat(parts), { dkLen: 32 });
+
+export const sui: SignerChain<"sui"> = {
+  name: "sui",
+  proto: Chain.SUI,
+  coinType: 784,
+  path: [0],
+  // BLAKE2b-256 over the scheme flag 0x00 and the key.
+  address: (publicKey) => `0x${bytesToHex(blake2b256(Buffer.alloc(1), publicKey))}`,
+  canonicalAddress: (value, what) =>
+    isValidSuiAddress(value) ? normalizeSuiAddress(value) : invalid(`${what} is not a Sui address`),
+  canonicalAsset(value) {
+    try {
+      return normalizeStructTag(value);
+    } catch {
+      invalid("asset is not a Sui coin type");
+    }
+  },
+  spellAddress: normalizeSuiAddress,
+  configAsset(value) {
+    try {
+      return normalizeStructTag(value);
+    } catch {
+      throw new Error(`${value} is not a Sui coin type`);
+    }
+  },
+  check: checkSuiTransaction,
+  // BLAKE2b-256 of the intent message: three zero bytes (TransactionData scope, V0, Sui app), then
+  // the transaction.
+  sign(key, transaction) {
+    const signature = key.sign(blake2b256(Buffer.alloc(3), transaction));
+    const serialized = Buffer.concat([Buffer.from([0]), signature, key.publicKey]).toString("base64");
+    return { address: key.address, signature, serialized };
+  },
+  // The digest of the transaction's bytes.
+  txid: (transaction) => blake2b256(Buffer.from("TransactionData::"), transaction),
+  defaultGasBudget: 1_000_000_000_000n,
+};
 
 type Value =
   | { type: "coin"; coin: { balance: bigint; moved: boolean } }
@@ -20,8 +64,7 @@ type Value =
  * transaction is never signed into another's, so the signer never equivocates.
  */
 export function checkSuiTransaction(
-  bytes: Uint8Array,
-  objects: Uint8Array[],
+  { unsignedTransaction: bytes, objects }: SignRequest,
   intent: SignerIntent,
   parties: Parties,
   limits: SignerLimits,
@@ -52,7 +95,7 @@ export function checkSuiTransaction(
   const locks = tx.gasData.payment.map(objectLock);
 
   const provided = new Map<string, Uint8Array>();
-  for (const object of objects) provided.set(suiObjectDigest(object), object);
+  for (const { bcs: object } of objects) provided.set(suiObjectDigest(object), object);
 
   const inputs: Value[] = ptb.inputs.map((input) => {
     if (input.Pure) return { type: "pure", bytes: Uint8Array.from(Buffer.from(input.Pure.bytes, "base64")) };

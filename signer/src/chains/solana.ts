@@ -1,8 +1,9 @@
-// Decodes an unsigned Solana message and refuses it unless its effect is exactly the
-// intent's: the allowed instructions, in the allowed shapes, between the allowed accounts.
+// Solana in the signer: ed25519 keys at m/44'/501'/<branch>'/<index>', base58 addresses, SOL or an
+// SPL mint as the asset. A transaction is an unsigned message, decoded and refused unless its
+// effect is exactly the intent's: the allowed instructions, in the allowed shapes, between the
+// allowed accounts.
 import { createHash, hash } from "node:crypto";
-import { RefusalCode } from "@gateway/signer-proto";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { Chain, RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import {
   ComputeBudgetProgram,
   PublicKey,
@@ -11,21 +12,53 @@ import {
   SystemProgram,
 } from "@solana/web3.js";
 import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "../codecs/solana-message.js";
-import { refuse } from "../refusal.js";
-import {
-  type CheckedTransaction,
-  type Parties,
-  type SignerIntent,
-  type SignerLimits,
-  SOL_ASSET,
-} from "./intent.js";
+import type { SignerIntent, SignerLimits } from "../intents/intent.js";
+import { invalid, refuse } from "../refusal.js";
+import type { CheckedTransaction, Parties, SignerChain } from "./signer-chain.js";
+
+export const SOL_ASSET = "SOL";
+
+export const solana: SignerChain<"solana"> = {
+  name: "solana",
+  proto: Chain.SOLANA,
+  coinType: 501,
+  path: [],
+  address: (publicKey) => new PublicKey(publicKey).toBase58(),
+  canonicalAddress,
+  canonicalAsset: (value) => (value === SOL_ASSET ? value : canonicalAddress(value, "asset")),
+  nonceAccountAsset: SOL_ASSET,
+  check: checkSolanaTransaction,
+  sign: (key, transaction) => ({ address: key.address, signature: key.sign(transaction), serialized: "" }),
+  // The fee payer's signature (the gas wallet signs first).
+  txid: (_, signatures) => signatures[0]!.signature,
+  defaultGasBudget: 10_000_000_000n,
+};
+
+// Mints and vaults recur in every intent: remember addresses already found canonical.
+const canonical = new Set<string>();
+
+function canonicalAddress(value: string, what: string): string {
+  if (canonical.has(value)) return value;
+  let key: PublicKey;
+  try {
+    key = new PublicKey(value);
+  } catch {
+    invalid(`${what} is not a Solana address`);
+  }
+  if (key.toBase58() !== value) invalid(`${what} is not a canonical base58 address`);
+  if (canonical.size >= 10_000) canonical.clear();
+  canonical.add(value);
+  return value;
+}
 
 // Keys are compared as hex of their bytes: base58 encoding every account key would cost
 // more than all the checks together.
 const hexKey = (key: PublicKey) => key.toBuffer().toString("hex");
 const SYSTEM = hexKey(SystemProgram.programId);
-const TOKEN = hexKey(TOKEN_PROGRAM_ID);
-const ATA = hexKey(ASSOCIATED_TOKEN_PROGRAM_ID);
+// The SPL Token and Associated Token Account programs, spelled out: @solana/spl-token, which
+// exports them, would load a native module at every start of the signer and its CLI for nothing.
+const TOKEN = hexKey(new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"));
+const ATA = hexKey(new PublicKey("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL"));
 const COMPUTE_BUDGET = hexKey(ComputeBudgetProgram.programId);
 const RECENT_BLOCKHASHES = hexKey(SYSVAR_RECENT_BLOCKHASHES_PUBKEY);
 const RENT = hexKey(SYSVAR_RENT_PUBKEY);
@@ -69,10 +102,8 @@ function decode(bytes: Uint8Array): { signers: string[]; instructions: Ix[]; rec
   try {
     message = parseSolanaMessage(bytes);
   } catch (error) {
-    refuse(
-      RefusalCode.MALFORMED_TRANSACTION,
-      error instanceof MessageFormatError ? error.message : "undecodable",
-    );
+    const reason = error instanceof MessageFormatError ? error.message : "undecodable";
+    refuse(RefusalCode.MALFORMED_TRANSACTION, reason);
   }
   if (message.addressTableLookups > 0)
     refuse(RefusalCode.UNSUPPORTED_FEATURE, "address lookup tables cannot be checked offline");
@@ -115,9 +146,14 @@ function isAssociatedTokenAccount(account: string, owner: string, mint: string):
   return false;
 }
 
+const unexpected: (reason: string) => never = (reason) => refuse(RefusalCode.UNEXPECTED_INSTRUCTION, reason);
+
+const base58 = (hex: string) => new PublicKey(Buffer.from(hex, "hex")).toBase58();
+const notAllowed: (program: string) => never = (program) =>
+  refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(program)} is not allowed`);
+
 function expectAccounts(ix: Ix, count: number, what: string): void {
-  if (ix.accounts.length !== count)
-    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `${what} must have exactly ${count} accounts`);
+  if (ix.accounts.length !== count) unexpected(`${what} must have exactly ${count} accounts`);
 }
 
 const isAdvanceNonce = (ix: Ix | undefined) =>
@@ -143,7 +179,7 @@ function checkNonceAccountCreation(
   limits: SignerLimits,
 ): CheckedTransaction {
   if (index >= limits.maxSolanaNonceAccounts)
-    refuse(RefusalCode.INVALID_INTENT, `nonce account index ${index} is past the configured bound`);
+    invalid(`nonce account index ${index} is past the configured bound`);
   const { signers, instructions } = decode(bytes);
   const gas = hexOf(gasAddress);
   if (signers.length !== 1 || signers[0] !== gas)
@@ -153,7 +189,7 @@ function checkNonceAccountCreation(
   const nonce = hexOf(nonceAccountAddress(gasAddress, index));
   const [create, init, ...rest] = instructions;
   if (!create || !init || rest.length > 0 || create.program !== SYSTEM || init.program !== SYSTEM)
-    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only create-with-seed then initialize-nonce are allowed");
+    unexpected("only create-with-seed then initialize-nonce are allowed");
   const seed = Buffer.from(`nonce:${index}`);
   const data = create.data;
   // CreateAccountWithSeed: tag 3, base, seed (u64 length + bytes), lamports, space, owner.
@@ -167,10 +203,10 @@ function checkNonceAccountCreation(
     SystemProgram.programId.toBuffer(),
   ]);
   if (!data.equals(expected) || create.accounts.join() !== [gas, nonce].join())
-    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "not the creation of this index's nonce account");
+    unexpected("not the creation of this index's nonce account");
   const initExpected = Buffer.concat([Buffer.from([6, 0, 0, 0]), Buffer.from(gas, "hex")]);
   if (!init.data.equals(initExpected) || init.accounts.join() !== [nonce, RECENT_BLOCKHASHES, RENT].join())
-    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the gas wallet must be the nonce's authority");
+    unexpected("the gas wallet must be the nonce's authority");
   return {
     signers: [gasAddress],
     locks: [`solana-nonce-account:${intent.mode}:${index}`],
@@ -179,7 +215,7 @@ function checkNonceAccountCreation(
 }
 
 export function checkSolanaTransaction(
-  bytes: Uint8Array,
+  { unsignedTransaction: bytes }: SignRequest,
   intent: SignerIntent,
   parties: Parties,
   limits: SignerLimits,
@@ -195,7 +231,6 @@ export function checkSolanaTransaction(
     destination: hexOf(parties.destination),
   };
   if (signers[0] !== party.gas) refuse(RefusalCode.WRONG_FEE_PAYER, "the fee payer must be the gas wallet");
-  const expectedSigners = [parties.gas, parties.source];
   if (signers.length !== 2 || !signers.includes(party.source))
     refuse(RefusalCode.UNEXPECTED_SIGNER, `signers must be exactly the gas wallet and ${parties.source}`);
 
@@ -209,7 +244,7 @@ export function checkSolanaTransaction(
     expectAccounts(advance!, 3, "nonce advance");
     const [nonce, sysvar, authority] = advance!.accounts;
     if (sysvar !== RECENT_BLOCKHASHES || authority !== party.gas)
-      refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the nonce must be advanced by the gas wallet");
+      unexpected("the nonce must be advanced by the gas wallet");
     locks.push(`solana-nonce:${nonce}:${decoded.recentBlockhash}`);
     instructions = instructions.slice(1);
   } else if (!isSweep)
@@ -224,26 +259,24 @@ export function checkSolanaTransaction(
 
   for (const ix of instructions) {
     if (ix.program === COMPUTE_BUDGET) {
-      if (transferred) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "compute budget instructions come first");
-      if (ix.accounts.length !== 0)
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "compute budget takes no accounts");
+      if (transferred) unexpected("compute budget instructions come first");
+      if (ix.accounts.length !== 0) unexpected("compute budget takes no accounts");
       if (ix.data[0] === 2 && ix.data.length === 5 && unitLimit === undefined) {
         unitLimit = BigInt(ix.data.readUInt32LE(1));
       } else if (ix.data[0] === 3 && ix.data.length === 9 && unitPrice === undefined) {
         unitPrice = ix.data.readBigUInt64LE(1);
       } else {
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only one unit limit and one unit price are allowed");
+        unexpected("only one unit limit and one unit price are allowed");
       }
       continue;
     }
     if (transferred && !(ix.program === TOKEN && ix.data[0] === 9))
-      refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only closing the deposit's account may follow");
+      unexpected("only closing the deposit's account may follow");
     if (native) {
-      if (ix.program !== SYSTEM)
-        refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(ix.program)} is not allowed`);
+      if (ix.program !== SYSTEM) notAllowed(ix.program);
       // SystemInstruction::Transfer is tag 2 (u32) then lamports (u64).
       if (ix.data.length !== 12 || ix.data.readUInt32LE(0) !== 2)
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only a system transfer is allowed");
+        unexpected("only a system transfer is allowed");
       expectAccounts(ix, 2, "system transfer");
       if (ix.accounts[0] !== party.source)
         refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source");
@@ -258,13 +291,11 @@ export function checkSolanaTransaction(
     if (ix.program === ATA) {
       // CreateIdempotent (tag 1) of the destination's account (the vault's, for a sweep),
       // paid by the gas wallet: it only ever creates an account the transfer then pays into.
-      if (createdAta) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only one token account may be created");
-      if (ix.data.length !== 1 || ix.data[0] !== 1)
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only the idempotent create is allowed");
+      if (createdAta) unexpected("only one token account may be created");
+      if (ix.data.length !== 1 || ix.data[0] !== 1) unexpected("only the idempotent create is allowed");
       expectAccounts(ix, 6, "create token account");
       const [payer, account, owner, ixMint, system, token] = ix.accounts;
-      if (payer !== party.gas)
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the gas wallet must pay for the account");
+      if (payer !== party.gas) unexpected("the gas wallet must pay for the account");
       if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "token account for another mint");
       if (owner !== party.destination || !isAssociatedTokenAccount(account!, party.destination, mint))
         refuse(RefusalCode.WRONG_DESTINATION, "token account for another owner");
@@ -273,10 +304,9 @@ export function checkSolanaTransaction(
       createdAta = true;
       continue;
     }
-    if (ix.program !== TOKEN)
-      refuse(RefusalCode.UNEXPECTED_PROGRAM, `program ${base58(ix.program)} is not allowed`);
+    if (ix.program !== TOKEN) notAllowed(ix.program);
     if (ix.data[0] === 12 && ix.data.length === 10) {
-      if (transferred) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only one transfer is allowed");
+      if (transferred) unexpected("only one transfer is allowed");
       expectAccounts(ix, 4, "transferChecked");
       const [from, ixMint, to, authority] = ix.accounts;
       if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "transfer of another mint");
@@ -291,37 +321,29 @@ export function checkSolanaTransaction(
       continue;
     }
     if (ix.data[0] === 9 && ix.data.length === 1) {
-      if (!isSweep || !transferred || closed)
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "closing is allowed once, after a sweep's transfer");
+      if (!isSweep || !transferred || closed) unexpected("closing is allowed once, after a sweep's transfer");
       expectAccounts(ix, 3, "closeAccount");
       const [account, to, authority] = ix.accounts;
       if (account !== sourceAccount || authority !== party.source)
-        refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "only the deposit's token account may be closed");
+        unexpected("only the deposit's token account may be closed");
       if (to !== party.gas) refuse(RefusalCode.WRONG_CLOSE_DESTINATION, "rent must return to the gas wallet");
       closed = true;
       continue;
     }
-    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `token instruction ${ix.data[0]} is not allowed`);
+    unexpected(`token instruction ${ix.data[0]} is not allowed`);
   }
   if (!transferred) refuse(RefusalCode.WRONG_AMOUNT, "the transaction moves no funds");
 
   let priorityFee = 0n;
   if (unitPrice !== undefined && unitPrice > 0n) {
     const nonBudget = BigInt(decoded.instructions.filter((ix) => ix.program !== COMPUTE_BUDGET).length);
-    const units = unitLimit ?? minBig(nonBudget * DEFAULT_UNITS_PER_INSTRUCTION, MAX_COMPUTE_UNITS);
+    const byDefault = nonBudget * DEFAULT_UNITS_PER_INSTRUCTION;
+    const units = unitLimit ?? (byDefault < MAX_COMPUTE_UNITS ? byDefault : MAX_COMPUTE_UNITS);
     priorityFee = (unitPrice * units + 999_999n) / 1_000_000n;
     if (priorityFee > limits.maxSolanaPriorityFeeLamports)
       refuse(RefusalCode.FEE_OVER_CAP, `priority fee ${priorityFee} lamports is over the cap`);
   }
   const worstCaseFee =
     LAMPORTS_PER_SIGNATURE * BigInt(signers.length) + priorityFee + (createdAta ? TOKEN_ACCOUNT_RENT : 0n);
-  return { signers: expectedSigners, locks, worstCaseFee };
-}
-
-function minBig(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
-
-function base58(hex: string): string {
-  return new PublicKey(Buffer.from(hex, "hex")).toBase58();
+  return { signers: [parties.gas, parties.source], locks, worstCaseFee };
 }
