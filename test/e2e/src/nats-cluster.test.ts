@@ -166,8 +166,15 @@ describe("on a 3-node NATS cluster", () => {
       { n: bigint }[]
     >`select count(*) as n from events where type = 'payment.completed'`;
     expect(eventCount?.n).toBe(BigInt(total));
-    // Both settlement replicas did part of the work.
-    const applied = procs.slice(2).map((p) => (p.output().match(/payment command applied/g) ?? []).length);
+    // Both settlement replicas did part of the work. A replica logs a command after its batch
+    // commits, so the last batch's lines can reach us a moment after the rows do.
+    const appliedPerReplica = () =>
+      procs.slice(2).map((p) => (p.output().match(/payment command applied/g) ?? []).length);
+    await waitFor(async () => appliedPerReplica().reduce((a, b) => a + b, 0) >= total, {
+      timeoutMs: 10_000,
+      what: "every applied command logged",
+    }).catch(() => undefined);
+    const applied = appliedPerReplica();
     expect(applied[0]! + applied[1]!).toBe(total);
     expect(
       applied.every((n) => n > 0),
