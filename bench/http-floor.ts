@@ -4,49 +4,15 @@
 // number of clients, in the same run.
 //   pnpm exec tsx bench/http-floor.ts [clients=16] [seconds=10] [--record]
 // Uses DATABASE_URL when set, else the machine's PostgreSQL. Needs Debian's wrk and pgbench.
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { freePort } from "@gateway/local-infra";
 import { createBenchDatabase, recordResults } from "./harness.js";
-import { pgbenchInsertRate, runWrk } from "./load-tools.js";
-import { cpuSeconds, machineLine } from "./machine.js";
+import { measureFloorServer, pgbenchInsertRate } from "./load-tools.js";
+import { machineLine } from "./machine.js";
 
 const clients = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const root = path.resolve(import.meta.dirname, "..");
-const tsxLoader = pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const body = JSON.stringify({ amount: 12.5, currency: "USD", description: "bench" });
-
-async function measure(variant: string) {
-  const port = await freePort();
-  const server: ChildProcess = spawn(
-    process.execPath,
-    ["--import", tsxLoader, path.join(import.meta.dirname, "http-floor-server.ts"), variant, String(port)],
-    { stdio: "inherit" },
-  );
-  try {
-    const url = `http://127.0.0.1:${port}/payments`;
-    for (let i = 0; ; i++) {
-      const up = await fetch(url, { method: "POST", body }).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      if (i > 100) throw new Error(`${variant} did not start`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const wrk = { url, clients, body, headers: { "Content-Type": "application/json" } };
-    runWrk({ ...wrk, seconds: 2 }); // warm-up: JIT
-    const before = cpuSeconds([server.pid!]);
-    const result = runWrk({ ...wrk, seconds });
-    const cpuPerRequest = (cpuSeconds([server.pid!]) - before) / (result.rate * seconds);
-    return { variant, ...result, cpuPerRequest };
-  } finally {
-    server.kill("SIGKILL");
-  }
-}
+const measure = (variant: "node-http" | "express") => measureFloorServer(variant, { clients, seconds, body });
 
 const db = await createBenchDatabase(adminUrl, "floor", 1);
 try {

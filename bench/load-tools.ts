@@ -1,10 +1,12 @@
-// The two load generators the HTTP benches share: wrk for closed loops and pgbench for the
-// database reference.
-import { execFileSync } from "node:child_process";
+// What the HTTP benches share: wrk for closed loops, pgbench for the database reference, and the
+// bare HTTP servers (bench/http-floor-server.ts) a real endpoint is measured against.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Sql } from "@gateway/db";
-import { findExecutable } from "@gateway/local-infra";
+import { findExecutable, freePort } from "@gateway/local-infra";
+import { cpuSeconds } from "./machine.js";
 
 export interface WrkResult {
   /** Requests per second over the run. */
@@ -65,4 +67,49 @@ export async function pgbenchInsertRate(sql: Sql, dbUrl: string, clients: number
     { encoding: "utf8" },
   );
   return Number(out.match(/tps = ([\d.]+)/)?.[1] ?? Number.NaN);
+}
+
+export type FloorVariant = "node-http" | "express";
+
+/**
+ * One of bench/http-floor-server.ts's servers under the same wrk closed loop as the endpoint it
+ * is the floor of: its rate, latency, and its own CPU per request (from /proc).
+ */
+export async function measureFloorServer(
+  variant: FloorVariant,
+  options: { clients: number; seconds: number; body: string },
+): Promise<WrkResult & { variant: FloorVariant; cpuPerRequest: number }> {
+  const port = await freePort();
+  const root = path.resolve(import.meta.dirname, "..");
+  const tsxLoader = pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href;
+  const server: ChildProcess = spawn(
+    process.execPath,
+    ["--import", tsxLoader, path.join(import.meta.dirname, "http-floor-server.ts"), variant, String(port)],
+    { stdio: "inherit" },
+  );
+  try {
+    const url = `http://127.0.0.1:${port}/payments`;
+    for (let i = 0; ; i++) {
+      const up = await fetch(url, { method: "POST", body: options.body }).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      if (i > 100) throw new Error(`${variant} did not start`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const wrk = {
+      url,
+      clients: options.clients,
+      body: options.body,
+      headers: { "Content-Type": "application/json" },
+    };
+    runWrk({ ...wrk, seconds: 2 }); // warm-up: JIT
+    const before = cpuSeconds([server.pid!]);
+    const result = runWrk({ ...wrk, seconds: options.seconds });
+    const cpuPerRequest = (cpuSeconds([server.pid!]) - before) / (result.rate * options.seconds);
+    return { variant, ...result, cpuPerRequest };
+  } finally {
+    server.kill("SIGKILL");
+  }
 }

@@ -1,5 +1,6 @@
-// POST /payments on one API node, next to pgbench's single-row INSERT rate with the same number
-// of clients, in the same run; the open-loop latency at half the measured rate; and the CPU one
+// POST /payments on one API node, next to the bare Express 5 server that only reads the body and
+// answers (bench/http-floor-server.ts, the floor any Express endpoint meets) and pgbench's
+// single-row INSERT rate, each with the same number of clients, in the same run; the open-loop latency at half the measured rate; and the CPU one
 // request costs the API process and its PostgreSQL backends (from Linux /proc).
 //   pnpm exec tsx bench/payments-bench.ts [clients=16] [seconds=10]
 // Uses DATABASE_URL / NATS_URL when set, else the machine's PostgreSQL (127.0.0.1:5432, user
@@ -11,7 +12,7 @@ import { migrate, newId } from "@gateway/db";
 import { freePort } from "@gateway/local-infra";
 import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
 import { createBenchDatabase, recordResults } from "./harness.js";
-import { pgbenchInsertRate, runWrk } from "./load-tools.js";
+import { measureFloorServer, pgbenchInsertRate, runWrk } from "./load-tools.js";
 import { cpuSeconds, machineBusySeconds, machineLine, percentile } from "./machine.js";
 
 const clients = Number(process.argv[2] ?? 16);
@@ -127,6 +128,10 @@ try {
   await openLoop(wrk1.rate / 2, 1000);
   const half = await openLoop(wrk1.rate / 2, seconds * 1000);
 
+  // The floor: bare Express with express.json(), same clients and length, while the API idles.
+  const floor = await measureFloorServer("express", { clients, seconds, body });
+  const floorCpu = floor.cpuPerRequest * 1e6;
+  const apiCpu = (cpu.api / requests) * 1e6;
   // pgbench: the same number of clients inserting one row each, prepared statements.
   const pgRate = await pgbenchInsertRate(sql, db.url, clients, seconds);
   const loadAfter = os.loadavg()[0]!;
@@ -143,7 +148,10 @@ try {
     `| POST /payments throughput (wrk closed loop, ${seconds} s) | ${wrk1.rate.toFixed(0)} req/s |`,
     `| latency p50 / p99 at that load (wrk) | ${wrk1.p50.toFixed(1)} / ${wrk1.p99.toFixed(1)} ms |`,
     `| pgbench single-row INSERT, same clients | ${pgRate.toFixed(0)} tps |`,
-    `| API rate / pgbench rate | ${((wrk1.rate / pgRate) * 100).toFixed(0)} % (goal ≥ 60 %) |`,
+    `| bare Express 5 + express.json() (the floor), same clients: throughput / CPU per request | ${floor.rate.toFixed(0)} req/s / ${floorCpu.toFixed(0)} µs |`,
+    `| POST /payments rate / the floor's rate | ${((wrk1.rate / floor.rate) * 100).toFixed(0)} % (goal ≥ 60 %) |`,
+    `| API CPU per request beyond the floor's | ${(apiCpu - floorCpu).toFixed(0)} µs |`,
+    `| API rate / pgbench rate | ${((wrk1.rate / pgRate) * 100).toFixed(0)} % |`,
     `| open loop at half the API rate (${(wrk1.rate / 2).toFixed(0)} req/s, Node client): p50 / p99 | ${percentile(half.latencies, 50).toFixed(1)} / ${percentile(half.latencies, 99).toFixed(1)} ms (goal p99 ≤ 25 ms) |`,
     `| how late the open-loop client sent, p99 / max | ${percentile(half.lateness, 99).toFixed(1)} / ${half.lateness.at(-1)?.toFixed(1)} ms |`,
     `| CPU per request during the wrk run: API process / its PostgreSQL backends | ${perRequest(cpu.api)} / ${perRequest(cpu.pg)} |`,
