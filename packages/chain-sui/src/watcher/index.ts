@@ -5,6 +5,7 @@ export {
   type WatchedCheckpoint,
 } from "./checkpoint-source.js";
 export { type CheckpointTransaction, type CoinTypes, depositsOf, normalizeCoinTypes } from "./match.js";
+export { suiWatcher } from "./module.js";
 export { PARTITIONS, partitionOfAddress } from "./partitions.js";
 export {
   type SuiWatcher,
