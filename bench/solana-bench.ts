@@ -23,11 +23,8 @@ import {
 import { Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { connectBus } from "../packages/bus/src/index.js";
-import {
-  createHeliusRegistry,
-  createSolanaSettlement,
-  startSolanaWatcher,
-} from "../packages/chain-solana/src/index.js";
+import { createSolanaSettlement } from "../packages/chain-solana/src/index.js";
+import { createHeliusRegistry, startSolanaWatcher } from "../packages/chain-solana/src/watcher/index.js";
 import { createSql, migrate, newId, type Sql } from "../packages/db/src/index.js";
 import {
   computeFee,

@@ -15,7 +15,8 @@ import { fileURLToPath } from "node:url";
 import { startTestSigner } from "@gateway/signer-harness";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { connectBus } from "../packages/bus/src/index.js";
-import { createSuiSettlement, startSuiWatcher } from "../packages/chain-sui/src/index.js";
+import { createSuiSettlement } from "../packages/chain-sui/src/index.js";
+import { startSuiWatcher } from "../packages/chain-sui/src/watcher/index.js";
 import { createSql, migrate, newId, type Sql } from "../packages/db/src/index.js";
 import {
   computeFee,

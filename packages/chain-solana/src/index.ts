@@ -16,5 +16,3 @@ export {
   solanaPayoutIntent,
 } from "./solana-settlement.js";
 export { canStillLand, nonceOf, solanaTransactionOutcome } from "./transaction-outcome.js";
-// The chain's watcher, which the watcher service runs (services/watcher, WATCHER_CHAIN=solana).
-export * from "./watcher/index.js";

@@ -9,5 +9,3 @@ export {
   type SuiTransactionView,
   suiTransactionOutcome,
 } from "./transaction-outcome.js";
-// The chain's watcher, which the watcher service runs (services/watcher, WATCHER_CHAIN=sui).
-export * from "./watcher/index.js";

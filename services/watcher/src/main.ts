@@ -40,4 +40,4 @@ async function watch(module: ChainWatcherModule) {
   stopOnSignal([() => health.close(), async () => preflight.stop(), () => watcher.stop()]);
 }
 
-await watch(WATCHERS[loadConfigOrExit("watcher", watcherConfigSchema).WATCHER_CHAIN]);
+await watch(await WATCHERS[loadConfigOrExit("watcher", watcherConfigSchema).WATCHER_CHAIN]());

@@ -93,8 +93,9 @@ describe("every chain is served", () => {
       expect(packageJson(dir).name).toBe(chainModule(chain).chainPackage);
       expect(Object.keys(packageJson(dir).dependencies ?? {})).toContain("@gateway/watcher-kit");
       expect(watcher).toContain(chainModule(chain).chainPackage);
-      expect(WATCHERS[chain].chain).toBe(chain);
-      expect(Object.values(await import(path.join(ROOT, dir, "src/index.ts")))).toContain(WATCHERS[chain]);
+      const module = await WATCHERS[chain]();
+      expect(module.chain).toBe(chain);
+      expect(Object.values(await import(path.join(ROOT, dir, "src/watcher/index.ts")))).toContain(module);
     }
   });
 

@@ -2,7 +2,7 @@
 // deliberately wrong one (each fault named by its variable, exit status 1).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createHeliusRegistry } from "@gateway/chain-solana";
+import { createHeliusRegistry } from "@gateway/chain-solana/watcher";
 import { createPriceServer, type PriceServer } from "@gateway/price-server";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";

@@ -4,12 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { type Bus, connectBus } from "@gateway/bus";
-import {
-  createHeliusRegistry,
-  createSolanaSettlement,
-  type SolanaWatcher,
-  startSolanaWatcher,
-} from "@gateway/chain-solana";
+import { createSolanaSettlement } from "@gateway/chain-solana";
+import { createHeliusRegistry, type SolanaWatcher, startSolanaWatcher } from "@gateway/chain-solana/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES, toCoinUnits } from "@gateway/domain";
 import { createLogger } from "@gateway/logging";

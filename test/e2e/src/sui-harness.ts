@@ -3,7 +3,8 @@
 // settlement, and the checkpoint watcher.
 import { randomUUID } from "node:crypto";
 import { type Bus, connectBus } from "@gateway/bus";
-import { createSuiSettlement, type SuiWatcher, startSuiWatcher } from "@gateway/chain-sui";
+import { createSuiSettlement } from "@gateway/chain-sui";
+import { type SuiWatcher, startSuiWatcher } from "@gateway/chain-sui/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES, toCoinUnits } from "@gateway/domain";
 import { createLogger, type Logger } from "@gateway/logging";

@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { PARTITIONS } from "@gateway/chain-sui";
+import { PARTITIONS } from "@gateway/chain-sui/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES } from "@gateway/domain";
 import { insertPayment } from "@gateway/payments";

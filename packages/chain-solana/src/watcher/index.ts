@@ -1,3 +1,5 @@
+// The chain's watcher (`@gateway/chain-solana/watcher`), apart from its settlement: the watcher service
+// (services/watcher, WATCHER_CHAIN=solana) loads only this.
 export {
   type AddressRegistry,
   createHeliusRegistry,

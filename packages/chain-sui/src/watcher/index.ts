@@ -1,3 +1,5 @@
+// The chain's watcher (`@gateway/chain-sui/watcher`), apart from its settlement: the watcher service
+// (services/watcher, WATCHER_CHAIN=sui) loads only this.
 export {
   CHECKPOINT_READ_MASK,
   type RawCheckpoint,
