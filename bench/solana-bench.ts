@@ -1,7 +1,7 @@
 // Solana live-path benchmark on this machine, against the local Solana network:
 //   1. latency: a customer's transfer reaches `finalized` → the payment.confirmed event is in
 //      PostgreSQL (watcher + settlement in this process, real PostgreSQL and NATS, webhooks on);
-//   2. scale: one watcher process (services/watcher-solana, started as in production) with
+//   2. scale: one watcher process (services/watcher with WATCHER_CHAIN=solana, as in production) with
 //      N open addresses: its memory, and the chain calls it makes per slot, counted by a proxy
 //      in front of the RPC node.
 //   pnpm exec tsx bench/solana-bench.ts [--write] [--payments=60] [--open=100000]
@@ -24,6 +24,7 @@ import { Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { connectBus } from "../packages/bus/src/index.js";
 import { createSolanaSettlement } from "../packages/chain-solana/src/index.js";
+import { createHeliusRegistry, startSolanaWatcher } from "../packages/chain-solana/src/watcher/index.js";
 import { createSql, migrate, newId, type Sql } from "../packages/db/src/index.js";
 import {
   computeFee,
@@ -35,7 +36,6 @@ import { startNats, startPostgres } from "../packages/local-infra/src/index.js";
 import { createLogger } from "../packages/logging/src/index.js";
 import { applyPaymentMessage, insertPayment } from "../packages/payments/src/index.js";
 import { startSettlement } from "../services/settlement/src/settlement.js";
-import { createHeliusRegistry, startSolanaWatcher } from "../services/watcher-solana/src/index.js";
 import { createSolanaLocalnet } from "../test/solana-localnet/src/index.js";
 import { machineLine, percentile } from "./machine.js";
 
@@ -269,9 +269,10 @@ async function scale(adminUrl: string, natsUrl: string, open: number) {
   }
   const healthPort = await freePort();
   const child: ChildProcess = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["src/main.ts"], {
-    cwd: path.join(ROOT, "services/watcher-solana"),
+    cwd: path.join(ROOT, "services/watcher"),
     env: {
       PATH: process.env.PATH ?? "",
+      WATCHER_CHAIN: "solana",
       DATABASE_URL: url,
       NATS_URL: natsUrl,
       BUS_PREFIX: `ss${Date.now().toString(36)}`,
@@ -381,7 +382,7 @@ RESULTS-webhooks.md).
 
 ## One watcher, many open addresses
 
-The watcher process (\`services/watcher-solana\`, started with \`tsx src/main.ts\`, as the local
+The watcher process (\`services/watcher\` with \`WATCHER_CHAIN=solana\`, started with \`tsx src/main.ts\`, as the local
 runner does) with \`RECONCILE_CALLS_PER_SECOND=20\`, every open address a USDC wallet; chain
 calls counted by a JSON-RPC proxy over a 10 s window after a 3 s warm-up; RSS is the
 peak of the node process running the watcher (the \`tsx\` launcher process beside it, which a

@@ -16,6 +16,7 @@ import { startTestSigner } from "@gateway/signer-harness";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { connectBus } from "../packages/bus/src/index.js";
 import { createSuiSettlement } from "../packages/chain-sui/src/index.js";
+import { startSuiWatcher } from "../packages/chain-sui/src/watcher/index.js";
 import { createSql, migrate, newId, type Sql } from "../packages/db/src/index.js";
 import {
   computeFee,
@@ -27,7 +28,6 @@ import { startNats, startPostgres } from "../packages/local-infra/src/index.js";
 import { createLogger } from "../packages/logging/src/index.js";
 import { applyPaymentMessage, insertPayment } from "../packages/payments/src/index.js";
 import { startSettlement } from "../services/settlement/src/settlement.js";
-import { startSuiWatcher } from "../services/watcher-sui/src/index.js";
 import { createSuiLocalnet, type SuiLocalnet } from "../test/sui-localnet/src/index.js";
 import { machineLine, percentile } from "./machine.js";
 
@@ -333,7 +333,7 @@ Load average at the end of the run: ${loadavg()
 
 ## One watcher, many open addresses
 
-The watcher alone in this process (\`startSuiWatcher\`, as \`services/watcher-sui\` runs it, with no
+The watcher alone in this process (\`startSuiWatcher\`, as \`services/watcher\` runs it for Sui, with no
 settlement running), every open
 address a live USDC wallet of a pending payment; 100 faucet transfers to open addresses spread
 over the set while it follows the chain. Chain calls are every \`GetCheckpoint\` and

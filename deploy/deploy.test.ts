@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { CHAINS } from "@gateway/contracts";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { renderManifests } from "./kubernetes/render.js";
@@ -53,14 +54,9 @@ describe("Kubernetes manifests", () => {
       expect(kinds).toContain(kind);
     }
     const deployments = docs.filter((d) => d.kind === "Deployment").map((d) => d.metadata.name);
-    expect(deployments.sort()).toEqual([
-      "api",
-      "notifier",
-      "settlement",
-      "signer",
-      "watcher-solana",
-      "watcher-sui",
-    ]);
+    expect(deployments.sort()).toEqual(
+      ["api", "notifier", "settlement", "signer", ...CHAINS.map((chain) => `watcher-${chain}`)].sort(),
+    );
     const policy = docs.find((d) => d.kind === "NetworkPolicy" && d.metadata.name === "signer");
     expect(policy.spec.egress).toEqual([]);
   });
@@ -119,21 +115,24 @@ describe("compose file", () => {
     const compose = parse(readFileSync(here("./compose.yaml"), "utf8"), { merge: true });
     const services = compose.services as Record<
       string,
-      { build?: { dockerfile: string; args?: { SERVICE?: string } }; read_only?: boolean; image?: string }
+      {
+        build?: { dockerfile: string; args?: { SERVICE?: string } };
+        read_only?: boolean;
+        image?: string;
+        environment?: Record<string, string>;
+      }
     >;
-    for (const name of [
-      "api",
-      "settlement",
-      "notifier",
-      "signer",
-      "watcher-solana",
-      "watcher-sui",
-      "migrate",
-    ]) {
+    const watchers = CHAINS.map((chain) => `watcher-${chain}`);
+    for (const name of ["api", "settlement", "notifier", "signer", ...watchers, "migrate"]) {
       expect(services[name]?.build?.dockerfile, name).toBe("deploy/docker/Dockerfile");
       expect(services[name]?.read_only, name).toBe(true);
     }
     expect(services.api?.build?.args?.SERVICE).toBe("@gateway/api");
+    // A service per chain's watcher, all from the one watcher image.
+    for (const chain of CHAINS) {
+      expect(services[`watcher-${chain}`]?.build?.args?.SERVICE, chain).toBe("@gateway/watcher");
+      expect(services[`watcher-${chain}`]?.environment?.WATCHER_CHAIN, chain).toBe(chain);
+    }
     expect(["nats-0", "nats-1", "nats-2", "postgres"].every((n) => services[n]?.image)).toBe(true);
   });
 
@@ -150,7 +149,7 @@ describe("compose file", () => {
     expect(certsOf("api")).toEqual([expect.stringMatching(/\/api$/)]);
     expect(certsOf("settlement")).toEqual([expect.stringMatching(/\/settlement$/)]);
     expect(certsOf("signer")).toEqual([expect.stringMatching(/\/signer$/)]);
-    for (const name of ["notifier", "watcher-solana", "watcher-sui", "migrate"]) {
+    for (const name of ["notifier", ...CHAINS.map((chain) => `watcher-${chain}`), "migrate"]) {
       expect(certsOf(name), name).toEqual([]);
       expect(services[name]?.environment?.SIGNER_CERT_FILE, name).toBeUndefined();
     }

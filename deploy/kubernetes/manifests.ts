@@ -1,6 +1,7 @@
 // The Kubernetes manifests, written as code so every Deployment gets the same probes, resources,
 // security context and disruption budget. `pnpm --filter @gateway/deploy generate` writes
 // kubernetes/gateway.yaml; a test checks that file is current and valid against the schemas.
+import { CHAINS, type Chain } from "@gateway/contracts";
 
 const NAMESPACE = "gateway";
 const IMAGE = (service: string) => `registry.example.com/gateway/${service}:1.0.0`;
@@ -8,6 +9,8 @@ const labels = (app: string) => ({ "app.kubernetes.io/name": app, "app.kubernete
 
 interface ServiceSpec {
   name: string;
+  /** The image's name, when it is not the Deployment's (every chain's watcher runs one image). */
+  image?: string;
   replicas: number;
   port: number;
   /** Whether the port serves the merchant API (public, PORT) or only health/metrics (HEALTH_PORT). */
@@ -45,6 +48,15 @@ const signerEnv = {
 /** Only these keys of a TLS Secret are mounted, so a CA key put there by mistake stays out. */
 const TLS_ITEMS = ["ca.crt", "tls.crt", "tls.key"].map((key) => ({ key, path: key }));
 
+/**
+ * Each chain's watcher: a Deployment per chain, scaled on its own, all from the watcher image
+ * (WATCHER_CHAIN picks the chain); its health port and the Secret's keys it reads.
+ */
+const WATCHERS: { readonly [C in Chain]: { port: number; secrets: string[] } } = {
+  solana: { port: 3103, secrets: ["SOLANA_RPC_URL", "WEBHOOK_AUTH_HEADER", "PROVIDER_API_KEY"] },
+  sui: { port: 3104, secrets: ["SUI_GRPC_URL"] },
+};
+
 const SERVICES: ServiceSpec[] = [
   {
     name: "api",
@@ -72,20 +84,17 @@ const SERVICES: ServiceSpec[] = [
     secretEnv: [...infraSecrets, "WEBHOOK_SECRET_KEY"],
     cpu: ["200m", "1"],
   },
-  {
-    name: "watcher-solana",
-    replicas: 2,
-    port: 3103,
-    secretEnv: [...infraSecrets, "SOLANA_RPC_URL", "WEBHOOK_AUTH_HEADER", "PROVIDER_API_KEY"],
-    cpu: ["200m", "1"],
-  },
-  {
-    name: "watcher-sui",
-    replicas: 2,
-    port: 3104,
-    secretEnv: [...infraSecrets, "SUI_GRPC_URL"],
-    cpu: ["200m", "1"],
-  },
+  ...CHAINS.map(
+    (chain): ServiceSpec => ({
+      name: `watcher-${chain}`,
+      image: "watcher",
+      replicas: 2,
+      port: WATCHERS[chain].port,
+      env: { WATCHER_CHAIN: chain },
+      secretEnv: [...infraSecrets, ...WATCHERS[chain].secrets],
+      cpu: ["200m", "1"],
+    }),
+  ),
 ];
 
 const securityContext = {
@@ -148,7 +157,7 @@ function deployment(s: ServiceSpec) {
           containers: [
             {
               name: s.name,
-              image: IMAGE(s.name),
+              image: IMAGE(s.image ?? s.name),
               ports: [{ name: "http", containerPort: s.port }],
               env: [
                 ...Object.entries(envOf(s)).map(([name, value]) => ({ name, value })),

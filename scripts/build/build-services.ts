@@ -31,8 +31,8 @@ export const BUILD_TARGETS: BuildTarget[] = [
   },
   { dir: "services/settlement", entries: main },
   { dir: "services/notifier", entries: main },
-  { dir: "services/watcher-solana", entries: main },
-  { dir: "services/watcher-sui", entries: main },
+  // One watcher for every chain: each chain's process runs this bundle with its WATCHER_CHAIN.
+  { dir: "services/watcher", entries: main },
   { dir: "signer", entries: main },
   { dir: "test/mail-catcher", entries: main },
   { dir: "test/price-server", entries: main },

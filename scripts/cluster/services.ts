@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { CHAINS, type Chain } from "@gateway/contracts";
 import { type DevSecrets, trustedApprovers } from "./dev-secrets.js";
 import { fundLocalServiceWallets } from "./fund-service-wallets.js";
 import { type OperatorSettings, withOperatorSettings } from "./operator-env.js";
@@ -155,6 +156,40 @@ async function declareLocalNetwork(
 }
 
 /**
+ * Each chain's watcher: its health port and what it reads beside the infrastructure and the
+ * attestation key. One process per chain, all from services/watcher (WATCHER_CHAIN picks the chain).
+ */
+const WATCHERS: {
+  readonly [C in Chain]: { healthPort: number; env(ctx: ClusterContext): Record<string, string> };
+} = {
+  solana: {
+    healthPort: 3103,
+    env: (ctx) => ({
+      ...solanaRpc(ctx),
+      PORT: p(ctx, 3104),
+      WEBHOOK_AUTH_HEADER: watcherAuthHeader(ctx),
+      // The local network serves Helius' webhook API on its RPC port.
+      PROVIDER_API_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
+      WATCHER_PUBLIC_URL: `http://127.0.0.1:${p(ctx, 3104)}/webhooks/solana`,
+    }),
+  },
+  sui: { healthPort: 3105, env: suiChain },
+};
+
+const watcherService = (chain: Chain): ServiceSpec => ({
+  name: `watcher-${chain}`,
+  dir: "services/watcher",
+  env: (ctx) => ({
+    ...infra(ctx),
+    WATCHER_CHAIN: chain,
+    ...WATCHERS[chain].env(ctx),
+    HEALTH_PORT: p(ctx, WATCHERS[chain].healthPort),
+    ...watcherAttestor(ctx),
+  }),
+  readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, WATCHERS[chain].healthPort)}/readyz`,
+});
+
+/**
  * Every service of the local cluster, in start order. Each issue that adds a service adds it
  * here, so `npm start` always runs the whole system. The values are the runner's defaults: the
  * operator's settings replace them (clusterServices).
@@ -252,28 +287,7 @@ export const SERVICES: ServiceSpec[] = [
     }),
     readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3101)}/readyz`,
   },
-  {
-    name: "watcher-solana",
-    dir: "services/watcher-solana",
-    env: (ctx) => ({
-      ...infra(ctx),
-      ...solanaRpc(ctx),
-      HEALTH_PORT: p(ctx, 3103),
-      PORT: p(ctx, 3104),
-      WEBHOOK_AUTH_HEADER: watcherAuthHeader(ctx),
-      // The local network serves Helius' webhook API on its RPC port.
-      PROVIDER_API_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
-      WATCHER_PUBLIC_URL: `http://127.0.0.1:${p(ctx, 3104)}/webhooks/solana`,
-      ...watcherAttestor(ctx),
-    }),
-    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3103)}/readyz`,
-  },
-  {
-    name: "watcher-sui",
-    dir: "services/watcher-sui",
-    env: (ctx) => ({ ...infra(ctx), ...suiChain(ctx), HEALTH_PORT: p(ctx, 3105), ...watcherAttestor(ctx) }),
-    readyUrl: (ctx) => `http://127.0.0.1:${p(ctx, 3105)}/readyz`,
-  },
+  ...CHAINS.map(watcherService),
   {
     name: "notifier",
     dir: "services/notifier",

@@ -1,7 +1,7 @@
 // What the rest of the system needs to know about one chain, in one place. Only pure facts and
 // functions live here, so any package or service may import the registry; the parts that talk to
-// the chain (the watcher's source, settlement's adapter) live in the packages and services the
-// module names, and their maps keyed by `Chain` are checked for exhaustiveness at compile time.
+// the chain (its watcher, settlement's adapter) live in the chain's package, which the module
+// names, and the maps keyed by `Chain` that use them are checked for exhaustiveness at compile time.
 import type { Chain, Coin } from "@gateway/contracts";
 
 export interface ChainAsset {
@@ -58,9 +58,10 @@ export interface ChainModule<C extends Chain = Chain> {
   addressShape: string;
   /** A wallet-openable payment URI, or null when the chain has no such standard. */
   paymentUri(request: PaymentRequest): string | null;
-  /** The service folder under `services/` whose watcher reports this chain's deposits. */
-  watcherService: `watcher-${C}`;
-  /** The package whose settlement adapter sweeps, refunds and pays out on this chain. */
-  settlementPackage: `@gateway/chain-${C}`;
+  /**
+   * The package that talks to the chain: its watcher (the module the watcher service runs under
+   * `WATCHER_CHAIN=<chain>`) and the settlement adapter that sweeps, refunds and pays out on it.
+   */
+  chainPackage: `@gateway/chain-${C}`;
   mainnet: MainnetFacts;
 }

@@ -38,11 +38,8 @@ describe("the chain registry", () => {
     for (const value of ["SOLANA", "toString", "__proto__", "", 1, null]) expect(isChain(value)).toBe(false);
   });
 
-  it("names each chain's watcher service and settlement package after it", () => {
-    for (const chain of CHAINS) {
-      expect(chainModule(chain).watcherService).toBe(`watcher-${chain}`);
-      expect(chainModule(chain).settlementPackage).toBe(`@gateway/chain-${chain}`);
-    }
+  it("names each chain's package after it", () => {
+    for (const chain of CHAINS) expect(chainModule(chain).chainPackage).toBe(`@gateway/chain-${chain}`);
   });
 });
 

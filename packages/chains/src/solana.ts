@@ -36,8 +36,7 @@ export const solana: ChainModule<"solana"> = {
   parseAddress: parseSolanaAddress,
   addressShape: "a base58 public key of 32 bytes",
   paymentUri: solanaPayUri,
-  watcherService: "watcher-solana",
-  settlementPackage: "@gateway/chain-solana",
+  chainPackage: "@gateway/chain-solana",
   mainnet: {
     // mainnet-beta's genesis hash, as `getGenesisHash` answers it (the same value the Solana
     // explorer and the gill SDK's GENESIS_HASH.mainnet hold).

@@ -15,8 +15,7 @@ export const sui: ChainModule<"sui"> = {
   addressShape: "0x followed by 64 hex digits",
   // Sui has no payment-request URI standard wallets agree on: the checkout shows the address.
   paymentUri: () => null,
-  watcherService: "watcher-sui",
-  settlementPackage: "@gateway/chain-sui",
+  chainPackage: "@gateway/chain-sui",
   mainnet: {
     // The digest of mainnet's genesis checkpoint, which sui.rpc.v2 LedgerService.GetServiceInfo
     // returns as `chain_id`; its first four bytes in hex are the short identifier 35834a8a that

@@ -1,5 +1,6 @@
+import { CHAINS } from "@gateway/chains";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, settlementConfigSchema } from "./index.js";
+import { ConfigError, parseConfig, settlementConfigSchema, watcherConfigSchema } from "./index.js";
 
 describe("parseConfig", () => {
   it("applies defaults and coerces numbers", () => {
@@ -38,6 +39,20 @@ describe("parseConfig", () => {
       expect.unreachable();
     } catch (err) {
       expect((err as Error).message).not.toContain("secretvalue");
+    }
+  });
+});
+
+describe("WATCHER_CHAIN", () => {
+  it("is one of the contracts' chains, and required", () => {
+    for (const chain of CHAINS) {
+      expect(parseConfig("watcher", watcherConfigSchema, { WATCHER_CHAIN: chain }).WATCHER_CHAIN).toBe(chain);
+    }
+    for (const value of [undefined, "", "SOLANA", "ethereum"]) {
+      expect(
+        () => parseConfig("watcher", watcherConfigSchema, { WATCHER_CHAIN: value }),
+        String(value),
+      ).toThrow(/^watcher: invalid configuration: WATCHER_CHAIN: /);
     }
   });
 });

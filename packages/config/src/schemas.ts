@@ -1,4 +1,4 @@
-import { type Chain, chainModule } from "@gateway/chains";
+import { CHAINS, type Chain, chainModule } from "@gateway/chains";
 import { z } from "zod";
 import { declaredNetworks } from "./declared-networks.js";
 import { booleanFlag, commaList, logLevel, port, positiveInt, url, urlList } from "./fields.js";
@@ -239,6 +239,12 @@ const attestationFields = {
   WATCHER_ATTESTATION_KEY_ID: z.string().default("watcher"),
   WATCHER_ATTESTATION_SEED: hexSeed,
 };
+
+/**
+ * The watcher service (services/watcher) runs one chain's watcher: this variable says which, and
+ * the chain's own schema below is then read under the service name `watcher-<chain>`.
+ */
+export const watcherConfigSchema = z.object({ WATCHER_CHAIN: z.enum(CHAINS) });
 
 export const watcherSuiConfigSchema = chainServiceSchema({
   ...attestationFields,

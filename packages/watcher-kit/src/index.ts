@@ -1,3 +1,9 @@
+export type {
+  ChainWatcherModule,
+  RunningWatcher,
+  WatcherContext,
+  WatcherServiceConfig,
+} from "./chain-watcher-module.js";
 export {
   createOpenAddresses,
   type OpenAddress,

@@ -219,9 +219,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     watchersSolana.push(
       managedProcess(
         `watcher-solana-${i + 1}`,
-        "services/watcher-solana",
+        "services/watcher",
         {
           ...infra,
+          WATCHER_CHAIN: "solana",
           ...chains.solanaEnv,
           REPLICA_ID: `watcher-solana-${i + 1}`,
           HEALTH_PORT: String(health),
@@ -242,9 +243,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     watchersSui.push(
       managedProcess(
         `watcher-sui-${i + 1}`,
-        "services/watcher-sui",
+        "services/watcher",
         {
           ...infra,
+          WATCHER_CHAIN: "sui",
           ...chains.suiEnv,
           SUI_WATCHER_REPLICA_ID: `watcher-sui-${i + 1}`,
           HEALTH_PORT: String(suiHealth),

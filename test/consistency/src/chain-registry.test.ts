@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHAIN_NAMES } from "../../../services/api/src/checkout-page/client/labels.js";
 import { CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
+import { WATCHERS } from "../../../services/watcher/src/watchers.js";
 import { SIGNER_CHAINS } from "../../../signer/src/chains/index.js";
 import { interfacePropertyUnion, ROOT } from "./literal-lists.js";
 
@@ -82,17 +83,25 @@ describe("every chain is served", () => {
     readdirSync(path.join(ROOT, "services")).map((dir) => [dir, packageJson(`services/${dir}`)] as const),
   );
 
-  it("by a watcher service built on the watcher kit", () => {
+  // The watcher service's map is checked by the compiler; this checks that each entry is its
+  // chain's, from its chain's package.
+  it("by its package's watcher, which the watcher service runs", async () => {
+    sameSet(Object.keys(WATCHERS), CHAINS);
+    const watcher = Object.keys(services.get("watcher")!.dependencies ?? {});
     for (const chain of CHAINS) {
-      const watcher = services.get(chainModule(chain).watcherService);
-      expect(watcher, `services/${chainModule(chain).watcherService}`).toBeDefined();
-      expect(Object.keys(watcher!.dependencies ?? {})).toContain("@gateway/watcher-kit");
+      const dir = `packages/chain-${chain}`;
+      expect(packageJson(dir).name).toBe(chainModule(chain).chainPackage);
+      expect(Object.keys(packageJson(dir).dependencies ?? {})).toContain("@gateway/watcher-kit");
+      expect(watcher).toContain(chainModule(chain).chainPackage);
+      const module = await WATCHERS[chain]();
+      expect(module.chain).toBe(chain);
+      expect(Object.values(await import(path.join(ROOT, dir, "src/watcher/index.ts")))).toContain(module);
     }
   });
 
-  it("by a settlement package that settlement depends on", () => {
+  it("by its package's settlement adapter, which settlement depends on", () => {
     const settlement = Object.keys(services.get("settlement")!.dependencies ?? {});
-    for (const chain of CHAINS) expect(settlement).toContain(chainModule(chain).settlementPackage);
+    for (const chain of CHAINS) expect(settlement).toContain(chainModule(chain).chainPackage);
   });
 });
 

@@ -24,8 +24,7 @@ describe("services depend on packages only", () => {
       "@gateway/api",
       "@gateway/notifier",
       "@gateway/settlement",
-      "@gateway/watcher-solana",
-      "@gateway/watcher-sui",
+      "@gateway/watcher",
     ]);
   });
 

@@ -2,12 +2,12 @@
 // deliberately wrong one (each fault named by its variable, exit status 1).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { createHeliusRegistry } from "@gateway/chain-solana/watcher";
 import { createPriceServer, type PriceServer } from "@gateway/price-server";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
-import { createHeliusRegistry } from "@gateway/watcher-solana";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctor } from "../../../scripts/doctor/run-doctor.js";
 import { freePort, ROOT } from "./processes.js";

@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { CHAINS } from "@gateway/contracts";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOCUMENTED_VARIABLES } from "../../../scripts/cluster/operator-env.js";
@@ -76,7 +77,8 @@ describe("local runner", () => {
         throw new Error(`runner did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    for (const name of ["signer", "settlement", "notifier", "api", "price-server"])
+    const watchers = CHAINS.map((chain) => `watcher-${chain}`);
+    for (const name of ["signer", "settlement", "notifier", "api", "price-server", ...watchers])
       expect(output).toContain(`${name} ready`);
     expect(output).not.toContain("mail-catcher ready");
     expect(output).toContain("mail-catcher not started: SMTP_URL is set");

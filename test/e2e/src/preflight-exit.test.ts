@@ -30,6 +30,7 @@ afterAll(async () => {
 const infra = () => ({ DATABASE_URL: db.url, NATS_URL: testBus.natsUrl, BUS_PREFIX: testBus.prefix });
 const solanaEnv = () => ({
   ...infra(),
+  WATCHER_CHAIN: "solana",
   SOLANA_RPC_URL: solana.rpcUrl,
   SOLANA_NETWORK: "localnet",
   SOLANA_GENESIS_HASH: solana.genesisHash,
@@ -48,31 +49,36 @@ describe("the chain preflight at start-up", () => {
   it.each([
     {
       what: "a mainnet watcher pointed at another network",
-      service: "services/watcher-solana",
+      service: "services/watcher",
+      name: "watcher-solana",
       env: () => ({ ...solanaEnv(), SOLANA_NETWORK: "mainnet", SOLANA_GENESIS_HASH: "" }),
       says: "SOLANA_GENESIS_HASH: SOLANA_RPC_URL is another network",
     },
     {
       what: "another genesis than the one declared",
-      service: "services/watcher-solana",
+      service: "services/watcher",
+      name: "watcher-solana",
       env: () => ({ ...solanaEnv(), SOLANA_GENESIS_HASH: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" }),
       says: "SOLANA_GENESIS_HASH: SOLANA_RPC_URL is another network",
     },
     {
       what: "a mint the network does not have",
-      service: "services/watcher-solana",
+      service: "services/watcher",
+      name: "watcher-solana",
       env: () => ({ ...solanaEnv(), SOLANA_USDC_MINT: Keypair.generate().publicKey.toBase58() }),
       says: "SOLANA_USDC_MINT: no account",
     },
     {
       what: "another Sui chain than the one declared",
-      service: "services/watcher-sui",
-      env: () => ({ ...suiEnv(), SUI_CHAIN_ID: "4c78adac" }),
+      service: "services/watcher",
+      name: "watcher-sui",
+      env: () => ({ ...suiEnv(), WATCHER_CHAIN: "sui", SUI_CHAIN_ID: "4c78adac" }),
       says: "SUI_CHAIN_ID: SUI_GRPC_URL is another network",
     },
     {
       what: "settlement with a coin type the Sui network does not have",
       service: "services/settlement",
+      name: "settlement",
       env: () => ({
         ...suiEnv(),
         SUI_USDC_COIN_TYPE: "0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC",
@@ -82,10 +88,11 @@ describe("the chain preflight at start-up", () => {
     },
   ])(
     "refuses $what, naming the variable",
-    async ({ service, env, says }) => {
+    async ({ service, name, env, says }) => {
       const proc = startService(service, { ...env(), HEALTH_PORT: String(await freePort()), PORT: "0" });
       const code = await new Promise<number | null>((resolve) => proc.child.once("exit", resolve));
-      expect(proc.output()).toContain("chain preflight failed:");
+      // Each chain's watcher runs under its own name, as it did as a service of its own.
+      expect(proc.output()).toContain(`${name}: chain preflight failed:`);
       expect(proc.output()).toContain(says);
       expect(code).toBe(78);
     },

@@ -3,6 +3,7 @@
 // SMTP_URL set is exercised by local-cluster.test.ts; this checks every variable, one at a time.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { CHAINS } from "@gateway/contracts";
 import { generateApproverKey } from "@gateway/signer-client";
 import { describe, expect, it } from "vitest";
 import type { DevSecrets } from "../../../scripts/cluster/dev-secrets.js";
@@ -91,6 +92,14 @@ describe("the runner and the operator's environment", () => {
       for (const service of readers) expect(envOf(service)[name], `${service} ${name}`).toBe(value);
     },
   );
+
+  it("runs each chain's watcher from the one watcher service, under the chain's name", () => {
+    const { services, envOf } = cluster({});
+    for (const chain of CHAINS) {
+      expect(services.find((s) => s.name === `watcher-${chain}`)?.dir, chain).toBe("services/watcher");
+      expect(envOf(`watcher-${chain}`).WATCHER_CHAIN).toBe(chain);
+    }
+  });
 
   it("HEALTH_PORT is each service's own: one value for all would collide", () => {
     const { envOf } = cluster({ HEALTH_PORT: "4999" });

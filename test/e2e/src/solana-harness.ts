@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { type Bus, connectBus } from "@gateway/bus";
 import { createSolanaSettlement } from "@gateway/chain-solana";
+import { createHeliusRegistry, type SolanaWatcher, startSolanaWatcher } from "@gateway/chain-solana/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES, toCoinUnits } from "@gateway/domain";
 import { createLogger } from "@gateway/logging";
@@ -14,7 +15,6 @@ import type { ServiceWallets } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
-import { createHeliusRegistry, type SolanaWatcher, startSolanaWatcher } from "@gateway/watcher-solana";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,

@@ -85,8 +85,9 @@ beforeAll(async () => {
     const ingress = await freePort();
     const url = `http://127.0.0.1:${ingress}/webhooks/solana`;
     webhookUrls.push(url);
-    const watcher = startService("services/watcher-solana", {
+    const watcher = startService("services/watcher", {
       ...common,
+      WATCHER_CHAIN: "solana",
       REPLICA_ID: replica,
       HEARTBEAT_MS: "500",
       HEALTH_PORT: String(health),

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { type Bus, connectBus } from "@gateway/bus";
 import { createSuiSettlement } from "@gateway/chain-sui";
+import { type SuiWatcher, startSuiWatcher } from "@gateway/chain-sui/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES, toCoinUnits } from "@gateway/domain";
 import { createLogger, type Logger } from "@gateway/logging";
@@ -13,7 +14,6 @@ import type { ServiceWallets } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
-import { type SuiWatcher, startSuiWatcher } from "@gateway/watcher-sui";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { Inputs, Transaction } from "@mysten/sui/transactions";

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { PARTITIONS } from "@gateway/chain-sui/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES } from "@gateway/domain";
 import { insertPayment } from "@gateway/payments";
@@ -43,10 +44,11 @@ afterAll(async () => {
 async function startWatcherProcess(healthPort: number): Promise<ChildProcess> {
   // Node itself with tsx's loader (no wrapper process), so SIGKILL kills the watcher.
   const child = spawn(process.execPath, ["--import", TSX_LOADER, "src/main.ts"], {
-    cwd: path.join(ROOT, "services/watcher-sui"),
+    cwd: path.join(ROOT, "services/watcher"),
     env: {
       ...process.env,
       LOG_LEVEL: "warn",
+      WATCHER_CHAIN: "sui",
       DATABASE_URL: db.url,
       NATS_URL: testBus.natsUrl,
       BUS_PREFIX: testBus.prefix,
@@ -133,6 +135,13 @@ describe("watcher-sui process", () => {
       );
       expect(metrics).toMatch(/gateway_watcher_open_addresses\{[^}]*chain="sui"[^}]*\} 4/);
       expect(metrics).toContain("gateway_deposits_detected_total");
+      // Run by the one watcher service, it still is watcher-sui to whoever reads its health.
+      expect(metrics).toMatch(/gateway_chain_crediting\{[^}]*service="watcher-sui"[^}]*\} 1/);
+      const ready = await (await fetch(`http://127.0.0.1:${port}/readyz`)).json();
+      expect(ready).toEqual({ status: "ok", database: "ok", nats: "ok", sui: "ok", preflight: "ok" });
+      const status = await (await fetch(`http://127.0.0.1:${port}/status`)).json();
+      expect(status).toMatchObject({ replicaId: "watcher-sui-0", openAddresses: 4, partitions: PARTITIONS });
+      expect(status.checkpoint).toMatch(/^\d+$/);
     } finally {
       // Stopped before the database goes away.
       const exited = new Promise((resolve) => watcher.once("exit", resolve));

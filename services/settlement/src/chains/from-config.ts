@@ -38,7 +38,7 @@ interface AdapterDeps {
 type ChainAdapter = ChainSettlement & Parameters<typeof createChainPayout>[1];
 
 /**
- * Each registered chain's settlement adapter (from the registry's `settlementPackage`). Kept here,
+ * Each registered chain's settlement adapter (from the registry's `chainPackage`). Kept here,
  * not in the registry, so the registry stays free of chain SDKs (the API and the domain import
  * it). The mapped type makes a chain of the registry without an adapter a compile error.
  */

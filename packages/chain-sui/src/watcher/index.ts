@@ -1,3 +1,5 @@
+// The chain's watcher (`@gateway/chain-sui/watcher`), apart from its settlement: the watcher service
+// (services/watcher, WATCHER_CHAIN=sui) loads only this.
 export {
   CHECKPOINT_READ_MASK,
   type RawCheckpoint,
@@ -5,6 +7,7 @@ export {
   type WatchedCheckpoint,
 } from "./checkpoint-source.js";
 export { type CheckpointTransaction, type CoinTypes, depositsOf, normalizeCoinTypes } from "./match.js";
+export { suiWatcher } from "./module.js";
 export { PARTITIONS, partitionOfAddress } from "./partitions.js";
 export {
   type SuiWatcher,
