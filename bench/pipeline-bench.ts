@@ -9,20 +9,19 @@
 // to final webhook, CPU per payment by process; then pgbench's single-row INSERT rate on the same
 // PostgreSQL, in a throwaway database. `--quick` runs the test flow alone.
 //   pnpm exec tsx bench/pipeline-bench.ts [--quick] [--record]
-import { appendFileSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
-import path from "node:path";
 import { createSql, type Sql } from "../packages/db/src/index.js";
 import { startWebhookReceiver } from "../packages/testkit/src/webhook-receiver.js";
 import { verifyWebhook } from "../packages/webhook-signature/src/index.js";
-import { SERVICES } from "../scripts/cluster/services.js";
 // The modules themselves, not the packages' index files: those bring vitest, which needs its runner.
 import { createTestMerchant } from "../services/api/src/testing/merchant.js";
 import { rawRequest } from "../test/fuzz/src/raw-request.js";
-import { ROOT, removeClusterData, type SoakCluster, startSoakCluster } from "../test/soak/src/cluster.js";
+import { removeClusterData, type SoakCluster, startSoakCluster } from "../test/soak/src/cluster.js";
 import { type ChainPayer, createSolanaPayer, createSuiPayer } from "../test/soak/src/payers.js";
 import { watchSolanaRegistrations } from "../test/soak/src/registration.js";
+import { serviceOfProcess } from "./cluster-processes.js";
 import { pgbenchInsertRate } from "./load-tools.js";
 import { machineLine, percentile } from "./machine.js";
 
@@ -109,7 +108,6 @@ function cpuTicks(pid: number, withReaped: boolean): number {
 
 /** The cluster's processes by name: every service, PostgreSQL (with its backends) and NATS. */
 function clusterProcesses(runnerPid: number): Map<string, number[]> {
-  const byDir = new Map(SERVICES.map((s) => [path.join(ROOT, s.dir), s.name]));
   const named = new Map<string, number[]>();
   for (const pid of descendants(runnerPid)) {
     let name: string | undefined;
@@ -117,7 +115,7 @@ function clusterProcesses(runnerPid: number): Map<string, number[]> {
       const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       if (command.includes("nats-server")) name = "nats";
       else if (/postgres/.test(readFileSync(`/proc/${pid}/comm`, "utf8"))) name = "postgres";
-      else name = byDir.get(realpathSync(`/proc/${pid}/cwd`));
+      else name = serviceOfProcess(pid);
     } catch {
       continue;
     }

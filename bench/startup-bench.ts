@@ -5,11 +5,11 @@
 // resident set once the whole cluster is up, alone and with its children (tsx and the API
 // run esbuild as a child process).
 //   pnpm exec tsx bench/startup-bench.ts [runs] [--record]
-import { appendFileSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { SERVICES } from "../scripts/cluster/services.js";
-import { ROOT, removeClusterData, startSoakCluster } from "../test/soak/src/cluster.js";
+import { removeClusterData, startSoakCluster } from "../test/soak/src/cluster.js";
+import { serviceOfProcess } from "./cluster-processes.js";
 import { machineLine } from "./machine.js";
 
 const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 3);
@@ -73,15 +73,9 @@ async function oneRun(mode: Mode): Promise<Run> {
       await new Promise((r) => setTimeout(r, 50));
       log = readFileSync(cluster.logFile, "utf8");
     }
-    const byDir = new Map(SERVICES.map((s) => [path.join(ROOT, s.dir), s.name]));
     const processes: Record<string, ProcessFigures> = {};
     for (const pid of childrenOf(cluster.runnerPid)) {
-      let name: string | undefined;
-      try {
-        name = byDir.get(realpathSync(`/proc/${pid}/cwd`));
-      } catch {
-        continue;
-      }
+      const name = serviceOfProcess(pid);
       if (!name) continue;
       const startMs = Number(log.match(new RegExp(`\\| ${name} ready in (\\d+) ms`))?.[1]);
       processes[name] = {
