@@ -62,6 +62,14 @@ describe("serializePaymentState", () => {
     expect(() => JSON.stringify(json)).not.toThrow();
   });
 
+  it("is exactly what JSON text with bigints as strings would give", () => {
+    const viaText = (value: unknown) =>
+      JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+    for (const state of [newPayment(), rich, { ...rich, usdRateAtCompletion: undefined }]) {
+      expect(serializePaymentState(state)).toStrictEqual(viaText(state));
+    }
+  });
+
   it("round-trips exactly through JSON text", () => {
     for (const state of [
       newPayment(),

@@ -43,10 +43,23 @@ export class PaymentCodecError extends Error {
   }
 }
 
+/**
+ * What `JSON.parse(JSON.stringify(value))` would give with bigints as decimal strings, built
+ * directly: a stringify replacer leaves V8's fast path, and the round trip through text cost the
+ * API a visible share of its CPU per payment. The actor's values are plain data (objects, arrays,
+ * strings, finite numbers, booleans, null, bigints); as in JSON, undefined properties are left out.
+ */
 function toJson<T>(value: T): Serialized<T> {
-  return JSON.parse(
-    JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
-  ) as Serialized<T>;
+  return plainJson(value) as Serialized<T>;
+}
+
+function plainJson(value: unknown): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : plainJson(item)));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = plainJson(item);
+  return out;
 }
 
 export function serializePaymentState(state: PaymentState): SerializedPaymentState {
