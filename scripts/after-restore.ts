@@ -7,15 +7,17 @@
 // something needs an operator.
 import { readFileSync } from "node:fs";
 import { busTopology } from "@gateway/bus";
-import { solanaTransactionOutcome } from "@gateway/chain-solana";
-import { suiTransactionOutcome } from "@gateway/chain-sui";
+import { loadEveryChain } from "@gateway/chain-packages";
 import { afterRestoreConfigSchema, loadConfigOrExit } from "@gateway/config";
-import type { Chain, Coin } from "@gateway/contracts";
+import { CHAINS, type Chain } from "@gateway/contracts";
 import { createSql } from "@gateway/db";
-import { type AfterRestoreReport, afterRestore, parseSignerRecord, payoutSubjects } from "@gateway/ledger";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
-import { normalizeStructTag } from "@mysten/sui/utils";
-import { Connection } from "@solana/web3.js";
+import {
+  type AfterRestoreOptions,
+  type AfterRestoreReport,
+  afterRestore,
+  parseSignerRecord,
+  payoutSubjects,
+} from "@gateway/ledger";
 
 const args = process.argv.slice(2);
 const file = args[args.indexOf("--signer-record") + 1];
@@ -27,27 +29,16 @@ if (!args.includes("--signer-record") || !file) {
 }
 const chainsOnly = args.includes("--chains-only");
 const config = loadConfigOrExit("after-restore", afterRestoreConfigSchema);
-// The signer spells Sui coin types in their long form (normalizeStructTag); so are they looked up.
-const assets: Record<Chain, Record<string, Coin>> = {
-  solana: { [config.SOLANA_USDC_MINT]: "USDC", [config.SOLANA_USDT_MINT]: "USDT", SOL: "SOL" },
-  sui: {
-    [normalizeStructTag(config.SUI_USDC_COIN_TYPE)]: "USDC",
-    [normalizeStructTag(config.SUI_USDT_COIN_TYPE)]: "USDT",
-    [normalizeStructTag("0x2::sui::SUI")]: "SUI",
-  },
-};
-const coinOf = (chain: Chain, asset: string): Coin | undefined => {
-  if (chain !== "sui") return assets[chain][asset];
-  try {
-    return assets.sui[normalizeStructTag(asset)];
-  } catch {
-    return undefined;
-  }
-};
-const solana = config.SOLANA_RPC_URL ? new Connection(config.SOLANA_RPC_URL, "finalized") : undefined;
-const sui = config.SUI_GRPC_URL
-  ? new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL })
-  : undefined;
+// Each chain's package knows its assets as the signer spells them, and asks its endpoint what
+// became of a transaction.
+const restores = await loadEveryChain("restore");
+const coins = Object.fromEntries(CHAINS.map((chain) => [chain, restores[chain].coins(config)]));
+const coinOf = (chain: Chain, asset: string) => coins[chain]?.(asset);
+const outcomeOf: NonNullable<AfterRestoreOptions["outcomeOf"]> = {};
+for (const chain of CHAINS) {
+  const outcome = restores[chain].outcomes(config);
+  if (outcome) outcomeOf[chain] = outcome;
+}
 const record = parseSignerRecord(readFileSync(file === "-" ? 0 : file, "utf8"));
 const sql = createSql({ url: config.DATABASE_URL, max: 1, applicationName: "after-restore" });
 try {
@@ -55,12 +46,7 @@ try {
     subjects: payoutSubjects(busTopology(config.BUS_PREFIX)),
     record,
     coinOf,
-    outcomeOf: {
-      ...(solana && {
-        solana: (txid: string, message: Uint8Array) => solanaTransactionOutcome(solana, txid, message),
-      }),
-      ...(sui && { sui: (digest: string, bytes: Uint8Array) => suiTransactionOutcome(sui, digest, bytes) }),
-    },
+    outcomeOf,
     chainsOnly,
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,22 +1,21 @@
-// The chain preflight, as the watchers and settlement run it, from their configurations.
-import {
-  type ChainProbe,
-  type PreflightCheck,
-  solanaProbeFromConfig,
-  suiProbeFromConfig,
-} from "@gateway/chain-preflight";
+// The chain preflight, as the watchers and settlement run it, from their configurations: each
+// chain's probe is its package's (packages/chain-packages).
+import type { ChainDoctorModule } from "@gateway/chain-kit";
+import type { ChainProbe, PreflightCheck } from "@gateway/chain-preflight";
+import { CHAINS, type Chain } from "@gateway/contracts";
 import type { Configs } from "./configuration.js";
 import { type Finding, fault, pass, within } from "./finding.js";
 
 /** The probes of the chains some service talks to (the watcher's configuration first, then settlement's). */
-export function chainProbes(configs: Configs): ChainProbe[] {
-  const probes: ChainProbe[] = [];
-  const solana = configs["watcher-solana"] ?? configs.settlement;
-  if (solana?.SOLANA_RPC_URL)
-    probes.push(solanaProbeFromConfig({ ...solana, SOLANA_RPC_URL: solana.SOLANA_RPC_URL }));
-  const sui = configs["watcher-sui"] ?? configs.settlement;
-  if (sui?.SUI_GRPC_URL) probes.push(suiProbeFromConfig({ ...sui, SUI_GRPC_URL: sui.SUI_GRPC_URL }));
-  return probes;
+export function chainProbes(
+  configs: Configs,
+  doctors: Readonly<Record<Chain, ChainDoctorModule>>,
+): ChainProbe[] {
+  return CHAINS.flatMap((chain) => {
+    const config = configs.watchers[chain] ?? configs.settlement;
+    const probe = config && doctors[chain].probe(config);
+    return probe ? [probe] : [];
+  });
 }
 
 const asFinding = (check: PreflightCheck): Finding =>

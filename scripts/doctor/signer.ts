@@ -1,23 +1,14 @@
-// The signer as settlement reaches it (mTLS with settlement's certificate), the service wallets it
-// reports, and what they hold on chain: gas to pay fees, the vault's token accounts.
+// The signer as settlement reaches it (mTLS with settlement's certificate) and the service wallets
+// it reports; what they hold on each chain is the chain package's check (ChainDoctorModule).
 
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { SettlementConfig } from "@gateway/config";
 import { createSignerClient, type ServiceAddressBook } from "@gateway/signer-client";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
-import { Connection, PublicKey } from "@solana/web3.js";
 import { type Finding, fault, pass, plain, within } from "./finding.js";
 
-/** Below these the gas wallets run dry within days of ordinary traffic (docs/going-live.md). */
-export const GAS_MINIMUM = { solana: 50_000_000n, sui: 1_000_000_000n } as const;
 /** A certificate closer than this to its end is reported, so it is renewed in time. */
 const RENEW_WITHIN_DAYS = 14;
-
-const whole = (amount: bigint, decimals: number) => {
-  const digits = amount.toString().padStart(decimals + 1, "0");
-  return `${digits.slice(0, -decimals)}.${digits.slice(-decimals).replace(/0+$/, "") || "0"}`;
-};
 
 export function checkCertificates(config: SettlementConfig, now = Date.now()): Finding[] {
   const files = {
@@ -111,67 +102,5 @@ export async function readServiceAddresses(
     return { finding: fault("signer", `did not answer over mTLS: ${plain(err)}`, "SIGNER_URL") };
   } finally {
     signer?.close();
-  }
-}
-
-export async function checkSolanaWallets(
-  book: ServiceAddressBook,
-  rpcUrl: string,
-  mints: { USDC: string; USDT: string },
-): Promise<Finding[]> {
-  const connection = new Connection(rpcUrl, "confirmed");
-  const { gas, vault } = book.solana.live;
-  const findings: Finding[] = [];
-  try {
-    const lamports = BigInt(await within(connection.getBalance(new PublicKey(gas)), 10_000, "Solana"));
-    const text = `Solana gas wallet ${gas} holds ${whole(lamports, 9)} SOL`;
-    findings.push(
-      lamports >= GAS_MINIMUM.solana
-        ? pass("wallets", text)
-        : fault("wallets", `${text}: fund it with at least ${whole(GAS_MINIMUM.solana, 9)} SOL`),
-    );
-    for (const coin of ["USDC", "USDT"] as const) {
-      const accounts = await within(
-        connection.getTokenAccountsByOwner(new PublicKey(vault), { mint: new PublicKey(mints[coin]) }),
-        10_000,
-        "Solana",
-      );
-      findings.push(
-        accounts.value.length > 0
-          ? pass("wallets", `Solana vault ${vault} has its ${coin} token account`)
-          : fault(
-              "wallets",
-              `Solana vault ${vault} has no ${coin} token account: create it once (docs/operations.md)`,
-              `SOLANA_${coin}_MINT`,
-            ),
-      );
-    }
-  } catch (err) {
-    findings.push(fault("wallets", `could not read the Solana wallets: ${plain(err)}`, "SOLANA_RPC_URL"));
-  }
-  return findings;
-}
-
-export async function checkSuiWallets(
-  book: ServiceAddressBook,
-  config: { SUI_GRPC_URL: string; SUI_NETWORK: "mainnet" | "localnet" },
-): Promise<Finding[]> {
-  const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
-  const { gas, vault } = book.sui.live;
-  try {
-    const { balance } = await within(
-      client.getBalance({ owner: gas, coinType: "0x2::sui::SUI" }),
-      10_000,
-      "Sui",
-    );
-    const mist = BigInt(balance.balance);
-    const text = `Sui gas wallet ${gas} holds ${whole(mist, 9)} SUI (vault ${vault})`;
-    return [
-      mist >= GAS_MINIMUM.sui
-        ? pass("wallets", text)
-        : fault("wallets", `${text}: fund it with at least ${whole(GAS_MINIMUM.sui, 9)} SUI`),
-    ];
-  } catch (err) {
-    return [fault("wallets", `could not read the Sui wallets: ${plain(err)}`, "SUI_GRPC_URL")];
   }
 }

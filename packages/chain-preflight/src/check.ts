@@ -1,4 +1,4 @@
-import type { Chain } from "@gateway/chains";
+import { type Chain, chainModule } from "@gateway/chains";
 
 /**
  * One preflight check's outcome: which variable it is about (the one to fix when it fails) and
@@ -27,6 +27,25 @@ export interface ProbeBasics {
   /** CHAIN_MAX_LAG_SECONDS in ms: the endpoint's newest block may not be older. */
   maxLagMs: number;
   now?: () => number;
+}
+
+/**
+ * What every probe takes from a service's configuration (each chain's package builds its probe
+ * from the same values and variables the service uses): the declared network, its identity
+ * (mainnet's unless declared: the configuration refuses a localnet without one, packages/config)
+ * and the lag allowed.
+ */
+export function probeBasics(
+  chain: Chain,
+  network: ProbeBasics["network"],
+  networkId: string | undefined,
+  config: { CHAIN_MAX_LAG_SECONDS: number },
+): ProbeBasics {
+  return {
+    network,
+    networkId: networkId ?? chainModule(chain).mainnet.networkId,
+    maxLagMs: config.CHAIN_MAX_LAG_SECONDS * 1000,
+  };
 }
 
 /** The service may not start: each failed check names its variable. */

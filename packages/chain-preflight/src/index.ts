@@ -4,12 +4,14 @@ export {
   startChainGuard,
   startChainGuardOrExit,
 } from "./chain-guard.js";
-export { type ChainProbe, type PreflightCheck, PreflightError } from "./check.js";
+// What each chain's package builds its probe with (packages/chain-<chain>/src/preflight.ts).
 export {
-  type SolanaPreflightConfig,
-  type SuiPreflightConfig,
-  solanaProbeFromConfig,
-  suiProbeFromConfig,
-} from "./from-config.js";
-export { createSolanaProbe, type SolanaProbeOptions } from "./solana-probe.js";
-export { createSuiProbe, type SuiProbeOptions } from "./sui-probe.js";
+  type ChainProbe,
+  type CheckOf,
+  chainProbe,
+  type PreflightCheck,
+  PreflightError,
+  type ProbeBasics,
+  probeBasics,
+  reason,
+} from "./check.js";

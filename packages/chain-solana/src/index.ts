@@ -7,6 +7,12 @@ export {
 } from "./intent-runner.js";
 export { createNoncePool, type NoncePool } from "./nonce-pool.js";
 export {
+  createSolanaProbe,
+  type SolanaPreflightConfig,
+  type SolanaProbeOptions,
+  solanaProbeFromConfig,
+} from "./preflight.js";
+export {
   createSolanaSettlement,
   feePayerSpend,
   type SolanaSettlement,

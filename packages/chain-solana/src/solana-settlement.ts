@@ -2,9 +2,10 @@
 // runner: the signer binds one transaction to each attempt, the journal keeps it, and a new
 // attempt starts only when it can never land. Refunds and payouts spend durable nonces.
 import type { KeyObject } from "node:crypto";
+import type { SettlementAdapter } from "@gateway/chain-kit";
 import { associatedTokenAddress, buildSolanaSweep, buildSolanaTransfer, SOL_ASSET } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
-import type { ChainPayoutWork, Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
+import type { ChainPayoutWork, Coin, Mode, RefundWork } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import {
   type IntentInput,
@@ -37,12 +38,8 @@ export function solanaPayoutIntent(
   };
 }
 
-export interface SolanaSettlement {
-  chain: "solana";
-  sweep(work: SweepWork): Promise<{ txid: string }>;
-  refund(work: RefundWork): Promise<{ txid: string }>;
-  payout(work: ChainPayoutWork): Promise<{ txid: string; gasSpent?: bigint }>;
-}
+/** Solana's settlement adapter (the contract every chain's follows, packages/chain-kit). */
+export type SolanaSettlement = SettlementAdapter<"solana">;
 
 export interface SolanaSettlementOptions {
   sql: Sql;

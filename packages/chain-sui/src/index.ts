@@ -1,5 +1,11 @@
 export { createIntentStore, type IntentStore, type StoredAttempt } from "./intent-store.js";
 export {
+  createSuiProbe,
+  type SuiPreflightConfig,
+  type SuiProbeOptions,
+  suiProbeFromConfig,
+} from "./preflight.js";
+export {
   createSuiSettlement,
   type SuiSettlement,
   type SuiSettlementOptions,

@@ -1,7 +1,8 @@
 import type { KeyObject } from "node:crypto";
+import type { SettlementAdapter } from "@gateway/chain-kit";
 import { buildSuiSweep, buildSuiTransfer, type SuiCoinRef } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
-import type { ChainPayoutWork, Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
+import type { Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import {
   type IntentInput,
@@ -22,12 +23,8 @@ import {
   type SuiTransactionView,
 } from "./transaction-outcome.js";
 
-export interface SuiSettlement {
-  chain: "sui";
-  sweep(work: SweepWork): Promise<{ txid: string }>;
-  refund(work: RefundWork): Promise<{ txid: string }>;
-  payout(work: ChainPayoutWork): Promise<{ txid: string }>;
-}
+/** Sui's settlement adapter (the contract every chain's follows, packages/chain-kit). */
+export type SuiSettlement = SettlementAdapter<"sui">;
 
 export interface SuiSettlementOptions {
   sql: Sql;

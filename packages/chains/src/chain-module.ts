@@ -64,4 +64,10 @@ export interface ChainModule<C extends Chain = Chain> {
    */
   chainPackage: `@gateway/chain-${C}`;
   mainnet: MainnetFacts;
+  /**
+   * Network gas a payout requested by hand is charged, in base units of the payout coin (USDC and
+   * USDT have 6 decimals): fixed per chain, so the merchant knows it before asking. The scheduled
+   * payout of the day is free.
+   */
+  manualPayoutNetworkFee: bigint;
 }

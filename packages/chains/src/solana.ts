@@ -37,6 +37,9 @@ export const solana: ChainModule<"solana"> = {
   addressShape: "a base58 public key of 32 bytes",
   paymentUri: solanaPayUri,
   chainPackage: "@gateway/chain-solana",
+  // 0.30: the fee plus the rent of creating the destination's token account (~0.00204 SOL) when
+  // it is missing.
+  manualPayoutNetworkFee: 300_000n,
   mainnet: {
     // mainnet-beta's genesis hash, as `getGenesisHash` answers it (the same value the Solana
     // explorer and the gill SDK's GENESIS_HASH.mainnet hold).

@@ -16,6 +16,8 @@ export const sui: ChainModule<"sui"> = {
   // Sui has no payment-request URI standard wallets agree on: the checkout shows the address.
   paymentUri: () => null,
   chainPackage: "@gateway/chain-sui",
+  // 0.05: a sponsored transfer's gas.
+  manualPayoutNetworkFee: 50_000n,
   mainnet: {
     // The digest of mainnet's genesis checkpoint, which sui.rpc.v2 LedgerService.GetServiceInfo
     // returns as `chain_id`; its first four bytes in hex are the short identifier 35834a8a that

@@ -229,6 +229,7 @@ export const afterRestoreConfigSchema = z.object({
   SUI_GRPC_URL: url(["http", "https"]).optional(),
   SUI_NETWORK: suiChainFields.SUI_NETWORK,
 });
+export type AfterRestoreConfig = z.infer<typeof afterRestoreConfigSchema>;
 
 /**
  * A watcher's attestation key: final deposit reports carry its signature, and the signer refunds

@@ -24,6 +24,7 @@
 // ids follow from the payment and the transfer, so when the watchers see the deposits again they
 // are signed again as the same transaction and booked as usual (docs/signer.md, "Exactly once").
 import { randomBytes } from "node:crypto";
+import { isChain } from "@gateway/chains";
 import { type Chain, type Coin, type Mode, PAYOUT_COINS, type TransactionOutcome } from "@gateway/contracts";
 import type { Sql, TransactionSql } from "@gateway/db";
 import { bookInSuspense } from "./movements.js";
@@ -123,7 +124,6 @@ export interface SignedOnChain {
   txid: string;
 }
 
-const isChain = (c: string): c is Chain => c in MANUAL_PAYOUT_NETWORK_FEE;
 const isMode = (m: string): m is Mode => m === "live" || m === "test";
 const isPayoutCoin = (c: Coin | undefined): c is PayoutCoin => PAYOUT_COINS.some((p) => p === c);
 

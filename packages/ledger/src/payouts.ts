@@ -1,6 +1,8 @@
 // Payout records and their lifecycle, shared by the API (creation, listing) and settlement (the
 // payout actor and the daily schedule). Every status change writes its ledger movement, its
 // event and the outbox messages in the caller's transaction.
+
+import { perChain } from "@gateway/chains";
 import {
   type EventMessage,
   type Payout,
@@ -19,15 +21,12 @@ import { completePayout, type PayoutMovement, releasePayout, reservePayout } fro
 export { PAYOUT_COINS, type PayoutCoin, type PayoutKind, type PayoutStatus } from "@gateway/contracts";
 
 /**
- * Network gas a payout requested by hand is charged, in base units of the payout coin (USDC and
- * USDT have 6 decimals). Fixed per chain, so the merchant knows it before asking: Solana 0.30
- * (the fee plus the rent of creating the destination's token account, ~0.00204 SOL, when it is
- * missing), Sui 0.05 (a sponsored transfer's gas). The scheduled payout of the day is free.
+ * Network gas a payout requested by hand is charged, in base units of the payout coin: each
+ * chain's, from the registry (`manualPayoutNetworkFee`). The scheduled payout of the day is free.
  */
-export const MANUAL_PAYOUT_NETWORK_FEE: Readonly<Record<Chain, bigint>> = {
-  solana: 300_000n,
-  sui: 50_000n,
-};
+export const MANUAL_PAYOUT_NETWORK_FEE: Readonly<Record<Chain, bigint>> = perChain(
+  (module) => module.manualPayoutNetworkFee,
+);
 
 export interface PayoutRow {
   id: string;

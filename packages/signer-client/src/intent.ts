@@ -44,7 +44,13 @@ export type IntentInput =
 /** A watcher's attestation as the proto carries it (signer.proto, `TransferAttestation`). */
 export type AttestationInput = Omit<TransferAttestation, "$typeName" | "$unknown">;
 
-export const CHAIN_TO_PROTO: Record<ChainName, Chain> = { solana: Chain.SOLANA, sui: Chain.SUI };
+/**
+ * Each chain's value of the wire contract's enum, which names it `CHAIN_<NAME>` (signer.proto):
+ * a chain of the contracts whose value the generated enum lacks does not compile.
+ */
+export const CHAIN_TO_PROTO = Object.fromEntries(
+  CHAINS.map((chain) => [chain, Chain[chain.toUpperCase() as Uppercase<ChainName>]]),
+) as Readonly<Record<ChainName, Chain>>;
 
 /** The chain a proto enum value names, or undefined for one this client does not know. */
 export function chainFromProto(chain: Chain): ChainName | undefined {

@@ -15,10 +15,14 @@ export class ApprovalEncodingError extends Error {
   override readonly name = "ApprovalEncodingError";
 }
 
-function chainName(chain: Chain): string {
-  if (chain === Chain.SOLANA) return "solana";
-  if (chain === Chain.SUI) return "sui";
-  throw new ApprovalEncodingError("intent has no chain");
+/** A chain as the signed messages spell it: its enum value's name in lower case (`CHAIN_SUI`: "sui"). */
+export type ProtoChainName = Exclude<Lowercase<keyof typeof Chain>, "unspecified">;
+
+function chainName(chain: Chain): ProtoChainName {
+  const name: string | undefined = Chain[chain];
+  if (name === undefined || chain === Chain.UNSPECIFIED)
+    throw new ApprovalEncodingError("intent has no chain");
+  return name.toLowerCase() as ProtoChainName;
 }
 
 function modeName(mode: Mode): string {
@@ -85,7 +89,7 @@ export const ATTESTATION_DOMAIN = "gateway.signer.v1.attestation";
 
 /** What a watcher attests of a final transfer: the signer's spelling of chain, mode and asset. */
 export interface AttestedTransfer {
-  chain: "solana" | "sui";
+  chain: ProtoChainName;
   mode: "live" | "test";
   /** Solana: the mint or "SOL". Sui: the normalized coin type. */
   asset: string;

@@ -17,12 +17,12 @@ const metrics = createMetricsRegistry("settlement");
 // Every chain settlement sends on must be its declared network, now and later (no chain: test mode).
 const preflight = await startChainGuardOrExit({
   service: "settlement",
-  probes: settlementProbes(config),
+  probes: await settlementProbes(config),
   intervalMs: config.CHAIN_PREFLIGHT_INTERVAL_MS,
   log,
   metrics,
 });
-const live = liveChainsFromConfig(config, sql, log, (chain) => preflight.crediting(chain));
+const live = await liveChainsFromConfig(config, sql, log, (chain) => preflight.crediting(chain));
 // Read in the background; a feed outage only means SOL/SUI fees use the creation price.
 const prices = priceServiceFromConfig(config, log);
 await prices.start();

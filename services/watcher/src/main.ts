@@ -1,12 +1,12 @@
 // One watcher service for every chain, one deployment per chain: WATCHER_CHAIN picks the chain's
-// module, and the process runs as `watcher-<chain>`, the name its logs, metrics, database
-// connections and replicas carry.
+// package (packages/chain-packages) and its watcher module, and the process runs as
+// `watcher-<chain>`, the name its logs, metrics, database connections and replicas carry.
+import { CHAIN_PACKAGES } from "@gateway/chain-packages";
 import { startChainGuardOrExit } from "@gateway/chain-preflight";
 import { loadConfigOrExit, watcherConfigSchema } from "@gateway/config";
 import { createMetricsRegistry } from "@gateway/metrics";
 import { openService } from "@gateway/service-runtime";
 import type { ChainWatcherModule } from "@gateway/watcher-kit";
-import { WATCHERS } from "./watchers.js";
 
 async function watch(module: ChainWatcherModule) {
   const name = `watcher-${module.chain}`;
@@ -40,4 +40,5 @@ async function watch(module: ChainWatcherModule) {
   stopOnSignal([() => health.close(), async () => preflight.stop(), () => watcher.stop()]);
 }
 
-await watch(await WATCHERS[loadConfigOrExit("watcher", watcherConfigSchema).WATCHER_CHAIN]());
+// Only the chain's watcher is loaded: no other chain's code, no settlement code.
+await watch(await CHAIN_PACKAGES[loadConfigOrExit("watcher", watcherConfigSchema).WATCHER_CHAIN].watcher());

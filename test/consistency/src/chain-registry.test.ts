@@ -2,9 +2,10 @@
 // check already fails on a chain of the contracts without a module; this fails when a chain or an
 // asset is added to the registry and not to the places that do not import it: the front-end's
 // words for each chain, the isolated signer's own lists, the database's per-chain sequences, the
-// services that must serve each chain, and any production file spelling the chains out again.
+// runtime map of the chains' packages, and any production file spelling the chains out again.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { CHAIN_PACKAGES } from "@gateway/chain-packages";
 import { CHAIN_MODULES, CHAINS, chainModule } from "@gateway/chains";
 import { CHAINS as CONTRACT_CHAINS, MODES } from "@gateway/contracts";
 import * as domain from "@gateway/domain";
@@ -12,9 +13,8 @@ import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHAIN_NAMES } from "../../../services/api/src/checkout-page/client/labels.js";
 import { CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
-import { WATCHERS } from "../../../services/watcher/src/watchers.js";
 import { SIGNER_CHAINS } from "../../../signer/src/chains/index.js";
-import { interfacePropertyUnion, ROOT } from "./literal-lists.js";
+import { ROOT } from "./literal-lists.js";
 
 function sameSet(copy: readonly string[], source: readonly string[]) {
   expect(new Set(copy).size, `${copy.join(", ")} repeats a value`).toBe(copy.length);
@@ -58,13 +58,9 @@ describe("the front-end names chains as the registry does", () => {
 });
 
 describe("the signer (isolated: it keeps its own lists, checked here)", () => {
-  it("knows every chain: a module in SIGNER_CHAINS, and attestations", () => {
+  it("knows every chain: a module in SIGNER_CHAINS", () => {
     sameSet(
       SIGNER_CHAINS.map((chain) => chain.name),
-      CHAINS,
-    );
-    sameSet(
-      interfacePropertyUnion("packages/signer-proto/src/approval.ts", "AttestedTransfer", "chain"),
       CHAINS,
     );
   });
@@ -79,29 +75,34 @@ describe("the signer (isolated: it keeps its own lists, checked here)", () => {
 });
 
 describe("every chain is served", () => {
-  const services = new Map(
-    readdirSync(path.join(ROOT, "services")).map((dir) => [dir, packageJson(`services/${dir}`)] as const),
-  );
+  const dependencies = (dir: string) => Object.keys(packageJson(dir).dependencies ?? {});
 
-  // The watcher service's map is checked by the compiler; this checks that each entry is its
-  // chain's, from its chain's package.
-  it("by its package's watcher, which the watcher service runs", async () => {
-    sameSet(Object.keys(WATCHERS), CHAINS);
-    const watcher = Object.keys(services.get("watcher")!.dependencies ?? {});
+  // The runtime map's type is checked by the compiler; this checks that each entry is its chain's
+  // package, which its part's code comes from.
+  it("by its package, one entry of the runtime map", async () => {
+    sameSet(Object.keys(CHAIN_PACKAGES), CHAINS);
     for (const chain of CHAINS) {
       const dir = `packages/chain-${chain}`;
       expect(packageJson(dir).name).toBe(chainModule(chain).chainPackage);
-      expect(Object.keys(packageJson(dir).dependencies ?? {})).toContain("@gateway/watcher-kit");
-      expect(watcher).toContain(chainModule(chain).chainPackage);
-      const module = await WATCHERS[chain]();
-      expect(module.chain).toBe(chain);
-      expect(Object.values(await import(path.join(ROOT, dir, "src/watcher/index.ts")))).toContain(module);
+      expect(dependencies(dir)).toEqual(
+        expect.arrayContaining(["@gateway/chain-kit", "@gateway/watcher-kit"]),
+      );
+      expect(dependencies("packages/chain-packages")).toContain(chainModule(chain).chainPackage);
+      const pkg = await import(path.join(ROOT, dir, "src/chain-package.ts"));
+      expect(Object.values(pkg)).toContain(CHAIN_PACKAGES[chain]);
+      const watcher = await CHAIN_PACKAGES[chain].watcher();
+      expect(watcher.chain).toBe(chain);
+      expect(Object.values(await import(path.join(ROOT, dir, "src/watcher/index.ts")))).toContain(watcher);
     }
   });
 
-  it("by its package's settlement adapter, which settlement depends on", () => {
-    const settlement = Object.keys(services.get("settlement")!.dependencies ?? {});
-    for (const chain of CHAINS) expect(settlement).toContain(chainModule(chain).chainPackage);
+  // Services reach a chain's code only through the map, so none of them names a chain package.
+  it("to the services through the runtime map alone", () => {
+    for (const service of ["watcher", "settlement"])
+      expect(dependencies(`services/${service}`)).toContain("@gateway/chain-packages");
+    for (const dir of readdirSync(path.join(ROOT, "services")))
+      for (const chain of CHAINS)
+        expect(dependencies(`services/${dir}`), dir).not.toContain(chainModule(chain).chainPackage);
   });
 });
 
@@ -124,11 +125,7 @@ describe("the database", () => {
 
 describe("no production file spells the chains out again", () => {
   /** Copies that cannot import the registry and are compared with it above or in contracts-drift. */
-  const CHECKED_COPIES = new Set([
-    "packages/sdk/src/gen/types.ts",
-    "packages/signer-proto/src/approval.ts",
-    "packages/contracts/src/money.ts",
-  ]);
+  const CHECKED_COPIES = new Set(["packages/sdk/src/gen/types.ts", "packages/contracts/src/money.ts"]);
   const literal = `(?:${CHAINS.map((chain) => `["']${chain}["']`).join("|")})`;
   const spelled = new RegExp(`${literal}\\s*\\|\\s*${literal}`);
 

@@ -2,11 +2,11 @@
 // RPC connection, and the watcher with its webhook ingress and, when a provider API is
 // configured, the registration of the open addresses with it.
 import os from "node:os";
-import { solanaProbeFromConfig } from "@gateway/chain-preflight";
 import { type WatcherSolanaConfig, watcherSolanaConfigSchema } from "@gateway/config";
 import { watcherAttestor } from "@gateway/signer-client";
 import type { ChainWatcherModule } from "@gateway/watcher-kit";
 import { Connection } from "@solana/web3.js";
+import { solanaProbeFromConfig } from "../preflight.js";
 import { createHeliusRegistry } from "./address-registry.js";
 import { type SolanaWatcher, startSolanaWatcher } from "./watcher.js";
 

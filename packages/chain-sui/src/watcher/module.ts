@@ -1,10 +1,10 @@
 // Sui in the watcher service (services/watcher, WATCHER_CHAIN=sui): the variables, the gRPC
 // client, the checkpoint watcher with its metrics, and its /status route.
-import { suiProbeFromConfig } from "@gateway/chain-preflight";
 import { type WatcherSuiConfig, watcherSuiConfigSchema } from "@gateway/config";
 import { watcherAttestor } from "@gateway/signer-client";
 import type { ChainWatcherModule } from "@gateway/watcher-kit";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
+import { suiProbeFromConfig } from "../preflight.js";
 import { watcherSuiMetrics } from "./metrics.js";
 import { type SuiWatcher, startSuiWatcher } from "./watcher.js";
 

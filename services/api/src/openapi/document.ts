@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document, generated from the operations' declarations (http/operation.ts) by
 // zod's own JSON Schema output: nothing here describes a path or a schema by hand.
+import { CHAINS, chainModule } from "@gateway/chains";
 import { z } from "zod";
 import type { Answer, OperationSpec } from "../http/operation.js";
 import { OPERATIONS } from "./operations.js";
@@ -168,6 +169,9 @@ function build() {
   return { components, paths };
 }
 
+/** The registry's chains in words: "Solana and Sui". */
+const CHAINS_IN_WORDS = new Intl.ListFormat("en").format(CHAINS.map((chain) => chainModule(chain).name));
+
 export function openApiDocument(serverUrl: string) {
   built ??= build();
   return {
@@ -176,7 +180,8 @@ export function openApiDocument(serverUrl: string) {
       title: "Gateway API",
       version: "1.0.0",
       description:
-        "Crypto payments on Solana and Sui. Merchant calls authenticate with `x-api-key` (gw_test_… or gw_live_…); dashboard and payout calls with `Authorization: Bearer <JWT>`. Amounts are JSON numbers in requests and decimal strings in responses.",
+        `Crypto payments on ${CHAINS_IN_WORDS}. ` +
+        "Merchant calls authenticate with `x-api-key` (gw_test_… or gw_live_…); dashboard and payout calls with `Authorization: Bearer <JWT>`. Amounts are JSON numbers in requests and decimal strings in responses.",
     },
     servers: [{ url: serverUrl }],
     components: {

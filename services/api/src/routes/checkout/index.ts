@@ -64,7 +64,9 @@ export const generateWalletOperation = checkoutOperation({
   idempotent: true,
   body: z
     .strictObject({
-      chain: parsedBy(z.string(), parseChain, z.enum(CHAINS)).meta({ description: "solana or sui." }),
+      chain: parsedBy(z.string(), parseChain, z.enum(CHAINS)).meta({
+        description: `${new Intl.ListFormat("en", { type: "disjunction" }).format(CHAINS)}.`,
+      }),
       coin: parsedBy(z.string(), parseCoin, z.enum(COINS)).meta({ description: "USDC, USDT, SOL or SUI." }),
     })
     .meta({ id: "GenerateWalletRequest" }),

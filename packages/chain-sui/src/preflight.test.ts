@@ -1,44 +1,23 @@
-import { Writable } from "node:stream";
+// The Sui probe against the local network, alone and under the chain guard: what it passes, the
+// variable it names for each fault, and crediting stopped and resumed with the endpoint.
+import { startChainGuard } from "@gateway/chain-preflight";
 import { createLogger } from "@gateway/logging";
 import { createMetricsRegistry } from "@gateway/metrics";
-import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
-import { Connection, Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createSolanaProbe,
-  createSuiProbe,
-  PreflightError,
-  type SolanaProbeOptions,
-  type SuiProbeOptions,
-  startChainGuard,
-} from "./index.js";
+import { createSuiProbe, type SuiProbeOptions } from "./preflight.js";
 
-let solana: SolanaLocalnet;
 let sui: SuiLocalnet;
 
 beforeAll(async () => {
-  solana = await createSolanaLocalnet({ host: "127.0.0.1", rpcPort: 0, wsPort: 0, slotMs: 20 });
   // No clock: a test decides when the next checkpoint comes, so it can let the chain go stale.
   sui = await createSuiLocalnet({ port: 0, checkpointIntervalMs: 0 });
   sui.produceCheckpoint();
 });
 afterAll(async () => {
-  await solana?.close();
   await sui?.close();
 });
-
-function solanaProbe(overrides: Partial<SolanaProbeOptions> = {}) {
-  return createSolanaProbe({
-    connection: new Connection(solana.rpcUrl, "finalized"),
-    network: "localnet",
-    networkId: solana.genesisHash,
-    mints: { USDC: solana.mints.USDC, USDT: solana.mints.USDT },
-    maxLagMs: 60_000,
-    ...overrides,
-  });
-}
 
 function suiProbe(overrides: Partial<SuiProbeOptions> = {}, url = sui.url) {
   return createSuiProbe({
@@ -53,41 +32,6 @@ function suiProbe(overrides: Partial<SuiProbeOptions> = {}, url = sui.url) {
 
 const failed = (results: { variable: string; ok: boolean }[]) =>
   results.filter((r) => !r.ok).map((r) => r.variable);
-
-describe("the Solana probe", () => {
-  it("passes the declared local network: genesis, a recent finalized block, both mints", async () => {
-    await solana.waitForFinalizedSlot(1);
-    const results = await solanaProbe().run();
-    expect(results.map((r) => [r.variable, r.ok])).toEqual([
-      ["SOLANA_GENESIS_HASH", true],
-      ["SOLANA_RPC_URL", true],
-      ["SOLANA_USDC_MINT", true],
-      ["SOLANA_USDT_MINT", true],
-    ]);
-  });
-
-  it("refuses another genesis, naming SOLANA_GENESIS_HASH", async () => {
-    const results = await solanaProbe({ networkId: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }).run();
-    expect(failed(results)).toEqual(["SOLANA_GENESIS_HASH"]);
-    expect(results[0]?.detail).toContain(`genesis ${solana.genesisHash}, not 5eykt4Us`);
-  });
-
-  it("refuses a mint the network does not have, and an account that is no mint", async () => {
-    const results = await solanaProbe({
-      mints: { USDC: Keypair.generate().publicKey.toBase58(), USDT: solana.faucetAddress },
-    }).run();
-    expect(failed(results)).toEqual(["SOLANA_USDC_MINT", "SOLANA_USDT_MINT"]);
-    expect(results.find((r) => r.variable === "SOLANA_USDT_MINT")?.detail).toContain("is not a token mint");
-  });
-
-  it("names SOLANA_RPC_URL when the endpoint does not answer, and when it is stale", async () => {
-    const gone = await solanaProbe({ connection: new Connection("http://127.0.0.1:9", "finalized") }).run();
-    expect(failed(gone)).toEqual(["SOLANA_RPC_URL"]);
-    const stale = await solanaProbe({ now: () => Date.now() + 120_000 }).run();
-    expect(failed(stale)).toEqual(["SOLANA_RPC_URL"]);
-    expect(stale[1]?.detail).toMatch(/stale: its newest finalized block \(slot \d+\) is 12\d s old/);
-  });
-});
 
 describe("the Sui probe", () => {
   it("passes the declared local network", async () => {
@@ -112,39 +56,14 @@ describe("the Sui probe", () => {
   });
 });
 
+/** A logger whose lines (pino writes one per call) are kept, parsed, for the test to read. */
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const destination = { write: (line: string) => void lines.push(JSON.parse(line)) };
   return { lines, log: createLogger({ name: "test", destination, level: "info" }) };
 }
 
-describe("the chain guard", () => {
-  it("refuses to start on a fault, naming each variable", async () => {
-    const { log } = capture();
-    const error = await startChainGuard({
-      service: "watcher-sui",
-      probes: [
-        suiProbe({ networkId: "35834a8a" }),
-        solanaProbe({ mints: { USDC: solana.mints.USDT, USDT: "x" } }),
-      ],
-      intervalMs: 60_000,
-      log,
-    }).catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(PreflightError);
-    expect((error as PreflightError).faults.map((f) => f.variable)).toEqual([
-      "SUI_CHAIN_ID",
-      "SOLANA_USDT_MINT",
-    ]);
-    expect((error as Error).message).toMatch(
-      /^watcher-sui: chain preflight failed: SUI_CHAIN_ID: .*SOLANA_USDT_MINT: /,
-    );
-  });
-
+describe("the chain guard on a Sui endpoint", () => {
   it("stops crediting while the endpoint is stale or gone, alerts naming the variable, and resumes", async () => {
     const { lines, log } = capture();
     const metrics = createMetricsRegistry("test");
@@ -193,42 +112,6 @@ describe("the chain guard", () => {
     } finally {
       guard.stop();
       await net.close().catch(() => {});
-    }
-  });
-
-  it("counts a probe that hangs (a stopped node) as its endpoint not answering", async () => {
-    const { log } = capture();
-    let hang = false;
-    const probe = {
-      chain: "sui" as const,
-      endpoint: "SUI_GRPC_URL",
-      run: () =>
-        hang
-          ? new Promise<never>(() => {})
-          : Promise.resolve([
-              { chain: "sui" as const, variable: "SUI_CHAIN_ID", ok: true, detail: "same chain" },
-            ]),
-    };
-    const guard = await startChainGuard({
-      service: "test",
-      probes: [probe],
-      intervalMs: 50,
-      timeoutMs: 300,
-      log,
-    });
-    try {
-      hang = true;
-      await expect.poll(() => guard.crediting("sui"), { timeout: 3_000, interval: 50 }).toBe(false);
-      expect(guard.results()).toEqual([
-        {
-          chain: "sui",
-          variable: "SUI_GRPC_URL",
-          ok: false,
-          detail: "the endpoint did not answer within 0.3 s",
-        },
-      ]);
-    } finally {
-      guard.stop();
     }
   });
 });

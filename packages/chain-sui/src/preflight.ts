@@ -1,15 +1,17 @@
-// The Sui endpoint's preflight: it is the declared network (GetServiceInfo's chain identifier),
-// its newest checkpoint is recent, and both configured coin types exist with 6 decimals.
-import { sameNetworkId } from "@gateway/chains";
-import type { SuiGrpcClient } from "@mysten/sui/grpc";
+// The Sui endpoint's chain preflight (packages/chain-preflight runs it): it is the declared network
+// (GetServiceInfo's chain identifier), its newest checkpoint is recent, and both configured coin
+// types exist with 6 decimals.
 import {
   type ChainProbe,
   type CheckOf,
   chainProbe,
   type PreflightCheck,
   type ProbeBasics,
+  probeBasics,
   reason,
-} from "./check.js";
+} from "@gateway/chain-preflight";
+import { sameNetworkId } from "@gateway/chains";
+import { SuiGrpcClient } from "@mysten/sui/grpc";
 
 export interface SuiProbeOptions extends ProbeBasics {
   client: Pick<SuiGrpcClient, "ledgerService" | "stateService">;
@@ -63,4 +65,26 @@ async function coinTypeCheck(
   } catch (err) {
     return check(variable, false, `${coinType} is unknown on this network: ${reason(err)}`);
   }
+}
+
+/** The variables the probe reads: the watcher's, settlement's and the doctor's, the same names. */
+export interface SuiPreflightConfig {
+  SUI_GRPC_URL: string;
+  SUI_NETWORK: "mainnet" | "localnet";
+  SUI_CHAIN_ID?: string | undefined;
+  SUI_USDC_COIN_TYPE: string;
+  SUI_USDT_COIN_TYPE: string;
+  CHAIN_MAX_LAG_SECONDS: number;
+}
+
+/** The probe of a service's configuration: the same values the service uses, the same variables. */
+export function suiProbeFromConfig(
+  config: SuiPreflightConfig,
+  client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL }),
+): ChainProbe {
+  return createSuiProbe({
+    ...probeBasics("sui", config.SUI_NETWORK, config.SUI_CHAIN_ID, config),
+    client,
+    coinTypes: { USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE },
+  });
 }

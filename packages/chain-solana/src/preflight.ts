@@ -1,7 +1,9 @@
-// The Solana endpoint's preflight: it is the declared network (its genesis hash), its newest
-// finalized block is recent, and both configured mints are initialized SPL mints of 6 decimals.
-import { type Connection, PublicKey } from "@solana/web3.js";
-import { type ChainProbe, type CheckOf, chainProbe, type PreflightCheck, type ProbeBasics } from "./check.js";
+// The Solana endpoint's chain preflight (packages/chain-preflight runs it): it is the declared
+// network (its genesis hash), its newest finalized block is recent, and both configured mints are
+// initialized SPL mints of 6 decimals.
+import type { ChainProbe, CheckOf, PreflightCheck, ProbeBasics } from "@gateway/chain-preflight";
+import { chainProbe, probeBasics } from "@gateway/chain-preflight";
+import { Connection, PublicKey } from "@solana/web3.js";
 
 const TOKEN_PROGRAMS = new Set([
   "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
@@ -59,4 +61,26 @@ async function mintCheck(
   const decimals = account.data[44];
   if (decimals !== 6) return check(variable, false, `mint ${address} has ${decimals} decimals, not 6`);
   return check(variable, true, `${coin} mint ${address} exists with 6 decimals`);
+}
+
+/** The variables the probe reads: the watcher's, settlement's and the doctor's, the same names. */
+export interface SolanaPreflightConfig {
+  SOLANA_RPC_URL: string;
+  SOLANA_NETWORK: "mainnet" | "localnet";
+  SOLANA_GENESIS_HASH?: string | undefined;
+  SOLANA_USDC_MINT: string;
+  SOLANA_USDT_MINT: string;
+  CHAIN_MAX_LAG_SECONDS: number;
+}
+
+/** The probe of a service's configuration: the same values the service uses, the same variables. */
+export function solanaProbeFromConfig(
+  config: SolanaPreflightConfig,
+  connection = new Connection(config.SOLANA_RPC_URL, "finalized"),
+): ChainProbe {
+  return createSolanaProbe({
+    ...probeBasics("solana", config.SOLANA_NETWORK, config.SOLANA_GENESIS_HASH, config),
+    connection,
+    mints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+  });
 }
