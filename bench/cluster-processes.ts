@@ -3,8 +3,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { SERVICES } from "../scripts/cluster/services.js";
-
-const ROOT = path.resolve(import.meta.dirname, "..");
+import { ROOT } from "../test/soak/src/cluster.js";
 
 /**
  * By the process's folder; the watchers all run from services/watcher, so for them by the chain

@@ -34,39 +34,23 @@ export function createRateLimiter(sql: Sql): RateLimiter {
     // Repeated while the database restarts, so a restart does not turn every request of the
     // batch into a 503. An attempt cut off after its commit counts those hits twice: a client
     // may meet its limit a little early during a restart, never late.
-    const totals = await retryWhileUnavailable(() => countHits(rows));
-    const places: number[] = [];
-    for (const [g, indexes] of [...groups.values()].entries()) {
-      for (const [n, i] of indexes.entries()) places[i] = totals[g]! - indexes.length + 1 + n;
-    }
-    return places;
-  });
-
-  /** Adds each row's count to its bucket's window; the new totals, in the rows' order. */
-  async function countHits(rows: { hit: Hit; count: number }[]): Promise<number[]> {
-    if (rows.length === 1) {
-      // One bucket (one busy client), the common batch under load: scalar parameters, which
-      // cost the API a fraction of the CPU of encoding arrays.
-      const [{ hit, count }] = rows as [{ hit: Hit; count: number }];
-      const [row] = await sql<{ hits: number }[]>`
-        insert into rate_limit_counters (bucket, window_start, hits)
-        values (${hit.bucket}, ${new Date(hit.windowStartMs)}, ${count})
-        on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + excluded.hits
-        returning hits`;
-      return [row!.hits];
-    }
-    const counted = await sql<{ bucket: string; window_start: Date; hits: number }[]>`
+    const counted = await retryWhileUnavailable(
+      () => sql<{ bucket: string; window_start: Date; hits: number }[]>`
       insert into rate_limit_counters (bucket, window_start, hits)
       select * from unnest(${rows.map((r) => r.hit.bucket)}::text[],
                            ${rows.map((r) => new Date(r.hit.windowStartMs).toISOString())}::timestamptz[],
                            ${rows.map((r) => r.count)}::int[])
       on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + excluded.hits
-      returning bucket, window_start, hits`;
+      returning bucket, window_start, hits`,
+    );
     if (counted.length !== rows.length) throw new Error("rate limit upsert lost a bucket");
-    const totalOf = new Map(counted.map((r) => [`${r.window_start.getTime()}:${r.bucket}`, r.hits]));
-    const totals = rows.map((r) => totalOf.get(`${r.hit.windowStartMs}:${r.hit.bucket}`)!);
-    return totals;
-  }
+    const places: number[] = [];
+    for (const row of counted) {
+      const indexes = groups.get(`${row.window_start.getTime()}:${row.bucket}`) ?? [];
+      for (const [n, i] of indexes.entries()) places[i] = row.hits - indexes.length + 1 + n;
+    }
+    return places;
+  });
 
   return {
     async hit(bucket, limit, windowSeconds = 60) {
