@@ -1,4 +1,5 @@
 export type { AccountSnapshot, Chain, Commitment, TokenBalance, TransactionRecord } from "./chain.js";
+export { createSolanaCustomerPool, type SolanaCustomerPool } from "./customer-pool.js";
 export type { EnhancedTransaction } from "./enhanced-transaction.js";
 export { enhanceTransaction } from "./enhanced-transaction.js";
 export { type Coin, MAINNET_MINTS, STABLECOIN_DECIMALS, type Stablecoin } from "./faucet.js";

@@ -1,5 +1,6 @@
 export { coinObjectType, decodeCoinContents, type StoredCoin, storeCoin } from "./coin-object.js";
 export { type CoinInfo, type CoinSymbol, formatAmount, parseDecimalAmount } from "./coins.js";
+export { createSuiCustomerPool, type SuiCustomerPool } from "./customer-pool.js";
 export { deriveObjectId, hashTyped, objectDigest, transactionDigest } from "./digests.js";
 export type { FaucetGrant } from "./faucet.js";
 export type { CheckpointRecord, Ledger, TransactionRecord } from "./ledger.js";

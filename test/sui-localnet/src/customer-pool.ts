@@ -1,0 +1,98 @@
+// Many customers paying at once, for load generators that share the cores with what they load.
+// `pay` is one newcomer's whole journey (the faucet twice, coin look-ups, waiting for the
+// checkpoint) and costs its caller 10-20 ms of CPU a payment; here wallets are funded ahead, with
+// `prepare`, and each payment is what a wallet's "send" button does: one transaction built
+// offline from the coins the faucet reported, signed, and executed through SuiGrpcClient.
+// A Sui coin is an object with a version, so payments in flight at once each need their own
+// wallet: every prepared wallet pays once.
+import { SuiGrpcClient } from "@mysten/sui/grpc";
+import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import { normalizeSuiAddress } from "@mysten/sui/utils";
+import type { CoinSymbol } from "./coins.js";
+import type { LocalnetInfo } from "./localnet.js";
+import { buildPayment, type ObjectRef } from "./payment-builder.js";
+
+export interface SuiCustomerPool {
+  /** Funds `count` more wallets, each able to pay once. */
+  prepare(count: number): Promise<void>;
+  /** Wallets funded and not yet used. */
+  readonly ready: number;
+  /** Pays `baseUnits` of the pool's coin to `to` from a prepared wallet; resolves with the digest once executed. */
+  pay(to: string, baseUnits: bigint): Promise<string>;
+}
+
+interface PreparedWallet {
+  keypair: Ed25519Keypair;
+  gas: ObjectRef;
+  coin: ObjectRef;
+}
+
+/** Faucet grants run one at a time inside the network; this many requests keep it busy. */
+const FUNDING_CONCURRENCY = 8;
+const GAS_FUNDING = "0.05";
+
+export async function createSuiCustomerPool(options: {
+  url: string;
+  coin?: Exclude<CoinSymbol, "SUI">;
+  /** Decimal amount of the coin each wallet starts with: more than any one payment. */
+  fundEach?: string;
+}): Promise<SuiCustomerPool> {
+  const coin = options.coin ?? "USDC";
+  // Funding happens before the load it feeds, so plain fetch serves it.
+  const info = (await (await fetch(`${options.url}/info`)).json()) as LocalnetInfo;
+  const gasPrice = BigInt(info.referenceGasPrice);
+  const client = new SuiGrpcClient({ network: "localnet", baseUrl: options.url });
+  const wallets: PreparedWallet[] = [];
+
+  const grant = async (owner: string, symbol: CoinSymbol, amount: string): Promise<ObjectRef> => {
+    const res = await fetch(`${options.url}/faucet`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ owner, coin: symbol, amount }),
+    });
+    if (!res.ok) throw new Error(`faucet refused ${amount} ${symbol}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { object: ObjectRef }).object;
+  };
+  const fundOne = async () => {
+    const keypair = new Ed25519Keypair();
+    const owner = keypair.toSuiAddress();
+    const gas = await grant(owner, "SUI", GAS_FUNDING);
+    const paid = await grant(owner, coin, options.fundEach ?? "100");
+    wallets.push({ keypair, gas, coin: paid });
+  };
+
+  return {
+    async prepare(count) {
+      let left = count;
+      await Promise.all(
+        Array.from({ length: Math.min(FUNDING_CONCURRENCY, count) }, async () => {
+          while (left > 0) {
+            left--;
+            await fundOne();
+          }
+        }),
+      );
+    },
+    get ready() {
+      return wallets.length;
+    },
+    async pay(to, baseUnits) {
+      const wallet = wallets.shift();
+      if (!wallet) throw new Error("no prepared Sui wallet left: call prepare() with the payments to come");
+      const bytes = await buildPayment({
+        sender: wallet.keypair.toSuiAddress(),
+        gasPayment: [wallet.gas],
+        gasPrice,
+        gasBudget: gasPrice * 5000n,
+        coins: [wallet.coin],
+        amount: baseUnits,
+        recipient: normalizeSuiAddress(to),
+      });
+      const { signature } = await wallet.keypair.signTransaction(bytes);
+      const result = await client.executeTransaction({ transaction: bytes, signatures: [signature] });
+      if (!result.Transaction)
+        throw new Error(`payment failed: ${result.FailedTransaction?.status.error?.message ?? "unknown"}`);
+      return result.Transaction.digest;
+    },
+  };
+}
