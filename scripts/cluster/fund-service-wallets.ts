@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createSignerClient } from "@gateway/signer-client";
 
+/** settlement's chain-work concurrency (services/settlement/src/command-consumer.ts). */
+const SUI_GAS_COINS = 64;
+
 /**
  * A fresh local cluster's service wallets are empty: the gas wallet needs SOL to pay fees, and
  * the vault needs its USDC/USDT token accounts before sweeps can land in them. The signer never
@@ -36,8 +39,10 @@ export async function fundLocalServiceWallets(options: {
       // A dust mint creates each vault token account (and makes the vault rent-exempt owner).
       await faucet(options.solanaRpcUrl, solana.vault, "USDC", "0.000001");
       await faucet(options.solanaRpcUrl, solana.vault, "USDT", "0.000001");
-      // Several gas coins: each Sui transaction in flight holds one of the gas wallet's coins.
-      for (let coin = 0; coin < 8; coin++) await faucet(options.suiUrl, book.sui[mode].gas, "SUI", "25");
+      // Each Sui transaction in flight holds one of the gas wallet's coins, so their number
+      // bounds the sweeps and refunds in flight: as many as settlement runs at once.
+      for (let coin = 0; coin < SUI_GAS_COINS; coin++)
+        await faucet(options.suiUrl, book.sui[mode].gas, "SUI", "25");
     }
     options.say("local service wallets funded (gas SOL and SUI, vault token accounts)");
   } finally {

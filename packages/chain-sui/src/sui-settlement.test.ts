@@ -89,6 +89,57 @@ describe("sui settlement", () => {
     expect(await balance(vault)).toBe(vaultBefore + 12_500_000n);
   });
 
+  it("runs sweeps side by side on distinct gas coins, each signed once", async () => {
+    // As many sweeps at once as the gas wallet has coins: each must take its own coin at once,
+    // not find it taken only when the signer refuses the second use of it.
+    let signs = 0;
+    const counting = new Proxy(signer.client, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== "sign") return typeof value === "function" ? value.bind(target) : value;
+        return (...args: Parameters<typeof target.sign>) => {
+          signs++;
+          return target.sign(...args);
+        };
+      },
+    });
+    const sideBySide = createSuiSettlement({
+      sql: db.sql,
+      client,
+      signer: counting,
+      log,
+      coinTypes: { SUI: "0x2::sui::SUI", USDC: net.coinType("USDC"), USDT: net.coinType("USDT") },
+      approver: { keyId: signer.approvers.settlement.keyId, key: signer.approvers.settlement.key },
+    });
+    const gasCoins = (await client.listCoins({ owner: gas, coinType: "0x2::sui::SUI" })).objects.length;
+    expect(gasCoins).toBeGreaterThanOrEqual(4);
+    const sweeps = await Promise.all(
+      Array.from({ length: gasCoins }, async () => {
+        const { index, address } = await deposit();
+        await net.fund(address, "USDC", 1_000_000n);
+        return { address, index };
+      }),
+    );
+    const vaultBefore = await balance(vault);
+    const results = await Promise.all(
+      sweeps.map(({ address, index }) =>
+        sideBySide.sweep({
+          intentId: `sweep:${randomUUID()}`,
+          paymentId: randomUUID(),
+          mode: "live",
+          chain: "sui",
+          coin: "USDC",
+          depositAddress: address,
+          derivationIndex: index,
+          amount: 1_000_000n,
+        }),
+      ),
+    );
+    expect(new Set(results.map((r) => r.txid)).size).toBe(gasCoins);
+    expect(signs).toBe(gasCoins);
+    expect(await balance(vault)).toBe(vaultBefore + BigInt(gasCoins) * 1_000_000n);
+  });
+
   it("rebuilds when a stored attempt's inputs moved on, and refunds from a deposit through the vault", async () => {
     const { index, address } = await deposit();
     const grant = await net.fund(address, "USDC", 3_000_000n);

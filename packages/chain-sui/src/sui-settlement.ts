@@ -104,7 +104,9 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     let cursor: string | null | undefined;
     do {
       const page = await client.listCoins({ owner, coinType: type, limit: 200, cursor });
-      for (const c of page.objects) out.push({ ...c, balance: BigInt(c.balance) });
+      // Normalized as transaction inputs are (ownedInputs), so `busy` compares like with like.
+      for (const c of page.objects)
+        out.push({ ...c, objectId: normalizeSuiAddress(c.objectId), balance: BigInt(c.balance) });
       cursor = page.hasNextPage ? page.cursor : null;
     } while (cursor);
     return out;
@@ -122,7 +124,11 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
         picked.push(coin);
         sum += coin.balance;
       }
-      if (sum >= amount) return picked;
+      if (sum >= amount) {
+        // Taken before the next await: intents picking at the same moment get other coins.
+        for (const coin of picked) busy.add(coin.objectId);
+        return picked;
+      }
       const total = coins.reduce((s, c) => s + c.balance, 0n);
       if (total < amount || wait >= 100) {
         throw new Error(`${what} ${owner} holds ${total} of ${type}, ${amount} needed`);
@@ -137,7 +143,10 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       const coins = await listCoins(gas, coinType("SUI"));
       const usable = coins.filter((c) => c.balance >= gasBudget);
       const free = usable.find((c) => !busy.has(c.objectId));
-      if (free) return free;
+      if (free) {
+        busy.add(free.objectId);
+        return free;
+      }
       if (usable.length === 0 || wait >= 100) {
         throw new Error(`gas wallet ${gas} has no free coin of ${gasBudget} MIST`);
       }
@@ -219,7 +228,30 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     };
   }
 
+  /**
+   * Builds and signs with coins it reserves in `busy` as it picks them. The caller holds the
+   * returned attempt's inputs busy until it is final; reserved coins the attempt does not spend
+   * (a failure, or the signer answering with a transaction bound earlier) are released here.
+   */
   async function buildAndSign(spec: IntentSpec, mode: Mode, attempt: number): Promise<StoredAttempt> {
+    const reserved: string[] = [];
+    try {
+      const stored = await buildAndSignReserving(spec, mode, attempt, reserved);
+      const spent = new Set(stored.inputs.map((input) => input.objectId));
+      for (const objectId of reserved) if (!spent.has(objectId)) busy.delete(objectId);
+      return stored;
+    } catch (err) {
+      for (const objectId of reserved) busy.delete(objectId);
+      throw err;
+    }
+  }
+
+  async function buildAndSignReserving(
+    spec: IntentSpec,
+    mode: Mode,
+    attempt: number,
+    reserved: string[],
+  ): Promise<StoredAttempt> {
     const { gas } = await wallets(mode);
     const price = await referenceGasPrice();
     let coins: Awaited<ReturnType<typeof pickCoins>>;
@@ -230,7 +262,9 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       if (bound) return bound;
       throw err;
     }
+    reserved.push(...coins.map((c) => c.objectId));
     const gasCoin = await pickGasCoin(gas);
+    reserved.push(gasCoin.objectId);
     const objectIds = coins.map((c) => c.objectId);
     const { objects } = await client.getObjects({ objectIds, include: { objectBcs: true } });
     const refs: SuiCoinRef[] = [];
