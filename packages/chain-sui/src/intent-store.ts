@@ -9,7 +9,7 @@ export interface StoredAttempt {
 }
 
 /** Transactions signed per intent, written before they are sent; and the final one per intent. */
-export function createIntentStore(sql: Sql) {
+function intentRecords(sql: Sql) {
   return {
     async done(intentId: string): Promise<string | undefined> {
       const [row] = await sql<{ digest: string }[]>`
@@ -48,17 +48,27 @@ export function createIntentStore(sql: Sql) {
         values (${intentId}, ${attempt.attempt}, ${attempt.digest}, ${Buffer.from(attempt.txBytes)},
                 ${attempt.signatures}, ${sql.json(attempt.inputs as never)})`;
     },
+  };
+}
+
+export type IntentRecords = ReturnType<typeof intentRecords>;
+
+export function createIntentStore(sql: Sql) {
+  return {
+    ...intentRecords(sql),
 
     /**
      * One runner per intent across processes: a session advisory lock held on a reserved
-     * connection for the whole build-sign-send-wait, released even when the work throws.
+     * connection, released even when the work throws. The work reads and writes the records
+     * through that same connection (`locked`): holders needing a second connection from the
+     * pool would wait on each other once as many hold the lock as the pool has connections.
      */
-    async exclusive<T>(intentId: string, work: () => Promise<T>): Promise<T> {
+    async exclusive<T>(intentId: string, work: (locked: IntentRecords) => Promise<T>): Promise<T> {
       const reserved = await sql.reserve();
       try {
         await reserved`select pg_advisory_lock(hashtextextended(${`sui-intent:${intentId}`}, 0))`;
         try {
-          return await work();
+          return await work(intentRecords(reserved));
         } finally {
           await reserved`select pg_advisory_unlock(hashtextextended(${`sui-intent:${intentId}`}, 0))`;
         }

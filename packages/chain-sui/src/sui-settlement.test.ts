@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
 import { signPayoutApproval } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
@@ -89,9 +90,11 @@ describe("sui settlement", () => {
     expect(await balance(vault)).toBe(vaultBefore + 12_500_000n);
   });
 
-  it("runs sweeps side by side on distinct gas coins, each signed once", async () => {
-    // As many sweeps at once as the gas wallet has coins: each must take its own coin at once,
-    // not find it taken only when the signer refuses the second use of it.
+  it("runs many more sweeps at once than gas coins and connections, each signed once", async () => {
+    // Four times as many sweeps at once as the gas wallet has coins, on a pool of two
+    // connections: each sweep must take a free coin the moment it picks it (not find it taken
+    // when the signer refuses the second use), and no sweep may hold a connection while it
+    // waits for what another needs a connection to release.
     let signs = 0;
     const counting = new Proxy(signer.client, {
       get(target, key, receiver) {
@@ -103,8 +106,9 @@ describe("sui settlement", () => {
         };
       },
     });
+    const twoConnections = createSql({ url: db.url, max: 2 });
     const sideBySide = createSuiSettlement({
-      sql: db.sql,
+      sql: twoConnections,
       client,
       signer: counting,
       log,
@@ -114,7 +118,7 @@ describe("sui settlement", () => {
     const gasCoins = (await client.listCoins({ owner: gas, coinType: "0x2::sui::SUI" })).objects.length;
     expect(gasCoins).toBeGreaterThanOrEqual(4);
     const sweeps = await Promise.all(
-      Array.from({ length: gasCoins }, async () => {
+      Array.from({ length: gasCoins * 4 }, async () => {
         const { index, address } = await deposit();
         await net.fund(address, "USDC", 1_000_000n);
         return { address, index };
@@ -135,9 +139,10 @@ describe("sui settlement", () => {
         }),
       ),
     );
-    expect(new Set(results.map((r) => r.txid)).size).toBe(gasCoins);
-    expect(signs).toBe(gasCoins);
-    expect(await balance(vault)).toBe(vaultBefore + BigInt(gasCoins) * 1_000_000n);
+    await twoConnections.end();
+    expect(new Set(results.map((r) => r.txid)).size).toBe(sweeps.length);
+    expect(signs).toBe(sweeps.length);
+    expect(await balance(vault)).toBe(vaultBefore + BigInt(sweeps.length) * 1_000_000n);
   });
 
   it("rebuilds when a stored attempt's inputs moved on, and refunds from a deposit through the vault", async () => {

@@ -15,7 +15,7 @@ import {
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { TransactionDataBuilder } from "@mysten/sui/transactions";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
-import { createIntentStore, type StoredAttempt } from "./intent-store.js";
+import { createIntentStore, type IntentRecords, type StoredAttempt } from "./intent-store.js";
 import {
   findSuiTransaction,
   ownedInputs,
@@ -175,8 +175,8 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   }
 
   /** The outcome of earlier attempts: a final digest, or undefined when none can land any more. */
-  async function settlePrior(intentId: string): Promise<string | undefined> {
-    for (const attempt of await store.attempts(intentId)) {
+  async function settlePrior(records: IntentRecords, intentId: string): Promise<string | undefined> {
+    for (const attempt of await records.attempts(intentId)) {
       let tx = await transaction(attempt.digest);
       if (!tx && (await inputsCurrent(attempt))) {
         // Signed and stored but never executed (a crash before sending): send the same bytes.
@@ -190,7 +190,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       if (!tx) continue;
       const done = await final(attempt.digest);
       if (done.status.success) {
-        await store.markDone(intentId, attempt.digest, BigInt(done.checkpoint));
+        await records.markDone(intentId, attempt.digest, BigInt(done.checkpoint));
         return attempt.digest;
       }
     }
@@ -302,51 +302,73 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     return storedAttempt(attempt, signed);
   }
 
+  /**
+   * Under the intent's lock: decide, build, sign, record and send. The wait for the checkpoint
+   * comes after the lock, so an intent holds a database connection only while it decides, not
+   * for the chain's finality; a second runner of the same intent meanwhile finds the recorded
+   * attempt on chain and waits for the same transaction (settlePrior).
+   */
   async function run(spec: IntentSpec, mode: Mode): Promise<string> {
-    return store.exclusive(spec.intentId, async () => {
-      const done = await store.done(spec.intentId);
-      if (done) return done;
-      for (let round = 0; round < ROUNDS; round++) {
-        const prior = await settlePrior(spec.intentId);
-        if (prior) return prior;
-        const previous = await store.attempts(spec.intentId);
-        let attempt: StoredAttempt;
-        try {
-          attempt = await buildAndSign(spec, mode, (previous[0]?.attempt ?? 0) + 1);
-        } catch (err) {
-          // Another replica's intent holds one of these coin versions: pick others.
-          if (!(err instanceof SignerRefusedError && err.refusal.code === "INPUT_IN_USE")) throw err;
-          const held = /sui-object:(0x[0-9a-f]+)@/.exec(err.refusal.reason)?.[1];
-          if (held) holdFor(held, 5_000);
-          continue;
-        }
-        for (const input of attempt.inputs) busy.add(input.objectId);
-        try {
-          await store.record(spec.intentId, attempt);
+    const sent = await store.exclusive<{ final: string } | { sent: StoredAttempt }>(
+      spec.intentId,
+      async (locked) => {
+        const done = await locked.done(spec.intentId);
+        if (done) return { final: done };
+        for (let round = 0; round < ROUNDS; round++) {
+          const prior = await settlePrior(locked, spec.intentId);
+          if (prior) return { final: prior };
+          const previous = await locked.attempts(spec.intentId);
+          let attempt: StoredAttempt;
           try {
-            await execute(attempt);
+            attempt = await buildAndSign(spec, mode, (previous[0]?.attempt ?? 0) + 1);
           } catch (err) {
-            if (STALE.test(String(err))) {
-              log.info({ intentId: spec.intentId, err: String(err) }, "sui inputs moved on; rebuilding");
-              continue;
+            // Another replica's intent holds one of these coin versions: pick others.
+            if (!(err instanceof SignerRefusedError && err.refusal.code === "INPUT_IN_USE")) throw err;
+            const held = /sui-object:(0x[0-9a-f]+)@/.exec(err.refusal.reason)?.[1];
+            if (held) holdFor(held, 5_000);
+            continue;
+          }
+          for (const input of attempt.inputs) busy.add(input.objectId);
+          let inFlight = false;
+          try {
+            await locked.record(spec.intentId, attempt);
+            try {
+              await execute(attempt);
+            } catch (err) {
+              if (STALE.test(String(err))) {
+                log.info({ intentId: spec.intentId, err: String(err) }, "sui inputs moved on; rebuilding");
+                continue;
+              }
+              throw err;
             }
-            throw err;
+            inFlight = true;
+            return { sent: attempt };
+          } finally {
+            if (!inFlight) for (const input of attempt.inputs) busy.delete(input.objectId);
           }
-          const result = await final(attempt.digest);
-          if (result.status.success) {
-            await store.markDone(spec.intentId, attempt.digest, BigInt(result.checkpoint));
-            log.info({ intentId: spec.intentId, digest: attempt.digest }, "sui intent final");
-            return attempt.digest;
-          }
-          throw new Error(
-            `transaction ${attempt.digest} failed on chain: ${JSON.stringify(result.status.error)}`,
-          );
-        } finally {
-          for (const input of attempt.inputs) busy.delete(input.objectId);
         }
-      }
-      throw new Error(`intent ${spec.intentId}: inputs kept moving, giving up for now`);
-    });
+        throw new Error(`intent ${spec.intentId}: inputs kept moving, giving up for now`);
+      },
+    );
+    if ("final" in sent) return sent.final;
+    const attempt = sent.sent;
+    let result: Awaited<ReturnType<typeof final>>;
+    try {
+      result = await final(attempt.digest);
+    } finally {
+      // The coins stay ours until the checkpoint (their next versions come from this
+      // transaction), and not a moment longer: runners holding the lock's connection may be
+      // waiting for one, and this runner needs a pool connection for what follows.
+      for (const input of attempt.inputs) busy.delete(input.objectId);
+    }
+    if (!result.status.success) {
+      throw new Error(
+        `transaction ${attempt.digest} failed on chain: ${JSON.stringify(result.status.error)}`,
+      );
+    }
+    await store.markDone(spec.intentId, attempt.digest, BigInt(result.checkpoint));
+    log.info({ intentId: spec.intentId, digest: attempt.digest }, "sui intent final");
+    return attempt.digest;
   }
 
   async function sweepToVault(intentId: string, work: SweepWork | RefundWork, amount: bigint) {
