@@ -10,7 +10,7 @@
 // Per rate: offered, achieved, lost, wrong final state, duplicate deliveries, p50/p99 from the
 // customer's action (simulate, or the transfer sent) to the final webhook and from create, CPU per payment by process; then pgbench's single-row INSERT rate on the same
 // PostgreSQL, in a throwaway database. `--quick` runs the test flow alone.
-//   pnpm exec tsx bench/pipeline-bench.ts [--quick] [--flows test,solana,sui] [--record]
+//   pnpm exec tsx bench/pipeline-bench.ts [--quick] [--flows=test,solana,sui] [--rates=50,100] [--record]
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -49,6 +49,13 @@ const RATES: Record<Flow, number[]> = {
   solana: [1, 2, 5, 10, 20, 50, 100, 150, 200, 300],
   sui: [1, 2, 5, 10, 20, 50, 100, 150, 200, 300],
 };
+/** `--rates=50,100`: these offered rates for every flow run, instead of the ladders above. */
+const ratesArgument = process.argv.find((arg) => arg.startsWith("--rates="))?.slice("--rates=".length);
+if (ratesArgument) {
+  const rates = ratesArgument.split(",").map(Number);
+  if (rates.some((rate) => !(rate > 0))) throw new Error(`--rates: positive numbers, got ${ratesArgument}`);
+  for (const flow of FLOWS) RATES[flow] = rates;
+}
 const STEP_SECONDS = quick ? 8 : 20;
 /** A payment not final this long after its step ended is lost. */
 const GRACE_MS = 15_000;
@@ -299,7 +306,7 @@ async function customersFor(cluster: SoakCluster): Promise<Customers> {
 const benchStarted = performance.now();
 const loadAtStart = loadAverage();
 process.stdout.write(`starting the cluster (load ${loadAtStart})\n`);
-const cluster = await startSoakCluster();
+const cluster = await startSoakCluster({ logLevel: process.env["PIPELINE_LOG_LEVEL"] ?? "warn" });
 const sql = createSql({ url: cluster.databaseUrl, max: 4 });
 const steps: Step[] = [];
 const idleMsPerSecond: Record<string, number> = {};

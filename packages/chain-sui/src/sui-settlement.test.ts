@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createSql } from "@gateway/db";
+import { createAuditHeadStore, createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
-import { signPayoutApproval } from "@gateway/signer-client";
+import { signPayoutApproval, withAuditHeadCheck } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
@@ -92,9 +92,10 @@ describe("sui settlement", () => {
 
   it("runs many more sweeps at once than gas coins and connections, each signed once", async () => {
     // Four times as many sweeps at once as the gas wallet has coins, on a pool of two
-    // connections: each sweep must take a free coin the moment it picks it (not find it taken
-    // when the signer refuses the second use), and no sweep may hold a connection while it
-    // waits for what another needs a connection to release.
+    // connections with the signer wrapped as settlement wraps it (its audit head is read and
+    // recorded through the same pool): each sweep must take a free coin the moment it picks it
+    // (not find it taken when the signer refuses the second use), and no sweep may hold a
+    // connection while it waits for what another needs a connection to release.
     let signs = 0;
     const counting = new Proxy(signer.client, {
       get(target, key, receiver) {
@@ -110,7 +111,10 @@ describe("sui settlement", () => {
     const sideBySide = createSuiSettlement({
       sql: twoConnections,
       client,
-      signer: counting,
+      signer: withAuditHeadCheck(counting, createAuditHeadStore(twoConnections, "settlement"), {
+        everyMs: 0,
+      }),
+      decidingAtOnce: 1,
       log,
       coinTypes: { SUI: "0x2::sui::SUI", USDC: net.coinType("USDC"), USDT: net.coinType("USDT") },
       approver: { keyId: signer.approvers.settlement.keyId, key: signer.approvers.settlement.key },

@@ -15,6 +15,7 @@ import {
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { TransactionDataBuilder } from "@mysten/sui/transactions";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
+import pLimit from "p-limit";
 import { createIntentStore, type IntentRecords, type StoredAttempt } from "./intent-store.js";
 import {
   findSuiTransaction,
@@ -39,6 +40,12 @@ export interface SuiSettlementOptions {
   gasBudget?: bigint;
   /** How long to wait for a sent transaction's checkpoint before giving up (and retrying later). */
   finalityTimeoutMs?: number;
+  /**
+   * Intents deciding at once (default 4). Each holds a connection for its lock, and its signer
+   * call takes another from the pool (the audit head, withAuditHeadCheck): at most half of
+   * `sql`'s connections, or the holders can take them all and wait on each other.
+   */
+  decidingAtOnce?: number;
 }
 
 /** Rejections that mean an input moved on since the transaction was built: rebuild and re-sign. */
@@ -70,6 +77,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   const gasBudget = options.gasBudget ?? 10_000_000n;
   const finalityTimeoutMs = options.finalityTimeoutMs ?? 60_000;
   const store = createIntentStore(sql);
+  const deciding = pLimit(options.decidingAtOnce ?? 4);
   /** Objects an in-flight transaction of this process uses; other intents pick other coins. */
   const busy = new Set<string>();
   /** Objects the signer reported bound to another replica's intent, skipped for a while. */
@@ -309,9 +317,8 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
    * attempt on chain and waits for the same transaction (settlePrior).
    */
   async function run(spec: IntentSpec, mode: Mode): Promise<string> {
-    const sent = await store.exclusive<{ final: string } | { sent: StoredAttempt }>(
-      spec.intentId,
-      async (locked) => {
+    const sent = await deciding(() =>
+      store.exclusive<{ final: string } | { sent: StoredAttempt }>(spec.intentId, async (locked) => {
         const done = await locked.done(spec.intentId);
         if (done) return { final: done };
         for (let round = 0; round < ROUNDS; round++) {
@@ -348,7 +355,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
           }
         }
         throw new Error(`intent ${spec.intentId}: inputs kept moving, giving up for now`);
-      },
+      }),
     );
     if ("final" in sent) return sent.final;
     const attempt = sent.sent;
