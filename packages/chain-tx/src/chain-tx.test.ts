@@ -50,8 +50,24 @@ describe("Solana builders", () => {
     });
     const wire = solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, bytes)]);
     expect(wire.length).toBe(1 + 2 * 64 + bytes.length);
-    // serialize() verifies every signature, so a wrong one cannot slip onto the wire.
+    // Every signature is verified, so a wrong one cannot slip onto the wire: a missing one, one
+    // by the right key over other bytes, one altered by a bit.
     expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), detached(gas, bytes)])).toThrow();
+    const other = buildSolanaTransfer({
+      asset: SOL_ASSET,
+      source: vault.publicKey.toBase58(),
+      destination: addr(),
+      gasWallet: gas.publicKey.toBase58(),
+      amount: 6n,
+      recentBlockhash: blockhash,
+    });
+    expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, other)])).toThrow(
+      /does not verify/,
+    );
+    const flipped = detached(vault, bytes);
+    flipped.signature = Uint8Array.from(flipped.signature);
+    flipped.signature[10]! ^= 1;
+    expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), flipped])).toThrow(/does not verify/);
   });
 });
 
