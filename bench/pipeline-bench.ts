@@ -46,8 +46,8 @@ const RATES: Record<Flow, number[]> = {
   test: quick
     ? [20, 50, 100, 200, 300, 400]
     : [10, 20, 40, 60, 80, 100, 120, 160, 200, 300, 400, 600, 800, 1000],
-  solana: [1, 2, 5, 10, 20, 50, 100, 150, 200, 300],
-  sui: [1, 2, 5, 10, 20, 50, 100, 150, 200, 300],
+  solana: [1, 5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300],
+  sui: [1, 5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300],
 };
 /** `--rates=50,100`: these offered rates for every flow run, instead of the ladders above. */
 const ratesArgument = process.argv.find((arg) => arg.startsWith("--rates="))?.slice("--rates=".length);
