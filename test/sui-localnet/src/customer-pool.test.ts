@@ -21,6 +21,9 @@ describe("a pool of funded customers", () => {
     const to = new Ed25519Keypair().toSuiAddress();
     const digests = await Promise.all([pool.pay(to, 1_000_000n), pool.pay(to, 2_000_000n), pool.pay(to, 3n)]);
     expect(new Set(digests).size).toBe(3);
+    // Sealed in a checkpoint of this run, at most a few intervals after the payment was sent.
+    const sealed = await pool.sealedAt(digests[0]!);
+    expect(Math.abs(sealed - Date.now())).toBeLessThan(5_000);
     expect(pool.ready).toBe(0);
     await expect(pool.pay(to, 1n)).rejects.toThrow(/no prepared Sui wallet/);
 

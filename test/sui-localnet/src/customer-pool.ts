@@ -19,6 +19,8 @@ export interface SuiCustomerPool {
   readonly ready: number;
   /** Pays `baseUnits` of the pool's coin to `to` from a prepared wallet; resolves with the digest once executed. */
   pay(to: string, baseUnits: bigint): Promise<string>;
+  /** When the checkpoint holding an executed transaction was sealed (ms since the epoch): final on Sui. */
+  sealedAt(digest: string): Promise<number>;
 }
 
 interface PreparedWallet {
@@ -93,6 +95,21 @@ export async function createSuiCustomerPool(options: {
       if (!result.Transaction)
         throw new Error(`payment failed: ${result.FailedTransaction?.status.error?.message ?? "unknown"}`);
       return result.Transaction.digest;
+    },
+    async sealedAt(digest) {
+      for (;;) {
+        const sequence = (await client.getTransaction({ digest })).Transaction?.checkpoint;
+        if (sequence) {
+          const { response } = await client.ledgerService.getCheckpoint({
+            checkpointId: { oneofKind: "sequenceNumber", sequenceNumber: BigInt(sequence) },
+            readMask: { paths: ["summary.timestamp"] },
+          });
+          const at = response.checkpoint?.summary?.timestamp;
+          if (!at) throw new Error(`checkpoint ${sequence} has no timestamp`);
+          return Number(at.seconds) * 1000 + Math.floor(at.nanos / 1e6);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
   };
 }
