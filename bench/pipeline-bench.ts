@@ -186,7 +186,8 @@ async function runStep(options: {
   const badBefore = options.counters.badSignatures;
   const total = Math.round(rate * STEP_SECONDS);
   // Sui wallets pay once each: funded before the step, outside its CPU and time.
-  if (flow === "sui") await options.customers.sui.prepare(total - options.customers.sui.ready);
+  const suiPool = options.customers.sui;
+  if (flow === "sui" && suiPool) await suiPool.prepare(total - suiPool.ready);
   const cpuBefore = cpuSecondsByProcess(options.processes);
   const payments: Payment[] = [];
   const call = async (method: string, url: string, key: string | null, body: unknown) => {
@@ -216,7 +217,7 @@ async function runStep(options: {
       // Paying before the watcher registered the address would leave it to reconciliation.
       if (flow === "solana") await options.solanaRegistered(address);
       payment.actedAt = Date.now();
-      const sent = await options.customers[flow].pay(address, toBaseUnits(String(wallet.amount), 6));
+      const sent = await options.customers[flow]!.pay(address, toBaseUnits(String(wallet.amount), 6));
       if (flow === "sui") payment.digest = sent;
     } catch (err) {
       payment.failed = err instanceof Error ? err.message : String(err);
@@ -246,7 +247,7 @@ async function runStep(options: {
     : [];
   const wrongState = rows.filter((r) => r.status !== "completed").length;
   const confirmed =
-    flow === "sui" ? await checkpointToConfirmed(sql, options.customers.sui, payments) : undefined;
+    flow === "sui" && suiPool ? await checkpointToConfirmed(sql, suiPool, payments) : undefined;
   const sorted = (values: number[]) => values.sort((a, b) => a - b);
   const latencies = sorted(completed.map((p) => p.completedAt! - (p.actedAt ?? p.createdAt)));
   const fromCreate = sorted(completed.map((p) => p.completedAt! - p.createdAt));
@@ -265,7 +266,7 @@ async function runStep(options: {
     flow,
     offered: rate,
     started: payments.length,
-    achieved: completed.length > 1 ? (completed.length - 1) / completionSpan : 0,
+    achieved: completed.length > 1 && completionSpan > 0 ? (completed.length - 1) / completionSpan : 0,
     lost: payments.length - completed.length,
     wrongState,
     duplicates: options.counters.duplicates - duplicatesBefore,
@@ -323,14 +324,17 @@ function toBaseUnits(decimal: string, decimals: number): bigint {
 }
 
 interface Customers {
-  solana: SolanaCustomerPool;
-  sui: SuiCustomerPool;
+  solana?: SolanaCustomerPool;
+  sui?: SuiCustomerPool;
 }
 
+/** The pools of the live flows this run offers: a test-only run funds no wallets. */
 async function customersFor(cluster: SoakCluster): Promise<Customers> {
   return {
-    solana: await createSolanaCustomerPool({ rpcUrl: cluster.solanaRpcUrl, wallets: 32 }),
-    sui: await createSuiCustomerPool({ url: cluster.suiUrl }),
+    ...(FLOWS.includes("solana")
+      ? { solana: await createSolanaCustomerPool({ rpcUrl: cluster.solanaRpcUrl, wallets: 32 }) }
+      : {}),
+    ...(FLOWS.includes("sui") ? { sui: await createSuiCustomerPool({ url: cluster.suiUrl }) } : {}),
   };
 }
 
@@ -427,7 +431,7 @@ try {
     }
   }
   registrations.stop();
-  customers.solana.close();
+  customers.solana?.close();
   await receiver.close();
 
   const throwaway = `pgbench_${process.pid}`;

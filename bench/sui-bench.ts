@@ -28,7 +28,7 @@ import { startNats, startPostgres } from "../packages/local-infra/src/index.js";
 import { createLogger } from "../packages/logging/src/index.js";
 import { applyPaymentMessage, insertPayment } from "../packages/payments/src/index.js";
 import { startSettlement } from "../services/settlement/src/settlement.js";
-import { createSuiLocalnet, type SuiLocalnet } from "../test/sui-localnet/src/index.js";
+import { createSuiLocalnet, type SuiLocalnet, sealedAt } from "../test/sui-localnet/src/index.js";
 import { machineLine, percentile } from "./machine.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -59,22 +59,6 @@ const coinTypesOf = (net: SuiLocalnet) => ({
   USDC: net.coinType("USDC"),
   USDT: net.coinType("USDT"),
 });
-
-async function checkpointTime(client: SuiGrpcClient, digest: string): Promise<number> {
-  for (;;) {
-    const tx = await client.getTransaction({ digest });
-    const seq = tx.Transaction?.checkpoint;
-    if (seq) {
-      const { response } = await client.ledgerService.getCheckpoint({
-        checkpointId: { oneofKind: "sequenceNumber", sequenceNumber: BigInt(seq) },
-        readMask: { paths: ["summary.timestamp"] },
-      });
-      const ts = response.checkpoint!.summary!.timestamp!;
-      return Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function latency(adminUrl: string, natsUrl: string) {
   const sql = await database(adminUrl, `sui_bench_lat_${Date.now().toString(36)}`);
@@ -142,7 +126,7 @@ async function latency(adminUrl: string, natsUrl: string) {
       // A random phase against the checkpoint clock.
       await new Promise((r) => setTimeout(r, Math.random() * INTERVAL_MS));
       const grant = await net.fund(address, "USDC", amountDue);
-      const sealedAt = await checkpointTime(client, grant.digest);
+      const sealed = await sealedAt(client, grant.digest);
       for (;;) {
         const events = await sql<{ type: string; created_at: Date }[]>`
           select type, created_at from events where payment_id = ${state.id}`;
@@ -150,8 +134,8 @@ async function latency(adminUrl: string, natsUrl: string) {
         const [c, f] = [at("payment.confirming"), at("payment.confirmed")];
         if (f !== undefined) {
           // Without confirming when the final report overtook the seen one in settlement.
-          if (c !== undefined) seen.push(c - sealedAt);
-          confirmed.push(f - sealedAt);
+          if (c !== undefined) seen.push(c - sealed);
+          confirmed.push(f - sealed);
           break;
         }
         await new Promise((r) => setTimeout(r, 20));
@@ -238,7 +222,7 @@ async function scale(adminUrl: string, natsUrl: string, open: number) {
   // The bench's own reads go through another client, so they are not counted as the watcher's.
   const reader = new SuiGrpcClient({ network: "localnet", baseUrl: net.url });
   const sealed = new Map<string, number>();
-  for (const digest of digests) sealed.set(digest, await checkpointTime(reader, digest));
+  for (const digest of digests) sealed.set(digest, await sealedAt(reader, digest));
   for (;;) {
     const [row] = await sql<
       { n: number }[]

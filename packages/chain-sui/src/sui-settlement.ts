@@ -80,6 +80,9 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   const deciding = pLimit(options.decidingAtOnce ?? 4);
   /** Objects an in-flight transaction of this process uses; other intents pick other coins. */
   const busy = new Set<string>();
+  const release = (objectIds: Iterable<string>) => {
+    for (const objectId of objectIds) busy.delete(objectId);
+  };
   /** Objects the signer reported bound to another replica's intent, skipped for a while. */
   const holdFor = (objectId: string, ms: number) => {
     busy.add(objectId);
@@ -237,29 +240,12 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   }
 
   /**
-   * Builds and signs with coins it reserves in `busy` as it picks them. The caller holds the
-   * returned attempt's inputs busy until it is final; reserved coins the attempt does not spend
-   * (a failure, or the signer answering with a transaction bound earlier) are released here.
+   * Builds and signs with coins reserved in `busy` as they are picked (pickCoins, pickGasCoin).
+   * The caller holds the returned attempt's inputs busy until it is final; picked coins the
+   * attempt does not spend (a failure, or the signer answering with a transaction bound earlier)
+   * are released here.
    */
   async function buildAndSign(spec: IntentSpec, mode: Mode, attempt: number): Promise<StoredAttempt> {
-    const reserved: string[] = [];
-    try {
-      const stored = await buildAndSignReserving(spec, mode, attempt, reserved);
-      const spent = new Set(stored.inputs.map((input) => input.objectId));
-      for (const objectId of reserved) if (!spent.has(objectId)) busy.delete(objectId);
-      return stored;
-    } catch (err) {
-      for (const objectId of reserved) busy.delete(objectId);
-      throw err;
-    }
-  }
-
-  async function buildAndSignReserving(
-    spec: IntentSpec,
-    mode: Mode,
-    attempt: number,
-    reserved: string[],
-  ): Promise<StoredAttempt> {
     const { gas } = await wallets(mode);
     const price = await referenceGasPrice();
     let coins: Awaited<ReturnType<typeof pickCoins>>;
@@ -270,44 +256,51 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       if (bound) return bound;
       throw err;
     }
-    reserved.push(...coins.map((c) => c.objectId));
-    const gasCoin = await pickGasCoin(gas);
-    reserved.push(gasCoin.objectId);
-    const objectIds = coins.map((c) => c.objectId);
-    const { objects } = await client.getObjects({ objectIds, include: { objectBcs: true } });
-    const refs: SuiCoinRef[] = [];
-    const bcsList: Uint8Array[] = [];
-    objects.forEach((object, i) => {
-      if (object instanceof Error || !object.objectBcs) throw new Error(`coin ${objectIds[i]} is gone`);
-      refs.push({
-        objectId: object.objectId,
-        version: object.version,
-        digest: object.digest,
-        balance: coins[i]!.balance,
+    const picked = coins.map((c) => c.objectId);
+    let stored: StoredAttempt | undefined;
+    try {
+      const gasCoin = await pickGasCoin(gas);
+      picked.push(gasCoin.objectId);
+      const objectIds = coins.map((c) => c.objectId);
+      const { objects } = await client.getObjects({ objectIds, include: { objectBcs: true } });
+      const refs: SuiCoinRef[] = [];
+      const bcsList: Uint8Array[] = [];
+      objects.forEach((object, i) => {
+        if (object instanceof Error || !object.objectBcs) throw new Error(`coin ${objectIds[i]} is gone`);
+        refs.push({
+          objectId: object.objectId,
+          version: object.version,
+          digest: object.digest,
+          balance: coins[i]!.balance,
+        });
+        bcsList.push(object.objectBcs);
       });
-      bcsList.push(object.objectBcs);
-    });
-    const bytes = await spec.build({
-      depositAddress: spec.source,
-      vault: spec.destination,
-      coins: refs,
-      amount: spec.amount,
-      gas: {
-        gasOwner: gas,
-        payment: [{ objectId: gasCoin.objectId, version: gasCoin.version, digest: gasCoin.digest }],
-        price,
-        budget: gasBudget,
-      },
-    });
-    const signed = await signer.sign({
-      // One transaction per signer intent id: a later attempt (the earlier can never execute)
-      // is a new intent. Approvals name the first attempt's id only.
-      intent: signerIntent(spec, attempt),
-      unsignedTransaction: bytes,
-      suiObjects: bcsList,
-    });
-    // A repeat gets the transaction bound the first time (its record here may have been lost).
-    return storedAttempt(attempt, signed);
+      const bytes = await spec.build({
+        depositAddress: spec.source,
+        vault: spec.destination,
+        coins: refs,
+        amount: spec.amount,
+        gas: {
+          gasOwner: gas,
+          payment: [{ objectId: gasCoin.objectId, version: gasCoin.version, digest: gasCoin.digest }],
+          price,
+          budget: gasBudget,
+        },
+      });
+      const signed = await signer.sign({
+        // One transaction per signer intent id: a later attempt (the earlier can never execute)
+        // is a new intent. Approvals name the first attempt's id only.
+        intent: signerIntent(spec, attempt),
+        unsignedTransaction: bytes,
+        suiObjects: bcsList,
+      });
+      // A repeat gets the transaction bound the first time (its record here may have been lost).
+      stored = storedAttempt(attempt, signed);
+      return stored;
+    } finally {
+      const spent = new Set(stored?.inputs.map((input) => input.objectId));
+      release(picked.filter((objectId) => !spent.has(objectId)));
+    }
   }
 
   /**
@@ -351,7 +344,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
             inFlight = true;
             return { sent: attempt };
           } finally {
-            if (!inFlight) for (const input of attempt.inputs) busy.delete(input.objectId);
+            if (!inFlight) release(attempt.inputs.map((input) => input.objectId));
           }
         }
         throw new Error(`intent ${spec.intentId}: inputs kept moving, giving up for now`);
@@ -366,7 +359,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       // The coins stay ours until the checkpoint (their next versions come from this
       // transaction), and not a moment longer: runners holding the lock's connection may be
       // waiting for one, and this runner needs a pool connection for what follows.
-      for (const input of attempt.inputs) busy.delete(input.objectId);
+      release(attempt.inputs.map((input) => input.objectId));
     }
     if (!result.status.success) {
       throw new Error(

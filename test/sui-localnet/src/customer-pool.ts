@@ -11,6 +11,7 @@ import { normalizeSuiAddress } from "@mysten/sui/utils";
 import type { CoinSymbol } from "./coins.js";
 import type { LocalnetInfo } from "./localnet.js";
 import { buildPayment, type ObjectRef } from "./payment-builder.js";
+import { sealedAt } from "./sealed-at.js";
 
 export interface SuiCustomerPool {
   /** Funds `count` more wallets, each able to pay once. */
@@ -96,20 +97,6 @@ export async function createSuiCustomerPool(options: {
         throw new Error(`payment failed: ${result.FailedTransaction?.status.error?.message ?? "unknown"}`);
       return result.Transaction.digest;
     },
-    async sealedAt(digest) {
-      for (;;) {
-        const sequence = (await client.getTransaction({ digest })).Transaction?.checkpoint;
-        if (sequence) {
-          const { response } = await client.ledgerService.getCheckpoint({
-            checkpointId: { oneofKind: "sequenceNumber", sequenceNumber: BigInt(sequence) },
-            readMask: { paths: ["summary.timestamp"] },
-          });
-          const at = response.checkpoint?.summary?.timestamp;
-          if (!at) throw new Error(`checkpoint ${sequence} has no timestamp`);
-          return Number(at.seconds) * 1000 + Math.floor(at.nanos / 1e6);
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    sealedAt: (digest) => sealedAt(client, digest),
   };
 }

@@ -12,3 +12,4 @@ export {
 } from "./localnet.js";
 export { pay } from "./pay.js";
 export { type RejectionReason, TransactionRejected } from "./rejection.js";
+export { sealedAt } from "./sealed-at.js";
