@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { enqueueOutbox, newId } from "@gateway/db";
+import { createSql, enqueueOutbox, newId } from "@gateway/db";
 import { freePort, type LocalNats, startNats } from "@gateway/local-infra";
 import { createLogger } from "@gateway/logging";
 import { createTestBus, createTestDatabase, type TestDatabase, waitFor } from "@gateway/testkit";
@@ -106,6 +106,96 @@ describe("outbox relay", () => {
       expect(await streamCount(bus, bus.topology.streams.events)).toBe(100);
     } finally {
       await Promise.all(relays.map((r) => r.stop()));
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+});
+
+describe("outbox relay wake-ups", () => {
+  const unpublished = async (ids: string[]) =>
+    (
+      await db.sql<
+        { id: string }[]
+      >`select id from outbox where id in ${db.sql(ids)} and published_at is null`
+    ).length;
+
+  it("wakes at once for rows its own service commits, and leaves other services' rows to the poll", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    // The test database's pool is named "test"; a second pool plays another service.
+    const other = createSql({ url: db.url, max: 1, applicationName: "other-service" });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 60_000 });
+    try {
+      await db.sql`update outbox set published_at = now() where published_at is null`;
+      await relay.start();
+      const subject = bus.topology.subjects.event("x");
+      const theirs = [newId("evt")];
+      await enqueueOutbox(other, [{ id: theirs[0]!, subject, payload: {} }]);
+      const mine = [newId("evt")];
+      await enqueueOutbox(db.sql, [{ id: mine[0]!, subject, payload: {} }]);
+      await waitFor(async () => (await unpublished(mine)) === 0, {
+        timeoutMs: 2_000,
+        what: "own row published without waiting for the poll",
+      });
+      // The other service's row was pending when the relay drained for its own, so it went too;
+      // one committed after that waits for its own service's relay (or this one's poll).
+      const later = [newId("evt")];
+      await enqueueOutbox(other, [{ id: later[0]!, subject, payload: {} }]);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await unpublished(theirs)).toBe(0);
+      expect(await unpublished(later)).toBe(1);
+    } finally {
+      await relay.stop();
+      await other.end();
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+
+  it("does not lose a wake-up that arrives while it drains", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    // JetStream's acknowledgement held back until the test says so: the relay is then busy with
+    // a first row while a second one commits and its NOTIFY arrives.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let publishing!: () => void;
+    const busy = new Promise<void>((resolve) => {
+      publishing = resolve;
+    });
+    const js = new Proxy(bus.js, {
+      get(target, key, receiver) {
+        if (key !== "publish") return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof target.publish>) => {
+          publishing();
+          await held;
+          return target.publish(...args);
+        };
+      },
+    });
+    // A poll far longer than the test: the second row can only go out on its NOTIFY.
+    const relay = createOutboxRelay({ sql: db.sql, js, log, pollMs: 60_000 });
+    try {
+      await db.sql`update outbox set published_at = now() where published_at is null`;
+      await relay.start();
+      const subject = bus.topology.subjects.event("x");
+      const first = newId("evt");
+      await enqueueOutbox(db.sql, [{ id: first, subject, payload: { n: 1 } }]);
+      await busy;
+      const second = newId("evt");
+      await enqueueOutbox(db.sql, [{ id: second, subject, payload: { n: 2 } }]);
+      // The NOTIFY of the second commit reaches the relay while it still waits on the first.
+      await new Promise((r) => setTimeout(r, 200));
+      release();
+      await waitFor(async () => (await unpublished([first, second])) === 0, {
+        timeoutMs: 3_000,
+        what: "the row committed during the drain published on its NOTIFY",
+      });
+    } finally {
+      await relay.stop();
       await bus.close();
       await testBus.cleanup();
     }

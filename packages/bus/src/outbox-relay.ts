@@ -11,6 +11,13 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Fallback poll when no NOTIFY arrives (and the retry pace while NATS is down). */
   pollMs?: number;
+  /**
+   * Whose commits wake this relay at once: the application_name of the writers' connections
+   * (migration 1200). Default: the relay's own pool's name, so a service's relay wakes for the
+   * rows its own process commits; other services' rows reach it only by the poll, which matters
+   * only when their own relays are gone.
+   */
+  wakeFor?: string;
 }
 
 export interface OutboxRelay {
@@ -32,9 +39,13 @@ export function createOutboxRelay({
   log,
   batchSize = 256,
   pollMs = 500,
+  wakeFor = applicationNameOf(sql),
 }: OutboxRelayOptions): OutboxRelay {
   let running = false;
   const idle = wakeablePause();
+  // A NOTIFY that arrives while a drain runs must not be lost: its rows may have committed after
+  // the drain's last read, and the next pass would otherwise wait a whole poll.
+  let woken = false;
   let loop: Promise<void> | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let failures = 0;
@@ -87,8 +98,13 @@ export function createOutboxRelay({
           log.warn({ err, failures }, "outbox publish failed; will retry");
       }
       if (!running) break;
+      if (woken && failures === 0) {
+        woken = false;
+        continue;
+      }
       const delay = failures > 0 ? Math.min(pollMs * 2 ** Math.min(failures, 4), 5_000) : pollMs;
       await idle.pause(delay);
+      woken = false;
     }
   }
 
@@ -96,7 +112,11 @@ export function createOutboxRelay({
     async start() {
       if (running) return;
       running = true;
-      const listener = await sql.listen("outbox", () => idle.wake());
+      const listener = await sql.listen("outbox", (writer) => {
+        if (wakeFor !== undefined && writer !== "" && writer !== wakeFor) return;
+        woken = true;
+        idle.wake();
+      });
       unlisten = listener.unlisten;
       loop = run();
     },
@@ -108,4 +128,11 @@ export function createOutboxRelay({
     },
     drain,
   };
+}
+
+/** The application_name the pool's connections carry (packages/db createSql), if any. */
+function applicationNameOf(sql: Sql): string | undefined {
+  const connection = (sql.options as { connection?: Record<string, unknown> }).connection;
+  const name = connection?.application_name;
+  return typeof name === "string" ? name : undefined;
 }
