@@ -31,12 +31,12 @@ export function memoryTable(result: SoakResult): string[] {
 
 export function loadTable(result: SoakResult): string[] {
   const lines = [
-    "| t (s) | started test/sol/sui | finished test/sol/sui | in flight | open payments | POST /payments test p50/p95/p99 ms | simulate p99 | generate-wallet p99 | test paid→webhook p50/p95/p99 | Solana paid→webhook p50/p95/p99 | Sui paid→webhook p50/p95/p99 | outbox backlog | consumer lag | deliveries pending |",
-    "| - | - | - | - | - | - | - | - | - | - | - | - | - | - |",
+    "| t (s) | started test/sol/sui | finished test/sol/sui | in flight | open payments | POST /payments test p50/p95/p99 ms | simulate p99 | generate-wallet p99 | test paid→webhook p50/p95/p99 | Solana paid→webhook p50/p95/p99 | Sui paid→webhook p50/p95/p99 | outbox backlog | consumer lag | deliveries pending | driver cores | Sui wallet waits |",
+    "| - | - | - | - | - | - | - | - | - | - | - | - | - | - | - | - |",
   ];
   for (const row of result.samples) {
     lines.push(
-      `| ${row.t} | ${KINDS.map((k) => row.started[k]).join("/")} | ${KINDS.map((k) => row.finished[k]).join("/")} | ${row.inFlight} | ${row.openPayments} | ${pct(row, "POST /payments (test)")} | ${ms(row.latency["POST simulate"]?.p99)} | ${ms(row.latency["POST generate-wallet"]?.p99)} | ${pct(row, "test: paid → final webhook")} | ${pct(row, "solana: paid → final webhook")} | ${pct(row, "sui: paid → final webhook")} | ${row.queues.outboxBacklog} | ${row.queues.consumerLag} | ${row.queues.deliveriesPending} |`,
+      `| ${row.t} | ${KINDS.map((k) => row.started[k]).join("/")} | ${KINDS.map((k) => row.finished[k]).join("/")} | ${row.inFlight} | ${row.openPayments} | ${pct(row, "POST /payments (test)")} | ${ms(row.latency["POST simulate"]?.p99)} | ${ms(row.latency["POST generate-wallet"]?.p99)} | ${pct(row, "test: paid → final webhook")} | ${pct(row, "solana: paid → final webhook")} | ${pct(row, "sui: paid → final webhook")} | ${row.queues.outboxBacklog} | ${row.queues.consumerLag} | ${row.queues.deliveriesPending} | ${row.driverCores.toFixed(2)} | ${row.suiWalletWaits} |`,
     );
   }
   return lines;
@@ -97,12 +97,14 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "`scripts/local-cluster.ts` (what `npm start` runs), in a temporary data folder with its ports shifted: embedded PostgreSQL, `nats-server -js`, mail catcher, signer (mTLS), solana-localnet, sui-localnet (250 ms checkpoints), settlement, watcher-solana, watcher-sui, notifier and api, one process each, `LOG_LEVEL=warn`. One merchant with a test and a live key and one webhook endpoint per mode on a local receiver that verifies every signature.",
     "",
     "- **test payments**: `POST /payments` (10.00 USD) then `POST /payments/checkout/:id/simulate` cycling paid, paid, paid, overpaid, underpaid, expired; finished at its final webhook (`payment.completed`, `payment.refunded` or `payment.expired`).",
-    "- **Solana live payments**: `POST /payments` (1.00 USD) with the live key, `generate-wallet` (USDC on Solana), wait until the watcher has registered the address with the provider, then a customer wallet sends the exact USDC through the local network's RPC (`@solana/web3.js`); finished at `payment.completed` (after the sweep to the vault).",
-    "- **Sui live payments**: the same with USDC on Sui, paid by a fresh faucet-funded wallet through `SuiGrpcClient`.",
+    "- **Solana live payments**: `POST /payments` (1.00 USD) with the live key, `generate-wallet` (USDC on Solana), wait until the watcher has registered the address with the provider, then one of 32 customer wallets funded at the start sends the exact USDC in one signed transfer through the local network's RPC (`sendTransaction`); finished at `payment.completed` (after the sweep to the vault).",
+    "- **Sui live payments**: the same with USDC on Sui, each paid by its own wallet from a reserve the faucet funds ahead (at least 64, or 4 s of the rate, topped up in the background), one transaction executed through `SuiGrpcClient`.",
+    "",
+    "The customers cost the driver, which shares the two cores with the cluster, one signed transfer per live payment: a fresh wallet, two faucet calls and a websocket confirmation per payment cost it 10–40 ms of CPU and held the probe at 1–3 live payments a second.",
     "",
     "## Rates: half the measured capacity",
     "",
-    `bench/RESULTS.md measures parts on their own (\`POST /payments\` alone 676 req/s with 16 clients; webhook deliveries 1,780/s end to end; Solana and Sui one payment at a time for latency), not the whole system paying, settling and notifying at once, and the soak runs every part on the same two cores. So the soak measures its own capacity first: a ${result.probe.seconds} s closed-loop probe on this cluster with ${KINDS.map((k) => `${result.probe.workers[k]} ${k}`).join(", ")} workers running at once, each starting its next payment when the last one's final webhook arrived. It completed ${KINDS.map((k) => `${k} ${result.probe.completedPerSecond[k]?.toFixed(2) ?? "(not probed)"}/s`).join(", ")}. The steady load is half of that, open loop (payments start on schedule whatever the answers): **${ratesLine(result)}**. \`SOAK_RATE_TEST\`, \`SOAK_RATE_SOLANA\`, \`SOAK_RATE_SUI\` set rates instead.`,
+    `bench/RESULTS.md measures parts on their own (\`POST /payments\` alone 676 req/s with 16 clients; webhook deliveries 1,780/s end to end; Solana and Sui one payment at a time for latency), not the whole system paying, settling and notifying at once, and the soak runs every part on the same two cores. So the soak measures its own capacity first: a ${result.probe.seconds} s closed-loop probe on this cluster with ${KINDS.map((k) => `${result.probe.workers[k]} ${k}`).join(", ")} workers running at once, each starting its next payment when the last one's final webhook arrived. It completed ${KINDS.map((k) => `${k} ${result.probe.completedPerSecond[k]?.toFixed(2) ?? "(not probed)"}/s`).join(", ")}, with the driver using ${result.probe.driverCores.toFixed(2)} cores and ${result.probe.suiWalletWaits} Sui payments waiting for a funded wallet. The steady load is half of that, open loop (payments start on schedule whatever the answers): **${ratesLine(result)}**. \`SOAK_RATE_TEST\`, \`SOAK_RATE_SOLANA\`, \`SOAK_RATE_SUI\` set rates instead.`,
     "",
     "## Result",
     "",
@@ -115,7 +117,7 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "",
     "## Latency and queues over time",
     "",
-    `Per ${result.sampleSeconds} s window. Latency is measured by the load driver: the API's requests from send to full answer; "paid → webhook" from the moment the customer's part was done (simulation accepted, transfer executed on the chain) to the final webhook's arrival at the receiver, so the live figures include finality, settlement, the sweep and the notifier.`,
+    `Per ${result.sampleSeconds} s window. Latency is measured by the load driver: the API's requests from send to full answer; "paid → webhook" from the moment the customer's part was done (simulation accepted; the transfer accepted by Solana's RPC, or executed on Sui) to the final webhook's arrival at the receiver, so the live figures include finality, settlement, the sweep and the notifier.`,
     "",
     ...loadTable(result),
     "",

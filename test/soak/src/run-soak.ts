@@ -1,14 +1,16 @@
 // The soak: the whole cluster as `npm start` runs it, a short closed-loop probe that measures
 // what it completes per second, then steady open-loop load at half of that for the run's length,
 // sampled at a fixed period; at the end every payment must be final and every event delivered.
+// The live customers pay from wallets funded ahead (customers.ts), so the driver, on the same
+// cores as the cluster, costs little per payment and the probe finds the system's capacity.
 import { copyFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createSql } from "@gateway/db";
 import { removeClusterData, startSoakCluster } from "./cluster.js";
+import { createCustomers, SOLANA_WALLETS, suiReserveFor } from "./customers.js";
 import { createLatencyWindows, type Percentiles } from "./latency.js";
 import { createSoakLoad, KINDS, type Kind, type LoadCounters } from "./load.js";
-import { createSolanaPayer, createSuiPayer } from "./payers.js";
 import { clusterMemory } from "./process-memory.js";
 import { watchSolanaRegistrations } from "./registration.js";
 import { createGaugeReader, type QueueGauges } from "./system-gauges.js";
@@ -35,6 +37,10 @@ export interface SampleRow extends Sample {
   openPayments: number;
   byConsumer: Record<string, number>;
   driverBytes: number;
+  /** The driver's CPU over the window, in cores (customers, merchant and webhook receiver). */
+  driverCores: number;
+  /** Sui pays in the window that found no funded wallet and waited for the refill. */
+  suiWalletWaits: number;
 }
 
 export interface SoakResult {
@@ -45,6 +51,10 @@ export interface SoakResult {
     seconds: number;
     workers: Record<Kind, number>;
     completedPerSecond: Partial<Record<Kind, number>>;
+    /** The driver's CPU over the counted part, in cores. */
+    driverCores: number;
+    /** Sui pays that waited for a funded wallet during the counted part (0: the customers kept up). */
+    suiWalletWaits: number;
   };
   rates: Record<Kind, { rate: number; source: "probe" | "env" }>;
   samples: SampleRow[];
@@ -56,8 +66,27 @@ export interface SoakResult {
   clusterLog: string;
 }
 
-const DEFAULT_WORKERS: Record<Kind, number> = { test: 16, solana: 6, sui: 6 };
+/**
+ * Enough closed-loop workers to saturate the two cores with every kind at once. A worker's cycle
+ * is its payment's whole life: unloaded, well under 0.1 s for a test payment; for a live one the
+ * 1–1.5 s from the transfer to the final webhook plus the API calls, and for Solana the 1–2 s
+ * until the watcher has registered the new address. So 48 Solana workers could complete 14–20/s,
+ * 32 Sui workers 20–30/s and 32 test workers hundreds, more than the cores carry: they are full
+ * at about 35–40 live payments a second alone (bench/RESULTS.md, pipeline bench: 50 ms of CPU
+ * each). The probe ends saturated, every kind's cycle stretched to seconds by queueing.
+ */
+const DEFAULT_WORKERS: Record<Kind, number> = { test: 32, solana: 48, sui: 32 };
+/**
+ * A Sui payment's cycle (two API calls, the transfer, a 250 ms checkpoint, settlement, the sweep
+ * and the webhook) takes at least about 0.7 s, so a probe worker pays at most 1.5 times a second.
+ */
+const SUI_PAYS_PER_WORKER_SECOND = 1.5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The driver's CPU time so far, in seconds. */
+const driverCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const say = options.say ?? (() => {});
@@ -68,26 +97,36 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const clusterLog = path.join(os.tmpdir(), `gw-soak-${startedAt.toISOString().replace(/[:.]/g, "-")}.log`);
   const sql = createSql({ url: cluster.databaseUrl, max: 4 });
   const gauges = await createGaugeReader({ sql, natsUrl: cluster.natsUrl });
-  const registrations = watchSolanaRegistrations(cluster.solanaRpcUrl);
+  // Polled every 100 ms: the wait is part of each Solana payment's cycle in the probe.
+  const registrations = watchSolanaRegistrations(cluster.solanaRpcUrl, 100);
   const latency = createLatencyWindows();
+  let customers: Awaited<ReturnType<typeof createCustomers>> | undefined;
   try {
     say(`cluster up: API ${cluster.apiUrl}, data in ${cluster.dataDir}`);
+    const workers = options.probeWorkers ?? DEFAULT_WORKERS;
+    const probed = KINDS.filter((kind) => options.rates?.[kind] === undefined);
+    const givenSui = options.rates?.sui;
+    customers = await createCustomers({
+      solanaRpcUrl: cluster.solanaRpcUrl,
+      suiUrl: cluster.suiUrl,
+      suiReserve: suiReserveFor(givenSui ?? workers.sui * SUI_PAYS_PER_WORKER_SECOND),
+    });
+    const sui = customers.sui;
+    await sui.filled();
+    say(`customers funded: ${SOLANA_WALLETS} Solana wallets, ${sui.ready} Sui wallets prepared`);
     const load = await createSoakLoad({
       apiUrl: cluster.apiUrl,
       sql,
       latency,
-      payers: {
-        solana: createSolanaPayer({ rpcUrl: cluster.solanaRpcUrl, wsUrl: cluster.solanaWsUrl }),
-        sui: createSuiPayer({ url: cluster.suiUrl }),
-      },
+      payers: { solana: customers.solana, sui },
       solanaRegistered: (address) => registrations.registered(address),
     });
     const { counters } = load;
 
     // Capacity probe: closed loop, every kind at once, as the soak will run them.
-    const workers = options.probeWorkers ?? DEFAULT_WORKERS;
-    const probed = KINDS.filter((kind) => options.rates?.[kind] === undefined);
     const completedPerSecond: Partial<Record<Kind, number>> = {};
+    let probeCores = 0;
+    let probeWaits = 0;
     if (probed.length > 0) {
       say(`capacity probe: ${options.probeSeconds} s closed loop, workers ${JSON.stringify(workers)}`);
       // The first third of the probe warms the cluster up (JIT, pools, the watchers' first
@@ -100,26 +139,39 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         }),
       );
       let before = { ...counters.finished };
+      let cpuBefore = driverCpuSeconds();
+      let waitsBefore = sui.waits;
       let last = { ...counters.finished };
+      let cpuLast = cpuBefore;
       for (let n = 1; n * 5 <= options.probeSeconds; n++) {
         await sleep(Math.max(0, probeStart + n * 5000 - Date.now()));
-        if (n * 5 <= options.probeSeconds / 3) before = { ...counters.finished };
+        const cpu = driverCpuSeconds();
+        if (n * 5 <= options.probeSeconds / 3) {
+          before = { ...counters.finished };
+          cpuBefore = cpu;
+          waitsBefore = sui.waits;
+        }
         const window = latency.drain();
         say(
-          `probe t=${n * 5}s finished ${JSON.stringify(delta(counters.finished, last))}; p50/p99 ms ${Object.entries(
+          `probe t=${n * 5}s finished ${JSON.stringify(delta(counters.finished, last))}, driver ${((cpu - cpuLast) / 5).toFixed(2)} cores, Sui wallet waits ${sui.waits}; p50/p99 ms ${Object.entries(
             window,
           )
             .map(([op, p]) => `${op} ${p.p50.toFixed(0)}/${p.p99.toFixed(0)}`)
             .join(", ")}`,
         );
         last = { ...counters.finished };
+        cpuLast = cpu;
       }
       await sleep(Math.max(0, probeEnd - Date.now()));
       const after = { ...counters.finished };
       const counted = options.probeSeconds - Math.floor(options.probeSeconds / 3 / 5) * 5;
+      probeCores = (driverCpuSeconds() - cpuBefore) / counted;
+      probeWaits = sui.waits - waitsBefore;
       await Promise.all(loops);
       for (const kind of probed) completedPerSecond[kind] = (after[kind] - before[kind]) / counted;
-      say(`probe: completed per second over its last ${counted} s ${JSON.stringify(completedPerSecond)}`);
+      say(
+        `probe: completed per second over its last ${counted} s ${JSON.stringify(completedPerSecond)}; driver ${probeCores.toFixed(2)} cores; ${probeWaits} Sui pays waited for a funded wallet`,
+      );
       latency.drain();
     }
     const rates = Object.fromEntries(
@@ -130,6 +182,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         return [kind, { rate: half, source: "probe" as const }];
       }),
     ) as SoakResult["rates"];
+    // A reserve of a few seconds of the steady rate, prepared before the load starts.
+    sui.setReserve(suiReserveFor(rates.sui.rate));
+    await sui.filled();
     say(`steady load for ${options.seconds} s: ${KINDS.map((k) => `${k} ${rates[k].rate}/s`).join(", ")}`);
 
     // Open loop: payments start on a schedule whatever the system's answers, so a slowing system
@@ -158,10 +213,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const samples: SampleRow[] = [];
     let lastStarted = { ...counters.started };
     let lastFinished = { ...counters.finished };
+    let lastCpu = driverCpuSeconds();
+    let lastWaits = sui.waits;
+    let lastAt = Date.now();
     for (let n = 1; n * options.sampleSeconds <= options.seconds; n++) {
       await sleep(Math.max(0, t0 + n * options.sampleSeconds * 1000 - Date.now()));
       const queues = await gauges.read();
       const processes = clusterMemory(cluster.runnerPid);
+      const cpu = driverCpuSeconds();
+      const now = Date.now();
       const row: SampleRow = {
         t: Math.round((Date.now() - t0) / 1000),
         memory: Object.fromEntries(processes.map((p) => [p.name, p.bytes])),
@@ -173,9 +233,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         openPayments: queues.openPayments,
         byConsumer: queues.byConsumer,
         driverBytes: process.memoryUsage().rss,
+        driverCores: (cpu - lastCpu) / ((now - lastAt) / 1000),
+        suiWalletWaits: sui.waits - lastWaits,
       };
       lastStarted = { ...counters.started };
       lastFinished = { ...counters.finished };
+      lastCpu = cpu;
+      lastWaits = sui.waits;
+      lastAt = now;
       samples.push(row);
       say(sampleLine(row));
     }
@@ -202,7 +267,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       startedAt,
       seconds: options.seconds,
       sampleSeconds: options.sampleSeconds,
-      probe: { seconds: probed.length > 0 ? options.probeSeconds : 0, workers, completedPerSecond },
+      probe: {
+        seconds: probed.length > 0 ? options.probeSeconds : 0,
+        workers,
+        completedPerSecond,
+        driverCores: probeCores,
+        suiWalletWaits: probeWaits,
+      },
       rates,
       samples,
       checks: judge(samples),
@@ -215,6 +286,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await load.close();
     return result;
   } finally {
+    await customers?.close();
     registrations.stop();
     await gauges.close().catch(() => {});
     await sql.end({ timeout: 5 });
@@ -302,6 +374,7 @@ export function sampleLine(row: SampleRow): string {
     `t=${row.t}s started ${JSON.stringify(row.started)} finished ${JSON.stringify(row.finished)} in flight ${row.inFlight}; ` +
     `p50/p99 ms create(test) ${fmt(row.latency["POST /payments (test)"])}, test→webhook ${fmt(row.latency["test: paid → final webhook"])}, ` +
     `solana→webhook ${fmt(row.latency["solana: paid → final webhook"])}, sui→webhook ${fmt(row.latency["sui: paid → final webhook"])}; ` +
-    `outbox ${row.queues.outboxBacklog}, lag ${row.queues.consumerLag}, deliveries ${row.queues.deliveriesPending}; MiB ${mem}`
+    `outbox ${row.queues.outboxBacklog}, lag ${row.queues.consumerLag}, deliveries ${row.queues.deliveriesPending}; ` +
+    `driver ${row.driverCores.toFixed(2)} cores, Sui wallet waits ${row.suiWalletWaits}; MiB ${mem}`
   );
 }

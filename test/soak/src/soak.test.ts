@@ -1,5 +1,8 @@
 // The soak (issue 10): CI runs 3 minutes of steady load; `npm run soak` runs 30 and records the
-// figures in bench/RESULTS-soak.md. Sizes and rates come from the environment:
+// figures in bench/RESULTS-soak.md. The live customers pay from wallets funded ahead (Solana: 32
+// funded at the start; Sui: a reserve of single-use wallets topped up in the background), one
+// signed transfer per payment, so the driver sharing the cores with the cluster stays cheap and
+// the probe measures the system, not the customers. Sizes and rates come from the environment:
 //   SOAK_SECONDS (180), SOAK_SAMPLE_SECONDS (10, or 30 from 10 minutes on), SOAK_PROBE_SECONDS
 //   (20, or 60 from 10 minutes on), SOAK_RATE_TEST / SOAK_RATE_SOLANA / SOAK_RATE_SUI (payments
 //   per second; unset: half of the probed capacity), SOAK_RECORD=1 to write the bench files.

@@ -14,7 +14,7 @@ function run(
     return {
       t: i * stepSeconds,
       memory: { api: mem },
-      latency: { "POST /payments (test)": window(p99), "solana: transfer executed": window(p99 * 50) },
+      latency: { "POST /payments (test)": window(p99), "solana: transfer accepted": window(p99 * 50) },
       queues: { outboxBacklog: queue, deliveriesPending: queue, consumerLag: queue },
     };
   });
