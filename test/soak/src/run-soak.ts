@@ -260,6 +260,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       queues = await gauges.read();
     }
     const drainedSeconds = (Date.now() - drainStart) / 1000;
+    say(
+      `drained in ${drainedSeconds.toFixed(1)} s: ${load.inFlight()} payments in flight, outbox ${queues.outboxBacklog}, deliveries pending ${queues.deliveriesPending}, consumer lag ${queues.consumerLag}`,
+    );
     const finalMemory = Object.fromEntries(clusterMemory(cluster.runnerPid).map((p) => [p.name, p.bytes]));
 
     const endChecks = await finalChecks(sql, load, queues);
