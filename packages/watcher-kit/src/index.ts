@@ -4,11 +4,13 @@ export type {
   WatcherContext,
   WatcherServiceConfig,
 } from "./chain-watcher-module.js";
+export { type Coalesced, type CoalesceOptions, coalesce } from "./coalesce.js";
 export {
   createOpenAddresses,
   type OpenAddress,
   type OpenAddresses,
   type OpenAddressesOptions,
+  openAddressesChannel,
 } from "./open-addresses.js";
 export type { WatcherBasics } from "./options.js";
 export { type Repeating, repeatEvery } from "./repeat.js";

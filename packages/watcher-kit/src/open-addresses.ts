@@ -3,8 +3,19 @@
 // the late window (a late transfer must still be seen to be returned). Test-mode wallets are never
 // loaded. New wallets are picked up incrementally by creation time; a full reload now and then
 // drops the closed ones.
+//
+// A customer may pay the moment the checkout page shows the address, so waiting for the next
+// poll (and, on Solana, for the provider registration that follows it) leaves that payment
+// unhinted. Once started, the set therefore also LISTENs: a trigger on deposit_wallets (migration
+// 1300) notifies `deposit_wallets_<chain>` with the address when a live wallet is inserted or made
+// active again, and the set loads exactly the notified addresses at once. Loads are coalesced
+// (one in flight, one queued), so a burst of wallets costs a few loads, not one each. The
+// periodic refresh stays as it was: it is the safety net for a notification lost while the
+// LISTEN connection was down, or never delivered (a pooler that drops LISTEN).
 import type { Chain, Coin } from "@gateway/contracts";
-import type { Sql } from "@gateway/db";
+import type { Sql, TransactionSql } from "@gateway/db";
+import type { Logger } from "@gateway/logging";
+import { coalesce } from "./coalesce.js";
 import { type Repeating, repeatEvery } from "./repeat.js";
 
 export interface OpenAddress {
@@ -21,11 +32,19 @@ export interface OpenAddresses {
   size(): number;
   /** Bumps whenever the set changes (provider registration follows it). */
   version(): number;
+  /** Calls `listener` after every change of version; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+  /** Loads run so far, of every kind (full, incremental, notified addresses). */
+  loads(): number;
   /** Database time of the last load's snapshot: every wallet created before it is known. */
   asOf(): number;
-  /** Loads new wallets, or everything when the last full load is older than `fullReloadMs`. */
+  /**
+   * Loads new wallets, or everything when the last full load is older than `fullReloadMs`. Joins
+   * the load queued behind the one in flight, if any: it settles after a load that started after
+   * the call.
+   */
   refresh(): Promise<void>;
-  /** Refreshes every `refreshMs` until stopped. */
+  /** Refreshes every `refreshMs` until stopped, and loads notified wallets as they come. */
   start(): void;
   stop(): Promise<void>;
 }
@@ -39,6 +58,13 @@ export interface OpenAddressesOptions {
   fullReloadMs: number;
   /** How often `start` refreshes; watchers that refresh on demand need not set it. */
   refreshMs?: number;
+  /** Where LISTEN trouble is reported. */
+  log?: Logger;
+}
+
+/** The channel the deposit_wallets trigger (migration 1300) notifies, with the address. */
+export function openAddressesChannel(chain: Chain): string {
+  return `deposit_wallets_${chain}`;
 }
 
 /** Overlap of incremental loads: a wallet row can commit a little after its created_at. */
@@ -50,22 +76,37 @@ interface Row {
 }
 
 export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresses {
-  const { sql, chain, lateWindowMs, fullReloadMs } = options;
+  const { sql, chain, lateWindowMs, fullReloadMs, log } = options;
   let byAddress = new Map<string, OpenAddress>();
   let ordered: readonly OpenAddress[] = [];
   let asOf = 0;
   let lastFull = 0;
   let version = 0;
+  let loads = 0;
   let loop: Repeating | undefined;
-  let running: Promise<void> | undefined;
+  let stopped = false;
+  let unlisten: (() => Promise<void>) | undefined;
+  const listeners = new Set<() => void>();
+  /** Addresses notified since the last load began; the next load reads them. */
+  const notified = new Set<string>();
+  /** Whether the next load must be a refresh (incremental or full), not only the notified ones. */
+  let sweep = false;
+
+  const openWhere = (tx: Sql | TransactionSql) => tx`dw.chain = ${chain} and dw.mode = 'live' and dw.active
+    and (p.status in ('pending', 'confirming')
+         or p.expires_at > now() - make_interval(secs => ${lateWindowMs / 1000}))`;
+
+  /** Open wallets among these addresses, by the unique index on address. */
+  const byAddresses = (tx: Sql | TransactionSql, addresses: readonly string[]) => tx<Row[]>`
+    select dw.address, dw.coin from deposit_wallets dw join payments p on p.id = dw.payment_id
+    where dw.address in ${tx(addresses)} and ${openWhere(tx)}
+    order by dw.created_at, dw.address`;
 
   /** One snapshot: the database's clock and the rows as of it. */
-  async function load(since: Date | null) {
+  async function load(since: Date | null, addresses: readonly string[]) {
     return sql.begin("isolation level repeatable read read only", async (tx) => {
       const [clock] = await tx<{ now: Date }[]>`select now() as now`;
-      const open = tx`dw.chain = ${chain} and dw.mode = 'live' and dw.active
-        and (p.status in ('pending', 'confirming')
-             or p.expires_at > now() - make_interval(secs => ${lateWindowMs / 1000}))`;
+      const open = openWhere(tx);
       // Two statements rather than one with an optional filter: the incremental one must use
       // the created_at index whatever plan the full one gets.
       const rows = since
@@ -77,26 +118,38 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
             select dw.address, dw.coin from deposit_wallets dw join payments p on p.id = dw.payment_id
             where ${open}
             order by dw.created_at, dw.address`;
+      // A notified wallet made active again is older than `since`: read it by address.
+      if (since && addresses.length > 0) rows.push(...(await byAddresses(tx, addresses)));
       return { now: clock!.now.getTime(), rows };
     });
   }
 
+  function changed() {
+    version++;
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (err) {
+        log?.warn({ err, chain }, "open-address change listener failed");
+      }
+    }
+  }
+
   async function full() {
-    const { now, rows } = await load(null);
+    const { now, rows } = await load(null, []);
     const next = new Map<string, OpenAddress>();
     for (const row of rows) {
       next.set(row.address, byAddress.get(row.address) ?? { address: row.address, coin: row.coin });
     }
-    const changed = next.size !== byAddress.size || rows.some((r) => !byAddress.has(r.address));
+    const differs = next.size !== byAddress.size || rows.some((r) => !byAddress.has(r.address));
     byAddress = next;
     ordered = [...next.values()];
     asOf = now;
     lastFull = Date.now();
-    if (changed) version++;
+    if (differs) changed();
   }
 
-  async function incremental() {
-    const { now, rows } = await load(new Date(asOf - OVERLAP_MS));
+  function add(rows: readonly Row[]) {
     const added: OpenAddress[] = [];
     for (const row of rows) {
       if (byAddress.has(row.address)) continue;
@@ -104,18 +157,82 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
       byAddress.set(row.address, entry);
       added.push(entry);
     }
-    asOf = now;
     if (added.length > 0) {
       ordered = [...ordered, ...added];
-      version++;
+      changed();
     }
   }
 
+  async function incremental(addresses: readonly string[]) {
+    const { now, rows } = await load(new Date(asOf - OVERLAP_MS), addresses);
+    asOf = now;
+    add(rows);
+  }
+
+  /** Only the notified wallets; `asOf` stays, since other wallets were not looked for. */
+  async function notifiedOnly(addresses: readonly string[]) {
+    add(await byAddresses(sql, addresses));
+  }
+
+  async function step() {
+    const refreshing = sweep;
+    sweep = false;
+    const addresses = [...notified];
+    notified.clear();
+    if (!refreshing && addresses.length === 0) return;
+    loads++;
+    try {
+      if (!refreshing) await notifiedOnly(addresses);
+      else if (Date.now() - lastFull >= fullReloadMs) await full();
+      else await incremental(addresses);
+    } catch (err) {
+      // The next load reads them again (the periodic refresh, if no notification comes).
+      for (const address of addresses) notified.add(address);
+      throw err;
+    }
+  }
+  const loader = coalesce(step);
+
   function refresh(): Promise<void> {
-    running ??= (Date.now() - lastFull >= fullReloadMs ? full() : incremental()).finally(() => {
-      running = undefined;
-    });
-    return running;
+    sweep = true;
+    return loader.run();
+  }
+
+  function listen() {
+    const channel = openAddressesChannel(chain);
+    let established = false;
+    sql
+      .listen(
+        channel,
+        (address) => {
+          if (stopped) return;
+          if (address) notified.add(address);
+          loader.run().catch((err) => log?.warn({ err, chain }, "loading notified wallets failed"));
+        },
+        // Called again each time postgres.js re-establishes LISTEN after its connection dropped.
+        () => {
+          if (stopped) return;
+          // Wallets inserted before LISTEN took effect were not notified: refresh. After a drop,
+          // reload everything, which also finds wallets made active again meanwhile.
+          if (established) {
+            lastFull = 0;
+            log?.info({ chain, channel }, "open-address notifications back");
+          }
+          established = true;
+          refresh().catch((err) => log?.warn({ err, chain }, "open-address refresh failed"));
+        },
+      )
+      .then(
+        (meta) => {
+          unlisten = meta.unlisten;
+          if (stopped) void meta.unlisten().catch(() => {});
+        },
+        (err) => {
+          // postgres.js tries again whenever its LISTEN connection reconnects; meanwhile the
+          // periodic refresh alone finds new wallets, as before notifications existed.
+          log?.warn({ err, chain, channel }, "LISTEN failed; new wallets are found by polling only");
+        },
+      );
   }
 
   return {
@@ -123,15 +240,25 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
     list: () => ordered,
     size: () => byAddress.size,
     version: () => version,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    loads: () => loads,
     asOf: () => asOf,
     refresh,
     start() {
+      stopped = false;
       // A failed refresh keeps the last list; the next one tries again.
       loop = repeatEvery(options.refreshMs ?? 1000, refresh, () => {});
+      listen();
     },
     async stop() {
+      stopped = true;
+      await unlisten?.().catch(() => {});
+      unlisten = undefined;
       await loop?.stop();
-      await running?.catch(() => {});
+      await loader.idle();
     },
   };
 }

@@ -1,9 +1,14 @@
 // Telling the webhook provider which addresses to report. Helius' webhook API (create, list,
 // edit with the full accountAddresses list) is implemented here; the local network serves the
 // same API, so the local registry is this one with another base URL.
+import { coalesce } from "@gateway/watcher-kit";
 
 export interface AddressRegistry {
-  /** Makes the provider report exactly these addresses to our ingress. */
+  /**
+   * Makes the provider report exactly these addresses to our ingress. Calls may overlap: the last
+   * call's list is the one left registered, and each call settles once a list at least as recent
+   * as its own is.
+   */
   sync(addresses: readonly string[]): Promise<void>;
 }
 
@@ -15,6 +20,13 @@ export interface HeliusRegistryOptions {
   webhookUrl: string;
   authHeader: string;
   fetch?: typeof fetch;
+  /**
+   * Edits start at least this far apart (200 ms by default). Helius bills every edit (100
+   * credits), so a flash sale that opens hundreds of addresses a second must not make hundreds
+   * of edits; the addresses opened meanwhile go in the next edit. An edit after a quiet spell
+   * goes at once.
+   */
+  minGapMs?: number;
 }
 
 export class RegistryError extends Error {
@@ -59,17 +71,28 @@ export function createHeliusRegistry(options: HeliusRegistryOptions): AddressReg
     };
   }
 
-  return {
-    async sync(addresses) {
+  async function put(addresses: readonly string[]) {
+    if (!webhookId) {
+      const existing = await call<HeliusWebhook[]>("GET", "/v0/webhooks");
+      webhookId = existing.find((w) => w.webhookURL === options.webhookUrl)?.webhookID;
       if (!webhookId) {
-        const existing = await call<HeliusWebhook[]>("GET", "/v0/webhooks");
-        webhookId = existing.find((w) => w.webhookURL === options.webhookUrl)?.webhookID;
-        if (!webhookId) {
-          webhookId = (await call<HeliusWebhook>("POST", "/v0/webhooks", definition(addresses))).webhookID;
-          return;
-        }
+        webhookId = (await call<HeliusWebhook>("POST", "/v0/webhooks", definition(addresses))).webhookID;
+        return;
       }
-      await call("PUT", `/v0/webhooks/${webhookId}`, definition(addresses));
+    }
+    await call("PUT", `/v0/webhooks/${webhookId}`, definition(addresses));
+  }
+
+  // An edit replaces the whole list, so two edits in flight at once could land in either order
+  // and leave the older list registered (and two first calls could each create a webhook). One
+  // edit at a time, then, and the one queued sends the newest list asked for when it starts.
+  let wanted: readonly string[] = [];
+  const edits = coalesce(() => put(wanted), { minGapMs: options.minGapMs ?? 200 });
+
+  return {
+    sync(addresses) {
+      wanted = addresses;
+      return edits.run();
     },
   };
 }

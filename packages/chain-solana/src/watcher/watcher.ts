@@ -6,6 +6,7 @@ import type { Coin } from "@gateway/domain";
 import { chainGauge, counterIn, OPEN_ADDRESSES_GAUGE, type Registry } from "@gateway/metrics";
 import { signAttestation } from "@gateway/signer-client";
 import {
+  coalesce,
   createOpenAddresses,
   createReplicaMembership,
   type OpenAddresses,
@@ -32,6 +33,10 @@ export interface SolanaWatcherOptions extends WatcherBasics {
   reconcileCallsPerSecond: number;
   /** Signature status polling; a few slots. */
   pollMs?: number;
+  /**
+   * The open set's poll and the leader's registration check (1 s). The safety net only: a new
+   * wallet is loaded and registered as soon as PostgreSQL notifies it.
+   */
   openRefreshMs?: number;
   lateWindowMs?: number;
   /** Hints the chain does not know after this long are forgotten. */
@@ -62,6 +67,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     lateWindowMs: options.lateWindowMs ?? 24 * 3600_000,
     fullReloadMs: 30_000,
     refreshMs: options.openRefreshMs ?? 1000,
+    log,
   });
   await open.refresh();
 
@@ -135,19 +141,38 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     hint: (signature) => tracker.hint(signature),
   });
 
-  // The leader keeps the provider's address list equal to the open set.
+  // The leader keeps the provider's address list equal to the open set. It registers as soon as
+  // the set changes: the set hears of a new wallet from PostgreSQL within milliseconds of its
+  // commit, and a customer may pay the moment the checkout page shows the address, so waiting
+  // for a poll would leave that payment to the (slower) reconciliation scan. Syncs are coalesced
+  // (one in flight, one queued, which reads the set when it starts) so a burst of new wallets
+  // makes a few edits, never one each, and never two at once: an edit replaces the whole list,
+  // and an older one landing last would unregister the newest addresses. The registry spaces its
+  // edits too (`minGapMs`). Every `openRefreshMs` the leader checks again: a failed sync, or a
+  // replica that has just become leader, is caught up there.
   let registered = -1;
   let registering: Repeating | undefined;
-  async function register() {
+  let unsubscribe: (() => void) | undefined;
+  const registry = options.registry;
+  const registration = coalesce(async () => {
+    if (!registry) return;
+    if (!membership.isLeader()) {
+      // Whatever another leader registered meanwhile, sync in full on becoming leader again.
+      registered = -1;
+      return;
+    }
     const version = open.version();
-    if (!options.registry || !membership.isLeader() || version === registered) return;
-    await options.registry.sync(open.list().map((entry) => entry.address));
+    if (version === registered) return;
+    await registry.sync(open.list().map((entry) => entry.address));
     registered = version;
-  }
-  if (options.registry) {
+  });
+  if (registry) {
     const failed = (err: unknown) => log.warn({ err }, "provider registration failed; retried");
-    await register().catch(failed);
-    registering = repeatEvery(options.openRefreshMs ?? 1000, register, failed);
+    await registration.run().catch(failed);
+    unsubscribe = open.onChange(() => {
+      registration.run().catch(failed);
+    });
+    registering = repeatEvery(options.openRefreshMs ?? 1000, () => registration.run(), failed);
   }
 
   if (options.metrics) {
@@ -173,7 +198,9 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     membership,
     async stop() {
       await ingress.close();
+      unsubscribe?.();
       await registering?.stop();
+      await registration.idle();
       await reconciler.stop();
       await tracker.stop();
       await open.stop();
