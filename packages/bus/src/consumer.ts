@@ -15,6 +15,22 @@ export interface BusMessage<T = unknown> {
   data: T;
   /** 1 on first delivery. */
   deliveryCount: number;
+  /** The message's sequence number in its stream: always set by startConsumer (messages made by hand in tests may lack it). */
+  seq?: number;
+}
+
+/**
+ * Thrown by a handler for a message that is not to be handled yet (not a failure): it comes back
+ * after `delayMs`, without a warning in the log. Its next delivery still counts as one.
+ */
+export class RetryLater extends Error {
+  override readonly name = "RetryLater";
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+  }
 }
 
 export interface ConsumerOptions<T> {
@@ -49,21 +65,31 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
   const { js, jsm, log, stream, durable, filterSubjects, handle } = options;
   const concurrency = options.concurrency ?? 16;
   const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
-  const config = {
-    durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+  const settings = {
     ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
     max_ack_pending: Math.max(concurrency * 4, 256),
     ...(filterSubjects.length === 1
       ? { filter_subject: filterSubjects[0] }
       : { filter_subjects: filterSubjects }),
   };
-  try {
-    await jsm.consumers.add(stream, config);
-  } catch (err) {
-    if (!String(err).includes("already")) throw err;
-    await jsm.consumers.update(stream, durable, config);
+  // A durable that exists keeps where it started (JetStream refuses to change that; another
+  // replica, an earlier version or a handover chose it); the rest is brought to this config.
+  const keepStart = () => jsm.consumers.update(stream, durable, settings);
+  if (await exists(jsm, stream, durable)) {
+    await keepStart();
+  } else {
+    try {
+      await jsm.consumers.add(stream, {
+        ...settings,
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+      });
+    } catch (err) {
+      // Created by another replica meanwhile (with another start, "can not be updated").
+      if (!/already|can not be updated/.test(String(err))) throw err;
+      await keepStart();
+    }
   }
   const consumer = await js.consumers.get(stream, durable);
   // Short pull expiry: a pull request that went to a NATS node that died is noticed (missed
@@ -87,9 +113,14 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
       return;
     }
     try {
-      await handle({ id, subject: msg.subject, data, deliveryCount });
+      await handle({ id, subject: msg.subject, data, deliveryCount, seq: msg.seq });
       msg.ack();
     } catch (err) {
+      if (err instanceof RetryLater) {
+        log.debug({ messageId: id, subject: msg.subject, reason: err.message }, "message held back");
+        msg.nak(err.delayMs);
+        return;
+      }
       log.warn(
         { err, messageId: id, subject: msg.subject, deliveryCount },
         "message handling failed; will retry",
@@ -113,4 +144,14 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+async function exists(jsm: JetStreamManager, stream: string, name: string): Promise<boolean> {
+  try {
+    await jsm.consumers.info(stream, name);
+    return true;
+  } catch (err) {
+    if (/consumer not found/i.test(String(err))) return false;
+    throw err;
+  }
 }

@@ -1,5 +1,11 @@
 export { type Bus, type ConnectBusOptions, connectBus } from "./connect.js";
-export { type BusMessage, type ConsumerOptions, type RunningConsumer, startConsumer } from "./consumer.js";
+export {
+  type BusMessage,
+  type ConsumerOptions,
+  RetryLater,
+  type RunningConsumer,
+  startConsumer,
+} from "./consumer.js";
 export { busEpochReader, MESSAGE_ID_HEADER, publishWithId, readBusEpoch } from "./message-id.js";
 export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./outbox-relay.js";
 export { type BusTopology, busTopology, DUPLICATE_WINDOW_MS, ensureStreams } from "./topology.js";
