@@ -1,7 +1,7 @@
 // The payout actor: executes payouts recorded by the API or the daily schedule, one message per
 // payout on `<p>.cmd.payout.<id>`, and runs the schedule. State lives in PostgreSQL only.
 import type { Bus, RunningConsumer } from "@gateway/bus";
-import { nativeCoin } from "@gateway/chains";
+import { type Chain, nativeCoin } from "@gateway/chains";
 import type { PayoutCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import {
@@ -15,8 +15,9 @@ import {
 import type { Logger } from "@gateway/logging";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import { type ChainPayouts, PayoutRefusedError } from "./chains/chain-payouts.js";
-import { CHAIN_WORK_PACING, consumeCommands } from "./command-consumer.js";
+import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
 
+/** The one durable payouts had before they were split per chain (consumers `payouts-<chain>` now). */
 const CONSUMER = "payouts";
 /** Chain errors retried this many times; after that the payout stays `processing` for an operator. */
 const MAX_ATTEMPTS = 25;
@@ -113,10 +114,15 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
     }
   }
 
-  const consumer: RunningConsumer = await consumeCommands<PayoutCommand>(bus, log, {
+  // One consumer per chain, as sweeps and refunds: a stalled chain holds only its own slots. The
+  // subject names the payout, not its chain, which the row says. A message delivered again (after
+  // a handover of the consumer, or a lost ack) finds its payout completed or failed and stops.
+  const consumer: RunningConsumer = await consumePerChain<PayoutCommand>(bus, log, {
     durable: CONSUMER,
     subject: subjects.allPayoutCommands,
     ...CHAIN_WORK_PACING,
+    chainOf: async ({ data }) =>
+      (await sql<{ chain: Chain }[]>`select chain from payouts where id = ${data.payout_id}`)[0]?.chain,
     handle: async ({ data, deliveryCount }) => {
       await process(data.payout_id, deliveryCount);
     },

@@ -5,20 +5,26 @@ import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@ga
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
-import { CHAIN_WORK_PACING, consumeCommands } from "./command-consumer.js";
+import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
 
+/**
+ * The one durable this work had before it was split per chain (consumers `settlement-work-<chain>`
+ * now), and still the name handled messages are recorded under (processed_messages.consumer): a
+ * message handled before the split is found handled after it, whichever chain's consumer has it.
+ */
 const CONSUMER = "settlement-work";
 /** After this many failed attempts the payment is marked failed for an operator (never silent). */
 const MAX_ATTEMPTS = 25;
 
-/**
- * Sweeps and refunds that payment actors asked for (`<p>.cmd.settle.sweep|refund`), executed by
- * the chain's settlement and reported back to the actor. A failure is retried with a growing
- * delay; the chain adapters make a retry safe (same intent, checked on chain before a resend).
- */
 /** The live price of a coin now (micro-USD), or null when no fresh, agreeing price exists. */
 export type UsdRate = (mode: Mode, coin: PricedCoin) => bigint | null;
 
+/**
+ * Sweeps and refunds that payment actors asked for (`<p>.cmd.settle.sweep|refund`), executed by
+ * the chain's settlement and reported back to the actor, in one consumer per chain: a stalled
+ * chain holds only its own slots. A failure is retried with a growing delay; the chain adapters
+ * make a retry safe (same intent, checked on chain before a resend).
+ */
 export function startSettlementWork(
   deps: PaymentActorDeps & { bus: Bus; chains: ChainSettlements; usdRate?: UsdRate | undefined },
 ): Promise<RunningConsumer> {
@@ -38,11 +44,21 @@ export function startSettlementWork(
     return row.address;
   }
 
-  return consumeCommands<SweepCommand | RefundCommand>(bus, log, {
+  async function handled(messageId: string) {
+    const rows = await sql`
+      select 1 from processed_messages where consumer = ${CONSUMER} and message_id = ${messageId}`;
+    return rows.length > 0;
+  }
+
+  return consumePerChain<SweepCommand | RefundCommand>(bus, log, {
     durable: CONSUMER,
     subject: bus.topology.subjects.allSettlement,
     ...CHAIN_WORK_PACING,
+    chainOf: ({ data }) => data.chain,
     handle: async ({ id, subject, data, deliveryCount }) => {
+      // Handled before (delivered again after a handover of the consumer, or after a lost ack):
+      // its effect is on record, so the chain is not asked again.
+      if (await handled(id)) return;
       const chain = chains[data.chain];
       try {
         if (!chain) throw new Error(`no settlement configured for chain ${data.chain}`);
