@@ -125,7 +125,8 @@ describe("handOverDurable", () => {
 
   it("lets startConsumer take over a handed-over durable where it starts, holding what the handover says", async () => {
     await publish(4);
-    await oldDurable({ acked: [1, 2], held: 1, ackWaitMs: 800 });
+    // Long enough for message 5 to go through before the hold ends, on a busy machine too.
+    await oldDurable({ acked: [1, 2], held: 1, ackWaitMs: 2_500 });
     const holds = await handOverDurable(bus.jsm, log, options());
     const hold = holds.get("work-a")!;
     await publish(1);

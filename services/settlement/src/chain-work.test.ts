@@ -276,7 +276,9 @@ const sweepTxid = async (id: string) =>
 
 describe("upgrade from one settlement-work consumer for every chain", () => {
   it("hands its work to the chains' consumers: pending work done once, after its holders' ack wait; handled work not redone", async () => {
-    const ackWaitMs = 2_000;
+    // The previous consumers' ack wait (120 s in production): long enough for F, published after
+    // the upgrade, to go through before the hold ends, on a busy machine too.
+    const ackWaitMs = 4_000;
     const next = await previousDurable("settlement-work", bus.topology.subjects.allSettlement, ackWaitMs);
     const nextPayout = await previousDurable(
       "payouts",
@@ -370,13 +372,21 @@ describe("upgrade from one settlement-work consumer for every chain", () => {
     expect(await sweepTxid(d)).toBe(`old-${d}`);
     expect(await sweepTxid(c)).toBe(`tx-sweep:${c}`);
 
-    // What the previous consumers had handed out (C, E, the payout) waited for their ack wait;
-    // F, published after the handover, did not.
+    // What the previous consumers had handed out (C, E, the payout) waited for their ack wait from
+    // the handover, which came after `upgradedAt`; F, published after the handover, did not wait.
+    // (Each replica holds until the time it wrote or read: replicas starting together may write
+    // a little apart, so the bound is the earliest possible.)
     const at = (fake: ReturnType<typeof fakeChain>, intentId: string) =>
       fake.calls.find((call) => call.intentId === intentId)!.at;
     for (const intentId of [`sweep:${c}`, `sweep:${e}`, `payout:${payout}`]) {
       expect(at(solana, intentId)).toBeGreaterThanOrEqual(upgradedAt + ackWaitMs);
     }
     expect(at(sui, `sweep:${f}`)).toBeLessThan(upgradedAt + ackWaitMs);
+    const { description } = (
+      await bus.jsm.consumers.info(bus.topology.streams.commands, "settlement-work-solana")
+    ).config;
+    expect(description).toMatch(
+      /^handover from settlement-work: started at stream seq 2; seq <= \d+ held until /,
+    );
   });
 });
