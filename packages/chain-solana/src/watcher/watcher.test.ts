@@ -110,6 +110,9 @@ describe("solana watcher registration", () => {
       webhookUrl: "http://127.0.0.1:9/webhooks/solana",
       authHeader: AUTH,
       fetch: timed,
+      // Shorter than the pause between addresses below, so each goes as a lone one (the default
+      // gap of 1 s would only make the test longer).
+      minGapMs: 200,
     });
     const watcher = await start(registry, "watcher-a");
     try {
