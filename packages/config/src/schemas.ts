@@ -272,6 +272,8 @@ export const watcherSolanaConfigSchema = chainServiceSchema({
   /** Provider webhook API (Helius: https://api.helius.xyz; the local network: its RPC URL). Unset: no registration. */
   PROVIDER_API_URL: url(["http", "https"]).optional(),
   PROVIDER_API_KEY: z.string().optional(),
+  /** Provider edits (each sends the whole address list, and Helius bills each) start at least this far apart. */
+  PROVIDER_EDIT_GAP_MS: positiveInt(1000),
   /** The URL the provider posts to (this service's ingress as the provider reaches it). */
   WATCHER_PUBLIC_URL: url(["http", "https"]).default("http://127.0.0.1:3104/webhooks/solana"),
   /** Chain calls per second the reconciliation loop may make, whatever the number of open addresses. */

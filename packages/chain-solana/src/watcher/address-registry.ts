@@ -21,13 +21,12 @@ export interface HeliusRegistryOptions {
   authHeader: string;
   fetch?: typeof fetch;
   /**
-   * Edits start at least this far apart (1 s by default). Helius bills every edit (100 credits)
-   * and each sends the whole list, so a flash sale that opens hundreds of addresses a second must
-   * not make hundreds of edits; the addresses opened meanwhile go in the next edit. One a second
-   * is what the polling registration of before made at most, so the bill does not grow; an edit
-   * after a quiet spell goes at once, which is where the latency was won. (At 200 ms the
-   * pipeline bench's live Solana steps spent about a third more CPU in the watcher and the local
-   * network, sending the growing list five times a second.)
+   * Edits start at least this far apart (1 s by default, `PROVIDER_EDIT_GAP_MS`). Helius bills
+   * every edit (100 credits) and each sends the whole list, so a flash sale that opens hundreds
+   * of addresses a second must not make hundreds of edits; the addresses opened meanwhile go in
+   * the next edit. One a second is what the polling registration of before made at most, so the
+   * bill does not grow with this default; an edit after a quiet spell goes at once. A shorter gap
+   * registers addresses sooner during a sale, for up to that many more edits.
    */
   minGapMs?: number;
 }

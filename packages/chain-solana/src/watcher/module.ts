@@ -37,6 +37,7 @@ export const solanaWatcher: ChainWatcherModule<"solana", WatcherSolanaConfig, Co
               ...(config.PROVIDER_API_KEY ? { apiKey: config.PROVIDER_API_KEY } : {}),
               webhookUrl: config.WATCHER_PUBLIC_URL,
               authHeader: config.WEBHOOK_AUTH_HEADER,
+              minGapMs: config.PROVIDER_EDIT_GAP_MS,
             }),
           }
         : {}),
