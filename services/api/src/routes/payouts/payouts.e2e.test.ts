@@ -66,6 +66,10 @@ describe("payouts end to end (test mode)", () => {
     });
     expect(otpRes.status).toBe(202);
     const mail = await catcher.waitForMail({ to: owner.email, subject: "payout code" });
+    // Settlement paused while the payout is made: a test-mode payout completes within milliseconds
+    // of its creation, so the reservation would otherwise be read only when settlement is slower
+    // than the next request (CI once saw it completed already).
+    await settlement.stop();
     const created = await call(api.baseUrl, "POST", "/payouts", {
       headers: { ...owner.auth, "idempotency-key": `e2e-${randomBytes(4).toString("hex")}` },
       body: {
@@ -81,6 +85,7 @@ describe("payouts end to end (test mode)", () => {
     expect(created.body).toMatchObject({ status: "pending", amount: "19.80", net_amount: "19.50" });
     const reserved = await call(api.baseUrl, "GET", "/payouts/context?mode=test", { headers: owner.auth });
     expect(reserved.body.balances[0]).toMatchObject({ available: 0, pending: 19.8 });
+    settlement = await startTestSettlement(api);
 
     await waitFor(async () => {
       const res = await call(api.baseUrl, "GET", `/payouts/${created.body.id}`, { headers: owner.auth });
