@@ -182,4 +182,36 @@ describe("solana watcher registration", () => {
       await watcher.stop();
     }
   });
+
+  it("syncs again after taking over, so the old leader's last edit landing late is undone", async () => {
+    // The provider keeps whichever list arrived last, as Helius does with edits.
+    let onProvider: string[] = [];
+    const syncs: string[][] = [];
+    const registry: AddressRegistry = {
+      async sync(addresses) {
+        syncs.push([...addresses]);
+        onProvider = [...addresses];
+      },
+    };
+    const address = await wallet();
+    const watcher = await start(registry, "watcher-c");
+    try {
+      await waitFor(() => watcher.membership.isLeader() && onProvider.includes(address), {
+        what: "the first sync as leader",
+        timeoutMs: 10_000,
+      });
+      // The previous leader's edit, sent before it knew it had lost the lease, lands now: a list
+      // without the newest address.
+      onProvider = onProvider.filter((a) => a !== address);
+      const before = syncs.length;
+      // Within the settle time (two lease lengths: 3 s at a 500 ms heartbeat) the leader syncs again.
+      await waitFor(() => onProvider.includes(address), {
+        what: "the newest address registered again",
+        timeoutMs: 6_000,
+      });
+      expect(syncs.length).toBe(before + 1);
+    } finally {
+      await watcher.stop();
+    }
+  });
 });

@@ -150,7 +150,17 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
   // and an older one landing last would unregister the newest addresses. The registry spaces its
   // edits too (`minGapMs`). Every `openRefreshMs` the leader checks again: a failed sync, or a
   // replica that has just become leader, is caught up there.
+  //
+  // A replica that takes over syncs once more a while after its first sync: the old leader learns
+  // it lost the lease only at its next heartbeat, so its last edit, still in flight, can land after
+  // the new leader's and leave an older list registered until the open set next changed (in a
+  // quiet hour, for the whole hour, with new addresses left to the reconciliation scan).
+  const takeoverSettleMs = heartbeatMs * 3 * 2;
   let registered = -1;
+  // Set by the timer, not read off the clock: a timer may fire a millisecond before Date.now()
+  // says it is due.
+  let confirmDue = false;
+  let confirmTimer: NodeJS.Timeout | undefined;
   let registering: Repeating | undefined;
   let unsubscribe: (() => void) | undefined;
   const registry = options.registry;
@@ -159,15 +169,29 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     if (!membership.isLeader()) {
       // Whatever another leader registered meanwhile, sync in full on becoming leader again.
       registered = -1;
+      confirmDue = false;
+      clearTimeout(confirmTimer);
       return;
     }
     const version = open.version();
-    if (version === registered) return;
+    const confirming = confirmDue;
+    if (version === registered && !confirming) return;
+    const tookOver = registered === -1;
     await registry.sync(open.list().map((entry) => entry.address));
     registered = version;
+    // Cleared once done: a confirming sync that failed is tried again by the periodic check.
+    if (confirming) confirmDue = false;
+    if (tookOver) {
+      // Not left to the periodic check, which may be far apart (`openRefreshMs`).
+      clearTimeout(confirmTimer);
+      confirmTimer = setTimeout(() => {
+        confirmDue = true;
+        registration.run().catch(failed);
+      }, takeoverSettleMs);
+    }
   });
+  const failed = (err: unknown) => log.warn({ err }, "provider registration failed; retried");
   if (registry) {
-    const failed = (err: unknown) => log.warn({ err }, "provider registration failed; retried");
     await registration.run().catch(failed);
     unsubscribe = open.onChange(() => {
       registration.run().catch(failed);
@@ -199,6 +223,7 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     async stop() {
       await ingress.close();
       unsubscribe?.();
+      clearTimeout(confirmTimer);
       await registering?.stop();
       await registration.idle();
       await reconciler.stop();
