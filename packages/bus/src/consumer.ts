@@ -65,8 +65,9 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
   const { js, jsm, log, stream, durable, filterSubjects, handle } = options;
   const concurrency = options.concurrency ?? 16;
   const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
+  const ackWaitMs = options.ackWaitMs ?? 30_000;
   const settings = {
-    ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
+    ack_wait: ackWaitMs * 1_000_000,
     max_ack_pending: Math.max(concurrency * 4, 256),
     ...(filterSubjects.length === 1
       ? { filter_subject: filterSubjects[0] }
@@ -92,11 +93,43 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
     }
   }
   const consumer = await js.consumers.get(stream, durable);
-  // Short pull expiry: a pull request that went to a NATS node that died is noticed (missed
-  // heartbeats at half the expiry) and re-sent within seconds, not the default half minute.
-  const messages = await consumer.consume({ max_messages: concurrency * 2, expires: 5_000 });
 
   const inFlight = new Set<Promise<void>>();
+  // Messages received while every slot is taken. JetStream's ack timer runs from delivery, not
+  // from when a handler starts: a message that waited here longer than `ackWaitMs` behind stalled
+  // handlers was delivered again (to this replica or another) while its first copy still waited,
+  // so two copies ran and an attempt was counted that never happened. A waiting message is
+  // therefore kept alive with `working()`; a message in a handler is not, so that a hung handler
+  // still gives its message up after `ackWaitMs`, as documented.
+  const waiting: JsMsg[] = [];
+  let stopping = false;
+  function start(msg: JsMsg) {
+    const task = process(msg).finally(() => {
+      inFlight.delete(task);
+      const next = stopping ? undefined : waiting.shift();
+      if (next) start(next);
+    });
+    inFlight.add(task);
+  }
+  const heartbeat = setInterval(() => {
+    for (const msg of waiting) msg.working();
+  }, ackWaitMs / 3);
+  heartbeat.unref();
+
+  // Short pull expiry: a pull request that went to a NATS node that died is noticed (missed
+  // heartbeats at half the expiry) and re-sent within seconds, not the default half minute.
+  // A callback, not the iterator: the iterator's buffer (which the client refills as soon as
+  // messages arrive, up to the durable's `max_ack_pending`) cannot be reached to keep alive.
+  const messages = await consumer.consume({
+    max_messages: concurrency,
+    expires: 5_000,
+    callback: (msg) => {
+      if (stopping) return;
+      if (inFlight.size < concurrency) start(msg);
+      else waiting.push(msg);
+    },
+  });
+
   async function process(msg: JsMsg) {
     const id =
       msg.headers?.get(MESSAGE_ID_HEADER) || msg.headers?.get("Nats-Msg-Id") || `${stream}:${msg.seq}`;
@@ -129,18 +162,15 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
     }
   }
 
-  const loop = (async () => {
-    for await (const msg of messages) {
-      const task = process(msg).finally(() => inFlight.delete(task));
-      inFlight.add(task);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
-    }
-  })();
-
   return {
     async stop() {
+      stopping = true;
+      clearInterval(heartbeat);
       await messages.close();
-      await loop.catch(() => {});
+      // Never started: JetStream offers them again after their ack wait. (A nak here would not
+      // be faster on nats-server 2.9: it hands a nak'd message to this closed consumer's pull
+      // request, still open on the server until it expires.)
+      waiting.length = 0;
       await Promise.allSettled([...inFlight]);
     },
   };

@@ -1,3 +1,4 @@
+export { type ConsumerBacklog, consumerBacklogs } from "./backlog.js";
 export { type Bus, type ConnectBusOptions, connectBus } from "./connect.js";
 export {
   type BusMessage,

@@ -1,7 +1,9 @@
 export { databaseMetrics } from "./database-metrics.js";
 export { httpMetrics } from "./http-metrics.js";
 export {
+  type ConsumerBacklogReading,
   chainGauge,
+  consumerBacklogMetrics,
   counterIn,
   createMetricsRegistry,
   gaugeIn,

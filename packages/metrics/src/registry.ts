@@ -52,6 +52,62 @@ export function chainGauge(
   });
 }
 
+/** A durable consumer's backlog (`consumerBacklogs` in @gateway/bus gives these). */
+export interface ConsumerBacklogReading {
+  stream: string;
+  durable: string;
+  pending: number;
+  ackPending: number;
+  redelivered: number;
+}
+
+/**
+ * Each durable consumer's backlog, read each time the metrics are scraped: messages not yet
+ * delivered, delivered and unacknowledged, and redelivered. Read from JetStream, so every replica
+ * reports the same numbers for a durable they share.
+ */
+export function consumerBacklogMetrics(
+  registry: client.Registry,
+  read: () => Promise<ConsumerBacklogReading[]>,
+): void {
+  // One read serves the three gauges of a scrape: the registry collects them all at once, so
+  // the first starts the read and the other two join it.
+  let reading: Promise<ConsumerBacklogReading[]> | undefined;
+  const shared = () => {
+    reading ??= read().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+  const gauge = (name: string, help: string, value: (b: ConsumerBacklogReading) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ["stream", "durable"],
+      registers: [registry],
+      async collect() {
+        const readings = await shared();
+        this.reset();
+        for (const b of readings) this.set({ stream: b.stream, durable: b.durable }, value(b));
+      },
+    });
+  gauge(
+    "gateway_consumer_pending_messages",
+    "Messages of a durable consumer's subjects not yet delivered to it",
+    (b) => b.pending,
+  );
+  gauge(
+    "gateway_consumer_ack_pending_messages",
+    "Messages delivered to a durable consumer and not yet acknowledged",
+    (b) => b.ackPending,
+  );
+  gauge(
+    "gateway_consumer_redelivered_messages",
+    "Messages delivered to a durable consumer more than once and not yet acknowledged",
+    (b) => b.redelivered,
+  );
+}
+
 /** Both watchers report how many open addresses they watch under this one name. */
 export const OPEN_ADDRESSES_GAUGE = {
   name: "gateway_watcher_open_addresses",

@@ -1,5 +1,6 @@
+import { consumerBacklogs } from "@gateway/bus";
 import { notifierConfigSchema } from "@gateway/config";
-import { createMetricsRegistry } from "@gateway/metrics";
+import { consumerBacklogMetrics, createMetricsRegistry } from "@gateway/metrics";
 import { openService } from "@gateway/service-runtime";
 import { notifierMetrics } from "./metrics.js";
 import { startNotifier } from "./notifier.js";
@@ -23,6 +24,7 @@ const notifier = await startNotifier({
 });
 const metrics = createMetricsRegistry("notifier");
 notifierMetrics(metrics, notifier, sql);
+consumerBacklogMetrics(metrics, () => consumerBacklogs(bus.jsm, [bus.topology.streams.events]));
 const health = await serveHealth({ metrics, checks: { delivery: async () => notifier.checkHealth() } });
 
 stopOnSignal([() => health.close(), () => notifier.stop()]);

@@ -1,6 +1,7 @@
+import { consumerBacklogs } from "@gateway/bus";
 import { startChainGuardOrExit } from "@gateway/chain-preflight";
 import { settlementConfigSchema } from "@gateway/config";
-import { createMetricsRegistry, databaseMetrics } from "@gateway/metrics";
+import { consumerBacklogMetrics, createMetricsRegistry, databaseMetrics } from "@gateway/metrics";
 import { priceMetrics, priceServiceFromConfig, usdRateForMode } from "@gateway/prices";
 import { openService } from "@gateway/service-runtime";
 import { liveChainsFromConfig, settlementProbes } from "./chains/from-config.js";
@@ -38,6 +39,8 @@ const settlement = await startSettlement({
 });
 databaseMetrics(metrics, sql);
 priceMetrics(metrics, prices, config.PRICE_MAX_AGE_SECONDS);
+// Its durables, one per chain for chain work: a stalled chain shows as its consumer's backlog.
+consumerBacklogMetrics(metrics, () => consumerBacklogs(bus.jsm, [bus.topology.streams.commands]));
 const health = await serveHealth({ metrics, checks: { preflight: () => preflight.ready() } });
 
 stopOnSignal([
