@@ -8,7 +8,7 @@ import { Chain, Mode } from "@gateway/signer-proto";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { loadSeed } from "./seed.js";
-import { openAuditLog } from "./state/audit-log.js";
+import { openAuditLog } from "./storage/audit-file.js";
 import { createTestSigner, request, solanaSolPayout } from "./test-fixtures.js";
 
 const CLI = new URL("./cli.ts", import.meta.url).pathname;

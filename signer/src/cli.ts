@@ -11,7 +11,7 @@ import { writeDevCerts } from "./dev-certs.js";
 import { createKeyring } from "./keys/keyring.js";
 import { sealMnemonic } from "./sealed-seed.js";
 import { loadSeed } from "./seed.js";
-import { verifyAuditLog } from "./state/audit-log.js";
+import { verifyAuditFile } from "./state/audit-log.js";
 
 const USAGE = `usage: signer <command>
   seal --out FILE [--passphrase-file F]
@@ -78,7 +78,7 @@ function verifyAudit(args: string[]): void {
   const head = headArg ? /^(\d+):([0-9a-f]{64})$/.exec(headArg) : undefined;
   if (headArg && !head) fail("verify: --head takes SEQ:HASH");
   const hashes = new Map<number, string>();
-  const result = verifyAuditLog(readFileSync(file, "utf8"), (entry, hash) => {
+  const result = verifyAuditFile(file, (entry, hash) => {
     if (head && entry.seq === Number(head[1])) hashes.set(entry.seq, hash);
   });
   if (result.ok && head) {
@@ -180,7 +180,7 @@ function record(args: string[]): void {
   const file = args[0];
   if (!file) fail("record: FILE is required");
   const lines: string[] = [];
-  const result = verifyAuditLog(readFileSync(file, "utf8"), (entry) => {
+  const result = verifyAuditFile(file, (entry) => {
     if (entry.decision === "address") {
       const { seq, at, chain, mode, index, address } = entry;
       lines.push(JSON.stringify({ type: "address", seq, at, chain, mode, index, address }));

@@ -7,7 +7,7 @@ afterAll(() => signer.close());
 
 describe("decision metrics", () => {
   it("counts signed and refused decisions by refusal code", () => {
-    const metrics = countDecisions(signer.core);
+    const metrics = countDecisions(signer.core, signer.ledger);
     const { intent, tx } = solanaTokenSweep(signer.keyring, 1);
     expect(metrics.core.decide(request(intent, tx)).ok).toBe(true);
     // The same intent id for another amount: a replay with another effect.
@@ -18,5 +18,9 @@ describe("decision metrics", () => {
     expect(text).toMatch(
       /gateway_signer_decisions_total\{service="signer",outcome="refused",code="[A-Z_]+"\} 1/,
     );
+    // The one sweep signed is bound and its deposit counted; the refusal added nothing.
+    expect(text).toContain('gateway_signer_ledger_entries{service="signer",kind="intents"} 1');
+    expect(text).toContain('gateway_signer_ledger_entries{service="signer",kind="deposits"} 1');
+    expect(text).toMatch(/gateway_signer_memory_bytes\{service="signer",kind="heap_used"\} [1-9]\d+/);
   });
 });

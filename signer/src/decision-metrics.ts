@@ -1,7 +1,9 @@
-// Counts of the signer's decisions, in Prometheus' text format, without a metrics library: the
-// signer keeps its dependencies few. Served on the health port at /metrics.
+// Counts of the signer's decisions, and what its memory holds, in Prometheus' text format,
+// without a metrics library: the signer keeps its dependencies few. Served on the health port at
+// /metrics.
 import { refusalCodeName } from "./refusal.js";
 import type { SignerCore } from "./signer-core.js";
+import type { IntentLedger } from "./state/ledger.js";
 
 export interface DecisionMetrics {
   /** The same core, counting every decision it makes. */
@@ -9,7 +11,12 @@ export interface DecisionMetrics {
   text(): string;
 }
 
-export function countDecisions(core: SignerCore): DecisionMetrics {
+/**
+ * `ledger`: its sizes are exported too. The ledger keeps every signed intent for good (exactly
+ * once), so they only grow; with the heap beside them an operator tells that growth, about
+ * 100–550 bytes a signing (docs/signer.md, "Memory and start time"), from anything else.
+ */
+export function countDecisions(core: SignerCore, ledger?: IntentLedger): DecisionMetrics {
   const counts = new Map<string, number>();
   const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   return {
@@ -32,6 +39,29 @@ export function countDecisions(core: SignerCore): DecisionMetrics {
       ];
       for (const [labels, n] of counts)
         lines.push(`gateway_signer_decisions_total{service="signer",${labels}} ${n}`);
+      const gauge = (name: string, help: string, values: [string, number][]) => {
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+        for (const [label, n] of values) lines.push(`${name}{service="signer",${label}} ${n}`);
+      };
+      if (ledger) {
+        const { intents, locks, deposits } = ledger.size();
+        gauge(
+          "gateway_signer_ledger_entries",
+          "What the intent ledger holds: bound intents, locked inputs, swept deposits",
+          [
+            ['kind="intents"', intents],
+            ['kind="locks"', locks],
+            ['kind="deposits"', deposits],
+          ],
+        );
+      }
+      const memory = process.memoryUsage();
+      gauge("gateway_signer_memory_bytes", "The signer process's memory (process.memoryUsage)", [
+        ['kind="rss"', memory.rss],
+        ['kind="heap_total"', memory.heapTotal],
+        ['kind="heap_used"', memory.heapUsed],
+        ['kind="external"', memory.external],
+      ]);
       return `${lines.join("\n")}\n`;
     },
   };

@@ -47,7 +47,7 @@ const core = createSignerCoreWithRules(
   config.trustedApprovers,
   rules,
 );
-const decisions = countDecisions(core);
+const decisions = countDecisions(core, ledger);
 const server = createSignerServer({
   core: decisions.core,
   audit,

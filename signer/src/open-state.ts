@@ -7,13 +7,14 @@ import { createApprovalVerifier, type TrustedApprover } from "./intents/approval
 import { payoutPolicyOf } from "./policy/index.js";
 import type { PolicyRule } from "./policy/rule.js";
 import { createSignerCore, type SignerCore, type SignerCoreDeps } from "./signer-core.js";
-import { type AuditLog, openAuditLog } from "./state/audit-log.js";
+import type { AuditLog } from "./state/audit-log.js";
 import {
   createIntentLedger,
   type IntentLedger,
   type LedgerLimits,
   type SignedEntry,
 } from "./state/ledger.js";
+import { openAuditLog } from "./storage/audit-file.js";
 
 export function openSignerState(
   auditPath: string,
@@ -21,13 +22,15 @@ export function openSignerState(
   now?: () => Date,
   rules: readonly PolicyRule[] = [],
 ): { ledger: IntentLedger; audit: AuditLog; issued: IssuedIndices } {
-  const ledger = createIntentLedger(limits, rules);
+  // The ledger reads bound transactions back from the log (never during the replay that opens it).
+  let audit: AuditLog | undefined;
+  const ledger = createIntentLedger(limits, rules, (place) => audit!.read(place) as unknown as SignedEntry);
   const issued = createIssuedIndices();
-  const audit = openAuditLog(auditPath, {
+  audit = openAuditLog(auditPath, {
     ...(now ? { now } : {}),
-    replay(entry) {
+    replay(entry, place) {
       if (entry.decision === "signed" && entry.ledger)
-        ledger.replay(entry as unknown as SignedEntry, new Date(entry.at));
+        ledger.replay(entry as unknown as SignedEntry, new Date(entry.at), place);
       else if (entry.decision === "address") issued.replay(entry);
       else for (const rule of rules) rule.replayEntry?.(entry);
     },

@@ -37,7 +37,7 @@ import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
 import { IndexIssuedError } from "./addresses.js";
 import type { SignOutcome } from "./signer-core.js";
-import { verifyAuditLog } from "./state/audit-log.js";
+
 import {
   approve,
   BLOCKHASH,
@@ -55,6 +55,7 @@ import {
   suiTokenSweep,
   testApprovers,
   USDC_MINT,
+  verifyAuditText,
   wallets,
 } from "./test-fixtures.js";
 
@@ -794,16 +795,16 @@ describe("audit log", () => {
   it("chains every decision and detects an edited line", async () => {
     await core.sync();
     const contents = readFileSync(signer.auditPath, "utf8");
-    const result = verifyAuditLog(contents);
+    const result = verifyAuditText(contents);
     expect(result.ok).toBe(true);
     if (result.ok) expect(result.entries).toBeGreaterThanOrEqual(40);
     const edited = contents.replace(/"amount":"2500000"/, '"amount":"2500001"');
     expect(edited).not.toBe(contents);
-    const broken = verifyAuditLog(edited);
+    const broken = verifyAuditText(edited);
     expect(broken.ok).toBe(false);
     const lines = contents.trim().split("\n");
     lines.splice(3, 1);
-    expect(verifyAuditLog(`${lines.join("\n")}\n`).ok).toBe(false);
+    expect(verifyAuditText(`${lines.join("\n")}\n`).ok).toBe(false);
     writeFileSync(`${signer.auditPath}.copy`, contents);
   });
 

@@ -106,7 +106,7 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
           chain.sign([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
         );
         const record = ledger.record(signing, at);
-        audit.append({
+        const placed = audit.append({
           decision: "signed",
           intent: auditView(intent),
           transaction: sha256Hex(signing.transaction),
@@ -114,6 +114,8 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
           ledger: record,
           ...(signing.first && { txidBase64: base64(chain.txid(signing.transaction, signatures)) }),
         });
+        // A repeat from here on reads the bound transaction back from this entry.
+        if (signing.first) ledger.bind(intent.intentId, placed);
         log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");
         return {
           ok: true,

@@ -1,7 +1,7 @@
 // Builds a signer core on a throwaway folder with a fixed test mnemonic and trusted
 // approver keys, plus valid sign requests for every intent kind; tests and benchmarks
 // start from these and tamper with them.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -30,8 +30,8 @@ import { createSignerCoreWithRules, openSignerState, signerLimits } from "./open
 import type { PolicyRule } from "./policy/rule.js";
 import { mnemonicToSeed } from "./sealed-seed.js";
 import type { SignerCore } from "./signer-core.js";
-import type { AuditLog } from "./state/audit-log.js";
-import type { CapTable, LedgerLimits } from "./state/ledger.js";
+import { type AuditLog, verifyAuditFile } from "./state/audit-log.js";
+import type { CapTable, IntentLedger, LedgerLimits } from "./state/ledger.js";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -93,6 +93,7 @@ export interface TestSigner {
   core: SignerCore;
   /** The core's audit log, for the transport's own refusals. */
   audit: AuditLog;
+  ledger: IntentLedger;
   keyring: Keyring;
   approvers: TestApprovers;
   dir: string;
@@ -148,7 +149,7 @@ export function createTestSigner(
     approvers.trusted,
     options.rules ?? [],
   );
-  return { core, audit, keyring, approvers, dir, auditPath, close: () => audit.close() };
+  return { core, audit, ledger, keyring, approvers, dir, auditPath, close: () => audit.close() };
 }
 
 let counter = 0;
@@ -307,4 +308,11 @@ export async function suiRefund(keyring: Keyring, approvers: TestApprovers, amou
     gas: suiGas(keyring),
   });
   return { intent, tx, objects: coins.map((c) => c.bcs) };
+}
+
+/** `verifyAuditFile` over a log given as text (written to a file of its own). */
+export function verifyAuditText(contents: string) {
+  const path = join(mkdtempSync(join(tmpdir(), "audit-text-")), "audit.jsonl");
+  writeFileSync(path, contents);
+  return verifyAuditFile(path);
 }

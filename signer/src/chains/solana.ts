@@ -63,12 +63,16 @@ const COMPUTE_BUDGET = hexKey(ComputeBudgetProgram.programId);
 const RECENT_BLOCKHASHES = hexKey(SYSVAR_RECENT_BLOCKHASHES_PUBKEY);
 const RENT = hexKey(SYSVAR_RENT_PUBKEY);
 
+// Bounded at 10,000, like the other caches here: a deposit's addresses come back once or twice,
+// the vault's, the gas wallet's and the programs' in every transaction, so a small cache keeps
+// what recurs. (At 100,000 entries, about 25 MB each, these two grew for hours.)
+const CACHE_ENTRIES = 10_000;
 const hexCache = new Map<string, string>();
 function hexOf(base58: string): string {
   let hex = hexCache.get(base58);
   if (hex === undefined) {
     hex = hexKey(new PublicKey(base58));
-    if (hexCache.size >= 100_000) hexCache.delete(hexCache.keys().next().value!);
+    if (hexCache.size >= CACHE_ENTRIES) hexCache.delete(hexCache.keys().next().value!);
     hexCache.set(base58, hex);
   }
   return hex;
@@ -138,7 +142,8 @@ function isAssociatedTokenAccount(account: string, owner: string, mint: string):
   for (let bump = 255; bump >= 0; bump--) {
     ataInput[96] = bump;
     if (hash("sha256", ataInput, "hex") === account) {
-      if (knownAssociated.size >= 100_000) knownAssociated.delete(knownAssociated.values().next().value!);
+      if (knownAssociated.size >= CACHE_ENTRIES)
+        knownAssociated.delete(knownAssociated.values().next().value!);
       knownAssociated.add(id);
       return true;
     }

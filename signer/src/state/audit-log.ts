@@ -2,9 +2,9 @@
 // removing, reordering or editing a line breaks the chain. It is also the ledger: signed
 // decisions carry the record the signer's state is rebuilt from, so the whole chain is verified
 // and replayed at every start, and a broken chain stops the signer.
-import { hash as oneShotHash, randomUUID } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { type AppendFile, openAppendFile } from "../storage/append-file.js";
+// Opening the file, its genesis marker and its lock are storage (storage/audit-file.ts).
+import { hash as oneShotHash } from "node:crypto";
+import { forEachLine } from "../storage/line-file.js";
 import type { LedgerRecord } from "./ledger.js";
 
 export const GENESIS_HASH = "0".repeat(64);
@@ -38,8 +38,20 @@ export interface AuditHead {
   hash: string;
 }
 
+/** Where an entry is in the file, and its hash: enough to read it back and know it unchanged. */
+export interface AuditPlace {
+  offset: number;
+  hash: string;
+}
+
 export interface AuditLog {
-  append(decision: AuditDecision): AuditHead;
+  append(decision: AuditDecision): AuditHead & AuditPlace;
+  /**
+   * The entry at `place`, read back from the file (or from the lines not yet written). Its hash
+   * is computed again and must be `place.hash`: an entry edited since it was verified or written
+   * is never returned.
+   */
+  read(place: AuditPlace): AuditEntry;
   head(): AuditHead;
   /** Writes appended entries to the file now (`durable`: and to the disk); `sync` does both, async. */
   flush(durable?: boolean): void;
@@ -51,107 +63,66 @@ export class AuditChainError extends Error {
   override readonly name = "AuditChainError";
 }
 
-export interface OpenAuditLogOptions {
-  now?: () => Date;
-  /** Called for every verified entry, oldest first, before the log opens for writing. */
-  replay?: (entry: AuditEntry) => void;
-}
-
-function hashLine(prev: string, body: string): string {
+/** Hash of an entry: its body chained to the hash of the entry before. */
+export function hashLine(prev: string, body: string): string {
   return oneShotHash("sha256", `${prev}\n${body}`, "hex");
 }
 
-/**
- * Beside the log, a marker written when the log is created. A log that is gone while its
- * marker is there was deleted or lost, and starting afresh would forget every intent signed
- * and reset today's totals: the signer refuses that.
- */
-export const genesisMarkerPath = (path: string) => `${path}.genesis`;
-
-export function openAuditLog(path: string, options: OpenAuditLogOptions = {}): AuditLog {
-  // The lock first: a second signer on the same files must fail on it, whatever they hold.
-  const file = openAppendFile(path);
-  try {
-    return openLocked(path, file, options);
-  } catch (error) {
-    file.close();
-    throw error;
-  }
+/** The line of entry `head.seq + 1` recording `decision` at `at`, and the head it makes. */
+export function entryLine(head: AuditHead, at: Date, decision: AuditDecision) {
+  const seq = head.seq + 1;
+  // The entry's own fields first, then the decision's, without copying the decision into a new object.
+  const body = `{"seq":${seq},"at":"${at.toISOString()}","prev":"${head.hash}",${JSON.stringify(decision).slice(1)}`;
+  const hash = hashLine(head.hash, body);
+  return { line: `${body.slice(0, -1)},"hash":"${hash}"}`, head: { seq, hash } };
 }
 
-function openLocked(path: string, file: AppendFile, { now = () => new Date(), replay }: OpenAuditLogOptions) {
-  const marker = genesisMarkerPath(path);
-  const logExists = existsSync(path) && readFileSync(path).length > 0;
-  if (!logExists && existsSync(marker))
-    throw new AuditChainError(
-      `${path} is missing or empty beside ${marker}: restore it; the signer will not start afresh`,
-    );
-  if (logExists && !existsSync(marker))
-    throw new AuditChainError(`${marker} is missing beside ${path}: the log's origin cannot be checked`);
-  let head: AuditHead = { seq: 0, hash: GENESIS_HASH };
-  if (logExists) {
-    const verified = verifyAuditLog(readFileSync(path, "utf8"), replay);
-    if (!verified.ok)
-      throw new AuditChainError(
-        `${path} line ${verified.line}: ${verified.problem}; the signer will not start`,
-      );
-    head = { seq: verified.entries, hash: verified.lastHash };
-  }
-  const log: AuditLog = {
-    append(decision) {
-      const seq = head.seq + 1;
-      // The entry's own fields first, then the decision's, without copying the decision into a new object.
-      const body = `{"seq":${seq},"at":"${now().toISOString()}","prev":"${head.hash}",${JSON.stringify(decision).slice(1)}`;
-      const hash = hashLine(head.hash, body);
-      file.appendLine(`${body.slice(0, -1)},"hash":"${hash}"}`);
-      head = { seq, hash };
-      return head;
-    },
-    head: () => head,
-    flush: (durable) => file.flush(durable),
-    sync: () => file.sync(),
-    close: () => file.close(),
-  };
-  if (!logExists) {
-    // A new chain starts with a genesis entry, so a log that ever existed is never empty.
-    const id = randomUUID();
-    // The genesis line is on disk before its marker: a marker never stands beside an empty log.
-    log.append({ decision: "genesis", intent: {}, chain: id });
-    log.flush(true);
-    writeFileSync(marker, `${JSON.stringify({ id, created: now().toISOString() })}\n`, { mode: 0o600 });
-  }
-  return log;
+/** The entry in `line`, read back from `place`, if it still hashes to `place.hash`. */
+export function entryAt(line: string, place: AuditPlace, path: string): AuditEntry {
+  const parsed = parseLine(line);
+  if (typeof parsed === "string" || hashLine(String(parsed.entry.prev), parsed.body) !== place.hash)
+    throw new AuditChainError(`${path} byte ${place.offset}: not the entry verified there`);
+  return parsed.entry;
 }
 
 export type AuditVerification =
   | { ok: true; entries: number; lastHash: string }
   | { ok: false; entries: number; line: number; problem: string };
 
-/** Checks the whole chain: sequence numbers, links and hashes; hands each entry to `visit`. */
-export function verifyAuditLog(
-  contents: string,
-  visit?: (entry: AuditEntry, hash: string) => void,
-): AuditVerification {
-  const lines = contents.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  let prev = GENESIS_HASH;
-  for (const [i, line] of lines.entries()) {
-    const fail = (problem: string): AuditVerification => ({ ok: false, entries: i, line: i + 1, problem });
-    const match = /^(\{.*),"hash":"([0-9a-f]{64})"\}$/.exec(line);
-    if (!match) return fail("line is not an audit entry");
-    const body = `${match[1]}}`;
-    let entry: AuditEntry & { prev?: unknown };
-    try {
-      entry = JSON.parse(body);
-    } catch {
-      return fail("line is not JSON");
-    }
-    if (entry.seq !== i + 1) return fail(`sequence number ${String(entry.seq)}, expected ${i + 1}`);
-    if (entry.prev !== prev) return fail("link to the previous line is broken");
-    const hash = hashLine(prev, body);
-    if (hash !== match[2]) return fail("hash does not match the line");
-    visit?.(entry, hash);
-    prev = hash;
+type Visit = (entry: AuditEntry, hash: string, offset: number) => void;
+type Parsed = { entry: AuditEntry & { prev?: unknown }; body: string; hash: string };
+
+/** A line as its entry, the body its hash covers and that hash; or what is wrong with it. */
+function parseLine(line: string): Parsed | string {
+  const match = /^(\{.*),"hash":"([0-9a-f]{64})"\}$/.exec(line);
+  if (!match) return "line is not an audit entry";
+  const body = `${match[1]}}`;
+  try {
+    return { entry: JSON.parse(body), body, hash: match[2]! };
+  } catch {
+    return "line is not JSON";
   }
-  return { ok: true, entries: lines.length, lastHash: prev };
+}
+
+/**
+ * Checks the whole chain in the file at `path`, line by line (read a few MiB at a time, never
+ * whole): sequence numbers, links and hashes; hands each entry to `visit`.
+ */
+export function verifyAuditFile(path: string, visit?: Visit): AuditVerification {
+  let prev = GENESIS_HASH;
+  let entries = 0;
+  let problem: string | undefined;
+  forEachLine(path, (line, offset) => {
+    const parsed = parseLine(line);
+    if (typeof parsed === "string") problem = parsed;
+    else if (parsed.entry.seq !== entries + 1)
+      problem = `sequence number ${String(parsed.entry.seq)}, expected ${entries + 1}`;
+    else if (parsed.entry.prev !== prev) problem = "link to the previous line is broken";
+    else if (hashLine(prev, parsed.body) !== parsed.hash) problem = "hash does not match the line";
+    if (problem || typeof parsed === "string") return false;
+    visit?.(parsed.entry, parsed.hash, offset);
+    [prev, entries] = [parsed.hash, entries + 1];
+    return true;
+  });
+  return problem ? { ok: false, entries, line: entries + 1, problem } : { ok: true, entries, lastHash: prev };
 }

@@ -2,7 +2,8 @@
 // bound to each intent id, the effect it is bound to, and the counts. Both in the record format
 // it writes (the intent's fields taken from the entry) and in the one written before, which
 // carried them inside each record (format-1.audit.jsonl, written by that code).
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { approverKeyFromSeed, approverPublicKeyHex, type IntentInput } from "@gateway/signer-client";
@@ -122,5 +123,32 @@ describe("ledger records read back at start", () => {
     );
     const again = solanaTokenSweep(restarted.keyring, 5);
     expect(refusalOf(restarted.core.decide(request(again.intent, again.tx)))).toBe("SWEEP_LIMIT_EXCEEDED");
+  });
+
+  it("answers a repeat from the log on disk, and refuses one whose entry was edited after it was written", async () => {
+    const signer = start(mkdtempSync(join(tmpdir(), "ledger-edited-")));
+    const kept = solanaTokenSweep(signer.keyring, 7);
+    const edited = solanaTokenSweep(signer.keyring, 8);
+    const keptTx = transactionOf(signer.core.decide(request(kept.intent, kept.tx)));
+    const editedTx = transactionOf(signer.core.decide(request(edited.intent, edited.tx)));
+    await signer.core.sync();
+    // Someone with the volume rewrites the second entry's bound transaction as the first's, and
+    // its hash to match its new body, so the line is whole on its own: only the hash the signer
+    // verified or wrote can tell.
+    const lines = readFileSync(signer.auditPath, "utf8").trim().split("\n");
+    const at = lines.findIndex((line) => line.includes(edited.intent.intentId));
+    const entry = JSON.parse(lines[at]!);
+    entry.ledger.transaction = Buffer.from(keptTx, "hex").toString("base64");
+    const { hash: _old, ...rest } = entry;
+    const body = JSON.stringify(rest);
+    const hash = createHash("sha256").update(`${entry.prev}\n${body}`).digest("hex");
+    lines[at] = `${body.slice(0, -1)},"hash":"${hash}"}`;
+    writeFileSync(signer.auditPath, `${lines.join("\n")}\n`);
+
+    expect(transactionOf(repeat(signer, kept.intent))).toBe(keptTx);
+    const answer = repeat(signer, edited.intent);
+    expect(refusalOf(answer)).toBe("UNSPECIFIED");
+    expect(answer.ok ? "" : answer.refusal.reason).toMatch(/internal error/);
+    expect(editedTx).not.toBe(keptTx);
   });
 });

@@ -2,11 +2,16 @@
 // signed decision carries its ledger record): the one transaction bound to each intent id, the
 // inputs those transactions spend, how often each deposit was swept, and today's totals for the
 // caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
+//
+// A bound transaction stays in the log: memory keeps only where its entry is and the entry's hash
+// (about 100 bytes an intent, not the transaction, its effect and its signers: 1.5-1.7 kB), and a
+// repeat reads the entry back, refused if it no longer hashes to what was verified or written.
 import { RefusalCode } from "@gateway/signer-proto";
 import type { CheckedTransaction } from "../chains/signer-chain.js";
 import { intentEffect, type SignerIntent } from "../intents/intent.js";
 import type { Facts, PolicyRule } from "../policy/rule.js";
 import { refuse } from "../refusal.js";
+import type { AuditPlace } from "./audit-log.js";
 
 export interface AssetCap {
   perIntent: bigint;
@@ -82,13 +87,21 @@ function intentOf({ intent, signers, ledger: record }: SignedEntry): Partial<Led
   return Object.assign(who, { id: String(intent.intentId), effect, signers });
 }
 
+/** Reads a `signed` entry back from the audit log (`AuditLog.read`). */
+export type ReadSignedEntry = (place: AuditPlace) => SignedEntry;
+
 export interface IntentLedger {
+  /** The transaction bound to `intentId`, read back from its entry in the audit log. */
   bound(intentId: string): BoundIntent | undefined;
+  /** Binds a first signing, recorded with `record`, to the audit entry that carries it. */
+  bind(intentId: string, place: AuditPlace): void;
   /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
   check(plan: SigningPlan, at: Date): void;
   record(plan: SigningPlan, at: Date): LedgerRecord;
-  /** Applies a `signed` entry read back from the audit log. */
-  replay(entry: SignedEntry, at: Date): void;
+  /** Applies a `signed` entry read back from the audit log, found at `place`. */
+  replay(entry: SignedEntry, at: Date, place: AuditPlace): void;
+  /** What it holds, which grows with every signing (metrics). */
+  size(): { intents: number; locks: number; deposits: number };
 }
 
 // One string per UTC day, not one per call: every decision asks for it twice.
@@ -102,8 +115,16 @@ const depositKey = (intent: SignerIntent) =>
   intent.action.kind === "sweep" ? `${intent.chain}:${intent.mode}:${intent.action.depositIndex}` : undefined;
 const movesValue = (kind: string) => kind === "refund" || kind === "payout";
 
-export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyRule[] = []): IntentLedger {
-  const intents = new Map<string, BoundIntent>();
+// The hash as 32 one-byte characters: half the memory of its hex spelling.
+const packHash = (hex: string) => Buffer.from(hex, "hex").toString("latin1");
+const unpackHash = (packed: string) => Buffer.from(packed, "latin1").toString("hex");
+
+export function createIntentLedger(
+  limits: LedgerLimits,
+  rules: readonly PolicyRule[],
+  read: ReadSignedEntry,
+): IntentLedger {
+  const intents = new Map<string, { offset: number; hash: string }>();
   const lockOwners = new Map<string, string>();
   const sweeps = new Map<string, number>();
   const dayTotals = new Map<string, bigint>();
@@ -117,17 +138,10 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
   const gasBudget = (chain: string, mode: string) =>
     limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
 
-  /** `transaction`: the record's transaction as bytes, when the caller has them (a new signing). */
-  /** `who`: the record's intent (`intentOf`); `transaction`: the record's as bytes, when at hand. */
-  function apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date, transaction?: Uint8Array): void {
+  /** `who`: the record's intent (`intentOf`). */
+  function apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date): void {
     const day = utcDay(at);
     if (record.first && record.transaction !== undefined) {
-      intents.set(who.id!, {
-        effect: who.effect!,
-        transaction: transaction ?? Buffer.from(record.transaction, "base64"),
-        signers: who.signers ?? [],
-        worstCaseFee: BigInt(record.fee),
-      });
       for (const lock of record.locks ?? []) lockOwners.set(lock, who.id!);
       if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
       for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
@@ -136,8 +150,26 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
     add(gas(day, who as Where), BigInt(record.fee));
   }
 
+  const bind = (intentId: string, { offset, hash }: AuditPlace) =>
+    void intents.set(intentId, { offset, hash: packHash(hash) });
+
   return {
-    bound: (intentId) => intents.get(intentId),
+    bound(intentId) {
+      const place = intents.get(intentId);
+      if (!place) return undefined;
+      const entry = read({ offset: place.offset, hash: unpackHash(place.hash) });
+      const who = intentOf(entry);
+      const { transaction, fee } = entry.ledger;
+      if (who.id !== intentId || transaction === undefined)
+        throw new Error(`the audit entry bound to intent ${intentId} is another's`);
+      return {
+        effect: who.effect!,
+        transaction: Buffer.from(transaction, "base64"),
+        signers: who.signers ?? [],
+        worstCaseFee: BigInt(fee),
+      };
+    },
+    bind,
 
     check(plan, at) {
       const { intent } = plan;
@@ -186,15 +218,20 @@ export function createIntentLedger(limits: LedgerLimits, rules: readonly PolicyR
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }
-      // What a replay reads from the entry (`intentOf`), here from the intent itself. The bytes: a
-      // copy (from Buffer's shared pool), as the request's are a view into the whole batch.
+      // What a replay reads from the entry (`intentOf`), here from the intent itself.
       const { intentId: id, chain, mode, asset } = intent;
       const [effect, kind, amount] = [intentEffect(intent), intent.action.kind, intent.amount.toString()];
       const who = { id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
-      apply(record, who, at, Buffer.from(plan.transaction));
+      apply(record, who, at);
       return record;
     },
 
-    replay: (entry, at) => apply(entry.ledger, intentOf(entry), at),
+    size: () => ({ intents: intents.size, locks: lockOwners.size, deposits: sweeps.size }),
+
+    replay(entry, at, place) {
+      const who = intentOf(entry);
+      apply(entry.ledger, who, at);
+      if (entry.ledger.first && entry.ledger.transaction !== undefined) bind(who.id!, place);
+    },
   };
 }

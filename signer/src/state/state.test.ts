@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openAppendFile } from "../storage/append-file.js";
-import { openAuditLog, verifyAuditLog } from "./audit-log.js";
+import { openAuditLog } from "../storage/audit-file.js";
+import { verifyAuditText } from "../test-fixtures.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "signer-state-"));
 
@@ -19,7 +20,7 @@ describe("audit log file", () => {
     second.append({ decision: "signed", intent: { intentId: "b" }, signers: ["s"] });
     await second.sync();
     second.close();
-    const result = verifyAuditLog(readFileSync(path, "utf8"));
+    const result = verifyAuditText(readFileSync(path, "utf8"));
     // The genesis entry, then the two decisions.
     expect(result).toMatchObject({ ok: true, entries: 3 });
   });
@@ -74,11 +75,11 @@ describe("audit log file", () => {
     expect(lines.map((l) => JSON.parse(l).intent.intentId)).toEqual(
       Array.from({ length: 50 }, (_, i) => `i${i}`),
     );
-    expect(verifyAuditLog(readFileSync(path, "utf8")).ok).toBe(true);
+    expect(verifyAuditText(readFileSync(path, "utf8")).ok).toBe(true);
   });
 
   it("reports where a chain breaks", () => {
-    expect(verifyAuditLog('{"seq":1,"prev":"00","hash":"zz"}\n')).toMatchObject({ ok: false, line: 1 });
+    expect(verifyAuditText('{"seq":1,"prev":"00","hash":"zz"}\n')).toMatchObject({ ok: false, line: 1 });
   });
 });
 
@@ -86,7 +87,7 @@ describe("a signer killed before its first sync", () => {
   it("leaves a log it can start from: the genesis line is on disk before its marker", () => {
     const dir = mkdtempSync(join(tmpdir(), "killed-at-start-"));
     const file = join(dir, "audit.jsonl");
-    const auditLog = new URL("./audit-log.ts", import.meta.url).pathname;
+    const auditLog = new URL("../storage/audit-file.ts", import.meta.url).pathname;
     // A decision appended and never synced dies with the process; the chain must not.
     const script = `import { openAuditLog } from ${JSON.stringify(auditLog)};
       const log = openAuditLog(${JSON.stringify(file)});

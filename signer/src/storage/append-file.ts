@@ -2,10 +2,12 @@
 // one system call when `sync` is asked for, which resolves after an fdatasync that covers every
 // line appended before the call, sharing one fdatasync among all callers waiting at that time.
 // No answer leaves the signer before its sync, so lines held in memory were never acted on.
+// A line can be read back by the byte offset `appendLine` gave it.
 import {
   closeSync,
   fdatasync,
   fdatasyncSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -14,10 +16,14 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { lineAt } from "./line-file.js";
 
 export interface AppendFile {
   readonly path: string;
-  appendLine(line: string): void;
+  /** Queues `line` (no newline in it); returns the byte offset it starts at in the file. */
+  appendLine(line: string): number;
+  /** The line starting at byte `offset` (as `appendLine` returned it), written through first if still held. */
+  readLine(offset: number): string;
   /** Writes the lines held in memory; with `durable`, waits (blocking) until they are on disk. */
   flush(durable?: boolean): void;
   sync(): Promise<void>;
@@ -76,6 +82,9 @@ export function openAppendFile(path: string): AppendFile {
   const lockPath = `${path}.lock`;
   acquireLock(lockPath);
   const fd = openSync(path, "a", 0o600);
+  // Bytes in the file once every held line is written, and bytes written to it so far.
+  let size = fstatSync(fd).size;
+  let written = size;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let closed = false;
@@ -88,7 +97,12 @@ export function openAppendFile(path: string): AppendFile {
     const text = pending.join("");
     pending = [];
     try {
-      if (text) writeSync(fd, text);
+      if (text) {
+        // A short write (a full disk) would leave a torn line that later lines chain on to.
+        const count = writeSync(fd, text);
+        if (written + count !== size) throw new Error(`${path}: wrote ${count} of ${size - written} bytes`);
+        written = size;
+      }
       if (durable) fdatasyncSync(fd);
     } catch (error) {
       failed = error as Error;
@@ -119,7 +133,15 @@ export function openAppendFile(path: string): AppendFile {
     appendLine(line) {
       if (closed) throw new Error(`${path} is closed`);
       if (failed) throw failed;
+      const offset = size;
       pending.push(`${line}\n`);
+      size += Buffer.byteLength(line) + 1;
+      return offset;
+    },
+    readLine(offset) {
+      if (offset < 0 || offset >= size) throw new RangeError(`${path}: no line at byte ${offset}`);
+      if (offset >= written) flush();
+      return lineAt(path, offset);
     },
     flush,
     sync() {
