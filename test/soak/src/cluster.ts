@@ -101,6 +101,7 @@ export async function startSoakCluster(options: { logLevel?: string } = {}): Pro
       notifier: `http://127.0.0.1:${port(3102)}`,
       "watcher-solana": `http://127.0.0.1:${port(3103)}`,
       "watcher-sui": `http://127.0.0.1:${port(3105)}`,
+      signer: `http://127.0.0.1:${port(7444)}`,
     },
     stop,
   };

@@ -127,7 +127,31 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "",
     ...memoryTable(result),
     "",
+    ...signerTable(result),
   ].join("\n");
+}
+
+/**
+ * The signer's ledger beside its heap, per sample: the ledger grows with every signing by
+ * design, so the signer's memory is read against it.
+ */
+export function signerTable(result: SoakResult): string[] {
+  const rows = result.samples.filter((s) => s.signer);
+  if (rows.length === 0) return [];
+  const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  return [
+    "## The signer: its ledger and its heap",
+    "",
+    "From the signer's /metrics at each sample. The ledger keeps every signed intent for good (exactly once): its entries only grow. `heap used` includes garbage not yet collected.",
+    "",
+    "| t (s) | bound intents | locked inputs | swept deposits | heap used (MiB) | heap total (MiB) |",
+    "| - | - | - | - | - | - |",
+    ...rows.map((s) => {
+      const g = s.signer!;
+      return `| ${s.t} | ${g.intents} | ${g.locks} | ${g.deposits} | ${MiB(g.heapUsed)} | ${MiB(g.heapTotal)} |`;
+    }),
+    "",
+  ];
 }
 
 /** Writes bench/RESULTS-soak.md and the soak's line in bench/RESULTS.md. */

@@ -13,6 +13,7 @@ import { createLatencyWindows, type Percentiles } from "./latency.js";
 import { createSoakLoad, KINDS, type Kind, type LoadCounters } from "./load.js";
 import { clusterMemory } from "./process-memory.js";
 import { watchSolanaRegistrations } from "./registration.js";
+import { readSignerState, type SignerState } from "./signer-state.js";
 import { createGaugeReader, type QueueGauges } from "./system-gauges.js";
 import { type Check, judge, type Sample } from "./verdict.js";
 
@@ -41,6 +42,8 @@ export interface SampleRow extends Sample {
   driverCores: number;
   /** Sui pays in the window that found no funded wallet and waited for the refill. */
   suiWalletWaits: number;
+  /** The signer's ledger and heap at the sample, when its /metrics answered. */
+  signer?: SignerState;
 }
 
 export interface SoakResult {
@@ -220,6 +223,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await sleep(Math.max(0, t0 + n * options.sampleSeconds * 1000 - Date.now()));
       const queues = await gauges.read();
       const processes = clusterMemory(cluster.runnerPid);
+      const signer = await readSignerState(cluster.healthUrls.signer!);
       const cpu = driverCpuSeconds();
       const now = Date.now();
       const row: SampleRow = {
@@ -235,6 +239,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         driverBytes: process.memoryUsage().rss,
         driverCores: (cpu - lastCpu) / ((now - lastAt) / 1000),
         suiWalletWaits: sui.waits - lastWaits,
+        ...(signer && { signer }),
       };
       lastStarted = { ...counters.started };
       lastFinished = { ...counters.finished };
@@ -378,6 +383,9 @@ export function sampleLine(row: SampleRow): string {
     `p50/p99 ms create(test) ${fmt(row.latency["POST /payments (test)"])}, test→webhook ${fmt(row.latency["test: paid → final webhook"])}, ` +
     `solana→webhook ${fmt(row.latency["solana: paid → final webhook"])}, sui→webhook ${fmt(row.latency["sui: paid → final webhook"])}; ` +
     `outbox ${row.queues.outboxBacklog}, lag ${row.queues.consumerLag}, deliveries ${row.queues.deliveriesPending}; ` +
-    `driver ${row.driverCores.toFixed(2)} cores, Sui wallet waits ${row.suiWalletWaits}; MiB ${mem}`
+    `driver ${row.driverCores.toFixed(2)} cores, Sui wallet waits ${row.suiWalletWaits}; MiB ${mem}` +
+    (row.signer
+      ? `; signer ledger ${row.signer.intents} intents, ${row.signer.locks} locks, heap used ${MiB(row.signer.heapUsed)}`
+      : "")
   );
 }
