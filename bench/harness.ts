@@ -1,8 +1,8 @@
 // What the HTTP benches need around their measurements: a database of their own, dropped after,
 // and a results file whose hand-written notes survive a new recording.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createSql, type Sql } from "@gateway/db";
+import { writeKeepingNotes } from "./notes-marker.js";
 
 export interface BenchDatabase {
   sql: Sql;
@@ -33,11 +33,7 @@ export async function createBenchDatabase(
   };
 }
 
-const NOTES_MARKER = "<!-- notes: kept by --record -->";
-
 /** Writes `lines` to bench/<file>, keeping whatever follows the notes marker there. */
 export function recordResults(file: string, lines: string[]): void {
-  const target = path.join(import.meta.dirname, file);
-  const notes = existsSync(target) ? readFileSync(target, "utf8").split(NOTES_MARKER)[1] : undefined;
-  writeFileSync(target, `${lines.join("\n")}\n${notes === undefined ? "" : NOTES_MARKER + notes}`);
+  writeKeepingNotes(path.join(import.meta.dirname, file), `${lines.join("\n")}\n`);
 }

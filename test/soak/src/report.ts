@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { writeKeepingNotes } from "../../../bench/notes-marker.js";
 import { ROOT } from "./cluster.js";
 import { KINDS } from "./load.js";
 import type { SampleRow, SoakResult } from "./run-soak.js";
@@ -156,7 +157,8 @@ export function signerTable(result: SoakResult): string[] {
 
 /** Writes bench/RESULTS-soak.md and the soak's line in bench/RESULTS.md. */
 export function recordSoak(result: SoakResult, machine: string): void {
-  writeFileSync(path.join(ROOT, "bench/RESULTS-soak.md"), soakMarkdown(result, machine));
+  // The hand-written notes below the marker (every run of a day, and why) outlive the recording.
+  writeKeepingNotes(path.join(ROOT, "bench/RESULTS-soak.md"), soakMarkdown(result, machine));
   const summaryPath = path.join(ROOT, "bench/RESULTS.md");
   const summary = readFileSync(summaryPath, "utf8").split("\n");
   const done = totals(result);
