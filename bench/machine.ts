@@ -35,9 +35,40 @@ export function cpuSeconds(pids: number[]): number {
   }
   return ticks / 100;
 }
-/** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat. */
-export function machineBusySeconds(): number {
+/** The whole machine's CPU ticks so far (all cores), from /proc/stat's first line. */
+export function machineTicks(): {
+  user: number;
+  system: number;
+  softirq: number;
+  idle: number;
+  total: number;
+} {
   const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
-  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - ticks[3]! - ticks[4]!) / 100;
+  // user nice system idle iowait irq softirq steal
+  const [user, nice, system, idle, iowait, irq, softirq] = ticks as [number, ...number[]];
+  return {
+    user: user + nice!,
+    system: system! + irq!,
+    softirq: softirq!,
+    idle: idle! + iowait!,
+    total: ticks.slice(0, 8).reduce((a, b) => a + b, 0),
+  };
+}
+
+/** Busy CPU seconds of the whole machine so far (all cores). */
+export function machineBusySeconds(): number {
+  const { total, idle } = machineTicks();
+  return (total - idle) / 100;
+}
+
+/**
+ * How the whole machine's CPU went between two readings, in % of all cores: "user / system /
+ * softirq / idle". Where the cores go (our code, the kernel's calls, its network stack) says
+ * what would lift a ceiling; no process's own figure shows the softirq share.
+ */
+export function machineSplit(before: ReturnType<typeof machineTicks>, after = machineTicks()): string {
+  const total = after.total - before.total;
+  const pct = (k: "user" | "system" | "softirq" | "idle") =>
+    total > 0 ? ((100 * (after[k] - before[k])) / total).toFixed(0) : "-";
+  return `${pct("user")} / ${pct("system")} / ${pct("softirq")} / ${pct("idle")}`;
 }

@@ -29,7 +29,7 @@ import {
 import { createSuiCustomerPool, type SuiCustomerPool } from "../test/sui-localnet/src/customer-pool.js";
 import { serviceOfProcess } from "./cluster-processes.js";
 import { pgbenchInsertRate } from "./load-tools.js";
-import { machineLine, percentile } from "./machine.js";
+import { machineLine, machineSplit, machineTicks, percentile } from "./machine.js";
 
 const quick = process.argv.includes("--quick");
 const record = process.argv.includes("--record");
@@ -99,6 +99,8 @@ interface Step {
   /** Sui: from the checkpoint sealing the customer's transfer to payment.confirmed (PostgreSQL's clock). */
   confirmed?: { sampled: number; p50: number; p95: number };
   cpuPerPaymentMs: Record<string, number>;
+  /** The machine's CPU while the load was offered (`machineSplit`). */
+  machineCpu: string;
   /** PostgreSQL transactions committed per completed payment (pg_stat_database). */
   commitsPerPayment: number;
   failures: string[];
@@ -230,6 +232,7 @@ async function runStep(options: {
   };
   // Open loop: each payment starts at its due time whatever the earlier ones are doing.
   const started = performance.now();
+  const ticksAtStart = machineTicks();
   const running: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const due = started + (i * 1000) / rate;
@@ -239,6 +242,7 @@ async function runStep(options: {
     payments.push(payment);
     running.push(one(payment));
   }
+  const machineCpu = machineSplit(ticksAtStart);
   await Promise.all(running);
   const deadline = Date.now() + GRACE_MS;
   while (Date.now() < deadline && payments.some((p) => !p.failed && p.completedAt === undefined))
@@ -283,6 +287,7 @@ async function runStep(options: {
     p99FromCreate: percentile(fromCreate, 99),
     ...(confirmed ? { confirmed } : {}),
     cpuPerPaymentMs,
+    machineCpu,
     commitsPerPayment: completed.length ? (commitsAfter - commitsBefore) / completed.length : Number.NaN,
     failures: [...new Set(payments.flatMap((p) => (p.failed ? [p.failed] : [])))].slice(0, 5),
     load,
@@ -441,7 +446,7 @@ try {
       });
       steps.push(step);
       process.stdout.write(
-        `${flow} offered ${rate}/s: achieved ${step.achieved.toFixed(1)}/s, lost ${step.lost}, wrong ${step.wrongState}, dup ${step.duplicates}, p50 ${step.p50} ms, p99 ${step.p99} ms (from create ${step.p50FromCreate} / ${step.p99FromCreate} ms)${step.confirmed ? `, checkpoint → confirmed p50 ${step.confirmed.p50} / p95 ${step.confirmed.p95} ms` : ""} (load ${step.load})${step.failures.length ? `; failures: ${step.failures.join(" | ")}` : ""}\n`,
+        `${flow} offered ${rate}/s: achieved ${step.achieved.toFixed(1)}/s, lost ${step.lost}, wrong ${step.wrongState}, dup ${step.duplicates}, p50 ${step.p50} ms, p99 ${step.p99} ms (from create ${step.p50FromCreate} / ${step.p99FromCreate} ms)${step.confirmed ? `, checkpoint → confirmed p50 ${step.confirmed.p50} / p95 ${step.confirmed.p95} ms` : ""} (load ${step.load}; machine CPU % user / system / softirq / idle ${step.machineCpu})${step.failures.length ? `; failures: ${step.failures.join(" | ")}` : ""}\n`,
       );
       // Past saturation every further step only queues more. A p99 over the goal alone does not
       // stop a flow: the next steps show how far the rate still holds without a loss.
@@ -491,9 +496,9 @@ let out = `\n## ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, 
 out += `Machine: ${machineLine()}. Load average 1/5/15 min at the start: ${loadAtStart}; at each step in the table.\n`;
 out += `Flows: ${FLOWS.join(", ")}${quick ? " (--quick: live Solana and Sui not run)" : ""}; ${STEP_SECONDS} s of open-loop load per rate, then ${GRACE_MS / 1000} s for the last payments to finish; a flow stops at its first step with a loss, a p99 above ${STOP_P99_MS} ms or less than 90 % of the offered rate achieved; sustained: the highest offered rate with nothing lost, no wrong state, no duplicate, at least ${KEPT_UP * 100} % of it completed and p99 ≤ ${P99_GOAL_MS} ms from the customer's action (simulate, or the transfer sent) to the signed \`payment.completed\`. Customers: live ones pay from wallets funded before the step (the local networks' customer pools).\n\n`;
 out +=
-  "| flow | offered /s | started | achieved /s | lost | wrong final state | duplicate deliveries | bad signatures | p50 ms | p99 ms | p50 / p99 ms from create | load |\n| - | - | - | - | - | - | - | - | - | - | - | - |\n";
+  "| flow | offered /s | started | achieved /s | lost | wrong final state | duplicate deliveries | bad signatures | p50 ms | p99 ms | p50 / p99 ms from create | load | machine CPU % while offered: user / system / softirq / idle |\n| - | - | - | - | - | - | - | - | - | - | - | - | - |\n";
 for (const s of steps) {
-  out += `| ${s.flow} | ${s.offered} | ${s.started} | ${s.achieved.toFixed(1)} | ${s.lost} | ${s.wrongState} | ${s.duplicates} | ${s.badSignatures} | ${s.p50} | ${s.p99} | ${s.p50FromCreate} / ${s.p99FromCreate} | ${s.load} |\n`;
+  out += `| ${s.flow} | ${s.offered} | ${s.started} | ${s.achieved.toFixed(1)} | ${s.lost} | ${s.wrongState} | ${s.duplicates} | ${s.badSignatures} | ${s.p50} | ${s.p99} | ${s.p50FromCreate} / ${s.p99FromCreate} | ${s.load} | ${s.machineCpu} |\n`;
 }
 out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postmaster, backends and reaped children; load-generator: this bench process, the customers and the webhook receiver). Each step's figure is all the CPU the process used during the step divided by the payments completed, so it includes the process's idle work (first row, measured for ${IDLE_SECONDS} s before the load), which weighs most at low rates. The last column counts PostgreSQL transactions committed per completed payment (pg_stat_database, by every process; about a second's worth uncertain at each end of a step):\n\n| flow | offered /s | ${names.join(" | ")} | PostgreSQL commits |\n|${" - |".repeat(names.length + 3)}\n`;
 out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} | |\n`;
