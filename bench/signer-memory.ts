@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Chain, Mode } from "../packages/signer-proto/src/index.js";
 import { createTestSigner, request, solanaTokenSweep, suiTokenSweep } from "../signer/src/test-fixtures.js";
 import { recordResults } from "./harness.js";
 import { machineLine } from "./machine.js";
@@ -49,6 +50,19 @@ async function signSweeps(signer: Signer, build: Build, from: number, count: num
   return `${per(after.heap - before.heap)} + ${per(after.external - before.external)}`;
 }
 
+/**
+ * Hands out `count` test-mode deposit addresses from index `from` on (each test payment's
+ * generate-wallet asks for one); returns the bytes per address the signer kept.
+ */
+function handOutAddresses(signer: Signer, from: number, count: number) {
+  const before = used();
+  for (let i = 0; i < count; i++) signer.core.deriveDepositAddress(Chain.SOLANA, Mode.TEST, from + i);
+  signer.audit.flush();
+  const after = used();
+  const per = (n: number) => (n / count).toFixed(1);
+  return `${per(after.heap - before.heap)} + ${per(after.external - before.external)}`;
+}
+
 const dir = mkdtempSync(join(tmpdir(), "signer-memory-"));
 const lines: string[] = [
   `## Signer memory per signed intent (${new Date().toISOString().slice(0, 10)})`,
@@ -75,12 +89,17 @@ try {
   lines.push(
     `| bytes kept per Sui token sweep signed (heap + external), in three rounds of ${suiCount} | ${await rounds(sui, 10_000_000, suiCount)} |`,
   );
+  // The caches are full by now too: what stays is the record that each index was handed out.
+  const addresses = [1, 2, 3].map((round) => handOutAddresses(signer, (round - 1) * intents, intents));
+  lines.push(
+    `| bytes kept per test-mode deposit address handed out (heap + external), in three rounds of ${intents} | ${addresses.join("; ")} |`,
+  );
   signer.close();
   const size = statSync(join(dir, "audit.jsonl")).size;
   let started = performance.now();
   createTestSigner({ dir }).close();
   lines.push(
-    `| start from a log of ${3 * intents + 3 * suiCount + 1} entries (${(size / 2 ** 20).toFixed(0)} MiB): verify and replay | ${(performance.now() - started).toFixed(0)} ms |`,
+    `| start from a log of ${6 * intents + 3 * suiCount + 1} entries (${(size / 2 ** 20).toFixed(0)} MiB): verify and replay | ${(performance.now() - started).toFixed(0)} ms |`,
   );
 
   if (process.argv.includes("--big")) {

@@ -5,6 +5,7 @@
 // still pay must not become a second payment's (docs/operations.md, "Restoring PostgreSQL").
 import { type Chain, Mode, type ServiceAddresses } from "@gateway/signer-proto";
 import { type ChainName, chainOfProto, SIGNER_CHAINS } from "./chains/index.js";
+import { IndexSet } from "./index-set.js";
 import type { Keyring, ModeName } from "./keys/keyring.js";
 import type { AuditLog } from "./state/audit-log.js";
 
@@ -33,10 +34,10 @@ export interface IssuedIndices {
 }
 
 export function createIssuedIndices(): IssuedIndices {
-  const branches = new Map<string, { indices: Set<number>; highest: number }>();
+  const branches = new Map<string, { indices: IndexSet; highest: number }>();
   const branch = (chain: string, mode: string) => {
     const key = `${chain}:${mode}`;
-    const found = branches.get(key) ?? { indices: new Set<number>(), highest: -1 };
+    const found = branches.get(key) ?? { indices: new IndexSet(), highest: -1 };
     branches.set(key, found);
     return found;
   };
