@@ -91,7 +91,9 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "# Soak: steady live and test payments on the whole cluster",
     "",
     `Machine: ${machine}. Run ${result.startedAt.toISOString()}: \`npm run soak\` (${result.seconds} s of load, a sample every ${result.sampleSeconds} s) on commit ${commitOfRun()}.`,
-    `Load average at the start ${la(result.loadAverage.start)}, at the end ${la(result.loadAverage.end)}: the machine was shared with other engineers' work during the run, so latency tails include their load.`,
+    // Only the reading before the cluster starts can show other work; after that the cluster's
+    // own processes load the two cores, and the soak cannot tell anything else's load from theirs.
+    `Load average (1, 5, 15 min) before the cluster started ${la(result.loadAverage.start)}, at the end ${la(result.loadAverage.end)}, the cluster's own load included: the soak cannot tell other work from its own once it runs.`,
     "",
     "## What ran",
     "",
