@@ -11,9 +11,14 @@ import {
  * NATS server without seeing each other's messages.
  *
  * - `<p>.events.<type>`          merchant-visible events (payment.*, payout.*), for the notifier
- * - `<p>.cmd.payment.<id>`       commands to one payment actor (simulate, ...)
- * - `<p>.deposits.<chain>`       deposits observed by the chain watchers, for settlement
- * - `<p>.settle.<kind>`          settlement work items (sweep, refund, payout) for the settlement service
+ * - `<p>.cmd.payment.<type>`     commands to payment actors (simulate); the payment is in the payload
+ * - `<p>.cmd.deposit.<chain>`    deposits observed by the chain watchers, for settlement
+ * - `<p>.cmd.settle.<kind>`      settlement work items (sweep, refund) for the settlement service
+ *
+ * No subject names a payment, a payout or anything else there is one of per customer: nats-server
+ * keeps an entry for every distinct subject a file stream holds (about 230 bytes in v2.9, measured
+ * in docs/operations.md#stream-subjects), and the streams hold 7 days, so a subject per payment
+ * grows its memory with every payment for a week.
  */
 export function busTopology(prefix: string) {
   const p = prefix.toLowerCase();
@@ -27,7 +32,7 @@ export function busTopology(prefix: string) {
     subjects: {
       event: (type: string) => `${p}.events.${type}`,
       allEvents: `${p}.events.>`,
-      paymentCommand: (paymentId: string) => `${p}.cmd.payment.${paymentId}`,
+      paymentCommand: (type: string) => `${p}.cmd.payment.${type}`,
       allPaymentCommands: `${p}.cmd.payment.>`,
       deposit: (chain: string) => `${p}.cmd.deposit.${chain}`,
       allDeposits: `${p}.cmd.deposit.>`,

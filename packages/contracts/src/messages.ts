@@ -37,7 +37,7 @@ export function depositMessageId(report: Pick<DepositReport, "transfer_id" | "st
 }
 
 /**
- * The API → settlement, on `<p>.cmd.payment.<payment id>`: a message for one payment actor (the
+ * The API → settlement, on `<p>.cmd.payment.<type>`: a message for one payment actor (the
  * checkout page's test tools simulate outcomes). Settlement reads `message` with the domain's
  * deserializePaymentMessage, which checks it.
  */
@@ -78,7 +78,7 @@ export interface RefundCommand {
   transfer_amount?: string | null;
 }
 
-/** The API or the payout schedule → settlement, on `<p>.cmd.payout.<payout id>`: execute the payout. */
+/** The API or the payout schedule → settlement, on `<p>.cmd.payout.<chain>`: execute the payout. */
 export interface PayoutCommand {
   payout_id: string;
 }

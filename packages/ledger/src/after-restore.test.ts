@@ -22,7 +22,7 @@ afterAll(async () => {
 
 const subjects = {
   event: (type: string) => `t.evt.${type}`,
-  payoutCommand: (id: string) => `t.cmd.payout.${id}`,
+  payoutCommand: (chain: string) => `t.cmd.payout.${chain}`,
 };
 const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const coinOf = (chain: string, asset: string) =>

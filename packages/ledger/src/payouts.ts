@@ -77,18 +77,19 @@ export type PayoutResource = Payout;
 export interface PayoutSubjects {
   /** `<p>.events.<type>`, read by the notifier. */
   event(type: PayoutEventType): string;
-  /** Where settlement's payout actor listens: one subject per payout. */
-  payoutCommand(payoutId: string): string;
+  /** Where settlement's payout actor listens: one subject per chain, the payout id in the payload
+   * (a subject per payout would cost nats-server memory for the stream's whole retention). */
+  payoutCommand(chain: Chain): string;
 }
 
-/** `<p>.cmd.payout.<id>`: inside the commands stream, outside settlement-work's `cmd.settle.>`. */
+/** `<p>.cmd.payout.<chain>`: inside the commands stream, outside settlement-work's `cmd.settle.>`. */
 export function payoutSubjects(topology: {
   prefix: string;
   subjects: { event(type: string): string };
 }): PayoutSubjects & { allPayoutCommands: string } {
   return {
     event: (type) => topology.subjects.event(type),
-    payoutCommand: (payoutId) => `${topology.prefix}.cmd.payout.${payoutId}`,
+    payoutCommand: (chain) => `${topology.prefix}.cmd.payout.${chain}`,
     allPayoutCommands: `${topology.prefix}.cmd.payout.>`,
   };
 }
@@ -139,7 +140,7 @@ export async function createPayout(
   await enqueueOutbox(tx, [
     {
       id: `payout:${id}`,
-      subject: subjects.payoutCommand(id),
+      subject: subjects.payoutCommand(input.chain),
       payload: { payout_id: id } satisfies PayoutCommand,
     },
   ]);

@@ -8,7 +8,7 @@ import { consumeCommands } from "./command-consumer.js";
 const CONSUMER = "settlement-payment-commands";
 
 /**
- * Commands addressed to one payment actor (`<p>.cmd.payment.<id>`), e.g. a test-mode simulation
+ * Commands addressed to one payment actor (`<p>.cmd.payment.<type>`, the payment id in the payload), e.g. a test-mode simulation
  * requested on the checkout page. Each message id is handled once, in the transaction that
  * applies it; commands that arrive together share one transaction, applied in arrival order.
  */

@@ -99,6 +99,12 @@ describe("payout actor", () => {
       }),
     );
     await waitFor(async () => (await payout(row.id)).status === "completed");
+    // The command's subject names the chain, not the payout: nats-server keeps every distinct
+    // subject of a stream in memory for the stream's 7 days (docs/operations.md#stream-subjects).
+    const [command] = await db.sql<
+      { subject: string }[]
+    >`select subject from outbox where id = ${`payout:${row.id}`}`;
+    expect(command!.subject).toBe(`${bus.topology.prefix}.cmd.payout.solana`);
     const done = await payout(row.id);
     expect(done).toMatchObject({ simulated: true, txid: null, failure_reason: null });
     expect(await eventTypes(row.id)).toEqual(["payout.processing", "payout.completed"]);

@@ -1,5 +1,5 @@
 // The payout actor: executes payouts recorded by the API or the daily schedule, one message per
-// payout on `<p>.cmd.payout.<id>`, and runs the schedule. State lives in PostgreSQL only.
+// payout on `<p>.cmd.payout.<chain>`, and runs the schedule. State lives in PostgreSQL only.
 import type { Bus, RunningConsumer } from "@gateway/bus";
 import { type Chain, nativeCoin } from "@gateway/chains";
 import type { PayoutCommand } from "@gateway/contracts";
@@ -115,7 +115,8 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
   }
 
   // One consumer per chain, as sweeps and refunds: a stalled chain holds only its own slots. The
-  // subject names the payout, not its chain, which the row says. A message delivered again (after
+  // payout's chain comes from its row, which a message published before the subject named the chain
+  // (`<p>.cmd.payout.<id>`) needs as well. A message delivered again (after
   // a handover of the consumer, or a lost ack) finds its payout completed or failed and stops.
   const consumer: RunningConsumer = await consumePerChain<PayoutCommand>(bus, log, {
     durable: CONSUMER,

@@ -60,7 +60,7 @@ async function simulate(paymentId: string, outcome: string, commandId = newId("c
   await enqueueOutbox(db.sql, [
     {
       id: commandId,
-      subject: bus.topology.subjects.paymentCommand(paymentId),
+      subject: bus.topology.subjects.paymentCommand("simulate"),
       payload: { payment_id: paymentId, message: { type: "simulate", outcome } },
     },
   ]);
@@ -127,7 +127,7 @@ describe("settlement, test mode", () => {
     // A second publish with a new outbox row but the same message id is dropped by JetStream;
     // a redelivery of the same message finds it in processed_messages.
     await bus.js.publish(
-      bus.topology.subjects.paymentCommand(id),
+      bus.topology.subjects.paymentCommand("simulate"),
       JSON.stringify({ payment_id: id, message: { type: "simulate", outcome: "paid" } }),
       { msgID: `${commandId}-again` },
     );
@@ -151,7 +151,7 @@ describe("settlement, test mode", () => {
       db.sql,
       commands.map((c) => ({
         id: c.id,
-        subject: bus.topology.subjects.paymentCommand(c.paymentId),
+        subject: bus.topology.subjects.paymentCommand("simulate"),
         payload: { payment_id: c.paymentId, message: { type: "simulate", outcome: c.outcome } },
       })),
     );

@@ -194,6 +194,27 @@ describe("checkout API", () => {
     expect(wallet.status).toBe(409);
   });
 
+  it("sends every payment's simulation on one subject, the payment named in the message", async () => {
+    // nats-server keeps every distinct subject of a stream in memory for the stream's 7 days: a
+    // subject per payment grew it with every payment (docs/operations.md#stream-subjects).
+    const ids: string[] = [];
+    for (let n = 0; n < 2; n++) {
+      const payment = await createPayment();
+      const sim = await call(api.baseUrl, "POST", `/payments/checkout/${payment.id}/simulate`, {
+        body: { outcome: "expired" },
+      });
+      expect(sim.status).toBe(202);
+      ids.push(payment.id);
+    }
+    const rows = await api.db.sql<{ subject: string; payment_id: string }[]>`
+      select subject, payload->>'payment_id' as payment_id from outbox
+      where payload->>'payment_id' in ${api.db.sql(ids)} and subject like '%.cmd.payment.%'`;
+    expect(rows.map((r) => r.payment_id).sort()).toEqual([...ids].sort());
+    expect(new Set(rows.map((r) => r.subject))).toEqual(
+      new Set([api.deps.bus.topology.subjects.paymentCommand("simulate")]),
+    );
+  });
+
   it("refuses to simulate live payments (404) and bad outcomes (400)", async () => {
     const live = await createPayment({ amount: 5, currency: "USD" }, merchant.liveKey);
     const res = await call(api.baseUrl, "POST", `/payments/checkout/${live.id}/simulate`, {

@@ -305,7 +305,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     await enqueueOutbox(sql, [
       {
         id,
-        subject: bus.topology.subjects.paymentCommand(row.id),
+        subject: bus.topology.subjects.paymentCommand("simulate"),
         payload: { payment_id: row.id, message: { type: "simulate", outcome } },
       },
     ]);
