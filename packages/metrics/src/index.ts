@@ -1,4 +1,5 @@
 export { databaseMetrics } from "./database-metrics.js";
+export { type FullCollectionReading, watchFullCollections } from "./full-collections.js";
 export { httpMetrics } from "./http-metrics.js";
 export {
   type ConsumerBacklogReading,

@@ -1,15 +1,17 @@
 import client from "prom-client";
+import { fullCollectionMetrics } from "./full-collections.js";
 
 export type { Registry } from "prom-client";
 
 /**
  * One registry per process, labelled with the service, holding Node's default metrics (event
- * loop lag, heap, GC) plus whatever the service registers.
+ * loop lag, heap, GC), the heap after full collections, plus whatever the service registers.
  */
 export function createMetricsRegistry(service: string): client.Registry {
   const registry = new client.Registry();
   registry.setDefaultLabels({ service });
   client.collectDefaultMetrics({ register: registry });
+  fullCollectionMetrics(registry);
   return registry;
 }
 

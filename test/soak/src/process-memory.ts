@@ -2,6 +2,7 @@
 // services (named by their folder), nats-server and PostgreSQL (counted with all its backends).
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { serviceOfProcess } from "../../../bench/cluster-processes.js";
 
 export interface ProcessMemory {
   name: string;
@@ -60,9 +61,13 @@ export function memoryOf(pid: number): number {
   }
 }
 
+/** The runner's name for a service (the two watchers share a folder, so the folder alone named
+ * both `watcher` and one hid the other), else the program's. */
 function nameOf(pid: number): string {
   const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
   if (comm !== "node" && !comm.startsWith("node")) return comm;
+  const service = serviceOfProcess(pid);
+  if (service) return service;
   try {
     return path.basename(readlinkSync(`/proc/${pid}/cwd`));
   } catch {

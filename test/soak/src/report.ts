@@ -30,6 +30,22 @@ export function memoryTable(result: SoakResult): string[] {
   return lines;
 }
 
+/** The Node services' heap after their latest full collection (what the verdict judges them on),
+ * with the number of full collections so far in brackets. */
+export function liveHeapTable(result: SoakResult): string[] {
+  const names = [...new Set(result.samples.flatMap((s) => Object.keys(s.liveHeap ?? {})))];
+  if (names.length === 0) return ["No service reported its heap after full collections."];
+  const lines = [`| t (s) | ${names.join(" | ")} |`, `| - | ${names.map(() => "-").join(" | ")} |`];
+  for (const row of result.samples) {
+    const cell = (name: string) => {
+      const heap = row.liveHeap?.[name];
+      return heap ? `${MiB(heap.bytes)} (${heap.collections})` : "-";
+    };
+    lines.push(`| ${row.t} | ${names.map(cell).join(" | ")} |`);
+  }
+  return lines;
+}
+
 export function loadTable(result: SoakResult): string[] {
   const lines = [
     "| t (s) | started test/sol/sui | finished test/sol/sui | in flight | open payments | POST /payments test p50/p95/p99 ms | simulate p99 | generate-wallet p99 | test paid→webhook p50/p95/p99 | Solana paid→webhook p50/p95/p99 | Sui paid→webhook p50/p95/p99 | outbox backlog | consumer lag | deliveries pending | driver cores | Sui wallet waits |",
@@ -114,6 +130,7 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     `**${passed(result) ? "Nothing grew without bound" : "FAILED"}.** Payments finished during the load: ${done.test} test, ${done.solana} Solana, ${done.sui} Sui; ${c.webhooks} webhook deliveries received (${c.duplicateWebhooks} repeats, ${c.badSignatures} bad signatures). After the load stopped everything drained in ${result.final.drainedSeconds.toFixed(1)} s.`,
     "",
     "The first third of the samples is warm-up; the last third is compared with the middle third: memory (mean) may grow at most 15 % + 24 MiB and may not climb (> 1 MiB/min) through both thirds to end > 8 MiB higher, queue maxima at most 2× + 50, the median of the windows' p99 latency at most 2× + 100 ms (the p50 for operations with fewer than 100 requests per window).",
+    "A Node service that reports its heap after full collections on /metrics (api, settlement, notifier, the watchers) is judged on that, heap in use plus external memory, by the same rules, when each of the two thirds holds at least 3 readings from new full collections; its resident size is recorded beside it. A garbage-collected process's resident size follows when its collector happened to run (settlement's swung 170–330 MiB between samples of the 2026-11-24 18:18 run while its heap after full collections stayed near 54 MiB), so it says little about what the process keeps. Every other process (the signer, PostgreSQL, nats-server, the mail catcher, the price server, the runner) is judged on its resident size.",
     "The local Solana and Sui networks are recorded but not judged: they stand in for the chains and keep their whole ledger in memory by design, so they grow with every transaction.",
     "",
     ...verdictLines(result),
@@ -129,6 +146,12 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "PSS counts shared pages once across the processes that share them, so PostgreSQL (the postmaster and all its backends together) is not counted once per backend. `runner` is scripts/local-cluster.ts itself.",
     "",
     ...memoryTable(result),
+    "",
+    "## Heap after full collections (MiB, full collections so far in brackets)",
+    "",
+    "From each Node service's /metrics (`gateway_heap_after_full_gc_bytes`, heap in use plus external, and `gateway_full_gcs`) at each sample: what the service keeps, without its garbage.",
+    "",
+    ...liveHeapTable(result),
     "",
     ...signerTable(result),
   ].join("\n");
@@ -164,8 +187,8 @@ export function recordSoak(result: SoakResult, machine: string): void {
   const summaryPath = path.join(ROOT, "bench/RESULTS.md");
   const summary = readFileSync(summaryPath, "utf8").split("\n");
   const done = totals(result);
-  const memory = result.checks.filter((c) => c.name.startsWith("memory"));
-  const line = `| Soak: the whole cluster at half its probed capacity, ${Math.round(result.seconds / 60)} min (\`npm run soak\`) | ${ratesLine(result)}; ${done.test + done.solana + done.sui} payments finished, all final and every event delivered: ${result.endChecks.every((c) => c.ok) ? "yes" : "no"}; memory of ${memory.length} processes, outbox, consumer lag, deliveries pending and p99 latency ${result.checks.every((c) => c.ok) ? "flat after warm-up" : "NOT flat (see file)"} | nothing grows without bound | ${passed(result) ? "yes" : "**no**"} | [RESULTS-soak.md](RESULTS-soak.md) |`;
+  const processes = new Set(result.samples.flatMap((s) => Object.keys(s.memory)));
+  const line = `| Soak: the whole cluster at half its probed capacity, ${Math.round(result.seconds / 60)} min (\`npm run soak\`) | ${ratesLine(result)}; ${done.test + done.solana + done.sui} payments finished, all final and every event delivered: ${result.endChecks.every((c) => c.ok) ? "yes" : "no"}; memory of ${processes.size} processes, outbox, consumer lag, deliveries pending and p99 latency ${result.checks.every((c) => c.ok) ? "flat after warm-up" : "NOT flat (see file)"} | nothing grows without bound | ${passed(result) ? "yes" : "**no**"} | [RESULTS-soak.md](RESULTS-soak.md) |`;
   const existing = summary.findIndex((l) => l.startsWith("| Soak:"));
   if (existing >= 0) summary[existing] = line;
   else {

@@ -13,6 +13,7 @@ import { createLatencyWindows, type Percentiles } from "./latency.js";
 import { createSoakLoad, KINDS, type Kind, type LoadCounters } from "./load.js";
 import { clusterMemory } from "./process-memory.js";
 import { watchSolanaRegistrations } from "./registration.js";
+import { readLiveHeaps } from "./service-metrics.js";
 import { readSignerState, type SignerState } from "./signer-state.js";
 import { createGaugeReader, type QueueGauges } from "./system-gauges.js";
 import { type Check, judge, type Sample } from "./verdict.js";
@@ -224,11 +225,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const queues = await gauges.read();
       const processes = clusterMemory(cluster.runnerPid);
       const signer = await readSignerState(cluster.healthUrls.signer!);
+      const liveHeap = await readLiveHeaps(cluster.healthUrls);
       const cpu = driverCpuSeconds();
       const now = Date.now();
       const row: SampleRow = {
         t: Math.round((Date.now() - t0) / 1000),
         memory: Object.fromEntries(processes.map((p) => [p.name, p.bytes])),
+        liveHeap,
         latency: latency.drain(),
         queues,
         started: delta(counters.started, lastStarted),
@@ -384,6 +387,9 @@ export function sampleLine(row: SampleRow): string {
     `solana→webhook ${fmt(row.latency["solana: paid → final webhook"])}, sui→webhook ${fmt(row.latency["sui: paid → final webhook"])}; ` +
     `outbox ${row.queues.outboxBacklog}, lag ${row.queues.consumerLag}, deliveries ${row.queues.deliveriesPending}; ` +
     `driver ${row.driverCores.toFixed(2)} cores, Sui wallet waits ${row.suiWalletWaits}; MiB ${mem}` +
+    `; heap after full collections MiB ${Object.entries(row.liveHeap ?? {})
+      .map(([name, heap]) => `${name} ${MiB(heap.bytes)} (${heap.collections})`)
+      .join(", ")}` +
     (row.signer
       ? `; signer ledger ${row.signer.intents} intents, ${row.signer.locks} locks, heap used ${MiB(row.signer.heapUsed)}`
       : "")

@@ -1,6 +1,7 @@
 // What the signer's memory holds, from its /metrics (health port): the intent ledger's entries,
 // which grow with every signing by design, beside its heap. A signer whose memory climbs faster
 // than its ledger does holds something else (docs/signer.md, "Memory and start time").
+import { readMetricsText } from "./service-metrics.js";
 
 export interface SignerState {
   intents: number;
@@ -27,10 +28,6 @@ export function parseSignerMetrics(text: string): SignerState | undefined {
 }
 
 export async function readSignerState(healthUrl: string): Promise<SignerState | undefined> {
-  try {
-    const response = await fetch(`${healthUrl}/metrics`, { signal: AbortSignal.timeout(2_000) });
-    return response.ok ? parseSignerMetrics(await response.text()) : undefined;
-  } catch {
-    return undefined;
-  }
+  const text = await readMetricsText(healthUrl);
+  return text === undefined ? undefined : parseSignerMetrics(text);
 }

@@ -64,6 +64,44 @@ describe("soak verdict", () => {
     ).toEqual(["memory sui-localnet"]);
   });
 
+  it("judges a Node service on its heap after full collections, its resident size recorded", () => {
+    // Settlement in the 18:18 soak: resident size swinging 170-330 MiB as collections fell, the
+    // heap after each full collection near 54 MiB. One sample a minute, a collection in each.
+    const swinging = run(30, (i) => ({ mem: (i >= 20 ? 300 : 190 + (i % 4) * 20) * MiB }), 60).map(
+      (s, i) => ({
+        ...s,
+        liveHeap: { api: { bytes: (54 + i * 0.05) * MiB, collections: i } },
+      }),
+    );
+    expect(failed(swinging)).toEqual([]);
+    const names = judge(swinging)
+      .filter((c) => c.name.startsWith("memory api"))
+      .map((c) => c.name);
+    expect(names).toEqual(["memory api (heap after full collections)", "memory api (resident, recorded)"]);
+    // Without the heap readings, the same resident sizes fail, as they did.
+    expect(failed(swinging.map(({ liveHeap: _, ...s }) => s))).toEqual(["memory api"]);
+
+    // What the heap keeps climbing fails, whatever the resident size does.
+    const leaking = swinging.map((s, i) => ({
+      ...s,
+      memory: { api: 200 * MiB },
+      liveHeap: { api: { bytes: (54 + i * 2) * MiB, collections: i } },
+    }));
+    expect(failed(leaking)).toEqual(["memory api (heap after full collections)"]);
+    expect(judge(leaking).find((c) => c.name.startsWith("memory api (heap"))!.detail).toContain(
+      "climbing through both thirds",
+    );
+  });
+
+  it("judges the resident size of a service that seldom collected: a repeated reading is not new", () => {
+    // One full collection in the whole run: every later sample repeats it.
+    const samples = run(30, (i) => ({ mem: (i >= 20 ? 300 : 200) * MiB }), 60).map((s, i) => ({
+      ...s,
+      liveHeap: { api: { bytes: 54 * MiB, collections: Math.min(i, 3) } },
+    }));
+    expect(failed(samples)).toEqual(["memory api"]);
+  });
+
   it("passes memory that rose once and then stayed", () => {
     const samples = run(18, (i) => ({ mem: (i < 9 ? 200 : 215) * MiB }));
     expect(failed(samples)).toEqual([]);

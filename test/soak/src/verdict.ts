@@ -6,8 +6,11 @@ import type { Percentiles } from "./latency.js";
 export interface Sample {
   /** Seconds since the steady load started. */
   t: number;
-  /** Bytes per process. */
+  /** Bytes per process (PSS). */
   memory: Record<string, number>;
+  /** Per Node service that reports it (/metrics): its heap and external memory just after its
+   * latest full collection, and how many full collections it has had. */
+  liveHeap?: Record<string, { bytes: number; collections: number }>;
   latency: Record<string, Percentiles>;
   queues: { outboxBacklog: number; deliveriesPending: number; consumerLag: number };
 }
@@ -97,6 +100,44 @@ export const NOT_JUDGED: Record<string, string> = {
     "the local Sui network keeps every transaction, checkpoint and coin version in memory by design",
 };
 
+/** One process's memory over the middle and last thirds, by the growth and climb rules. */
+function judgeGrowth(
+  middle: { t: number; v: number }[],
+  last: { t: number; v: number }[],
+  limits: VerdictLimits,
+): { ok: boolean; detail: string } {
+  const m = middle.map((p) => p.v);
+  const l = last.map((p) => p.v);
+  const limit = mean(m) * (1 + limits.memoryGrowthFraction) + limits.memoryGrowthBytes;
+  const span = last[last.length - 1]!.t - middle[0]!.t;
+  const climbing =
+    span >= limits.memoryClimbMinSpanSeconds &&
+    slopePerMinute(middle) > limits.memoryClimbBytesPerMinute &&
+    slopePerMinute(last) > limits.memoryClimbBytesPerMinute &&
+    mean(l) - mean(m) > limits.memoryClimbBytes;
+  const slope = slopePerMinute([...middle, ...last]) / MiB;
+  return {
+    ok: mean(l) <= limit && !climbing,
+    detail: `middle ${(mean(m) / MiB).toFixed(1)} MiB → last ${(mean(l) / MiB).toFixed(1)} MiB (limit ${(limit / MiB).toFixed(1)}), slope ${slope >= 0 ? "+" : ""}${slope.toFixed(2)} MiB/min${climbing ? ", climbing through both thirds" : ""}`,
+  };
+}
+
+/** The readings taken after a full collection the sample before had not seen: a process that did
+ * not collect between two samples repeats its last figure, which says nothing new. */
+function freshLiveHeap(samples: Sample[], name: string): Map<Sample, number> {
+  const fresh = new Map<Sample, number>();
+  let seen: number | undefined;
+  for (const sample of samples) {
+    const reading = sample.liveHeap?.[name];
+    if (reading && reading.collections !== seen) fresh.set(sample, reading.bytes);
+    if (reading) seen = reading.collections;
+  }
+  return fresh;
+}
+
+/** A Node service's heap is judged after full collections when each third has this many fresh. */
+const MIN_FRESH_LIVE_READINGS = 3;
+
 export function judge(
   samples: Sample[],
   limits: VerdictLimits = DEFAULT_LIMITS,
@@ -111,27 +152,46 @@ export function judge(
   const checks: Check[] = [];
   const processes = new Set(samples.flatMap((s) => Object.keys(s.memory)));
   for (const name of [...processes].sort()) {
-    const m = middle.map((s) => s.memory[name]).filter((v): v is number => v !== undefined);
-    const l = last.map((s) => s.memory[name]).filter((v): v is number => v !== undefined);
+    const series = (part: Sample[]) =>
+      part.flatMap((s) => (s.memory[name] === undefined ? [] : [{ t: s.t, v: s.memory[name] }]));
+    const m = series(middle);
+    const l = series(last);
     if (m.length === 0 || l.length === 0) {
       checks.push({ name: `memory ${name}`, ok: false, detail: "process missing from part of the run" });
       continue;
     }
-    const limit = mean(m) * (1 + limits.memoryGrowthFraction) + limits.memoryGrowthBytes;
-    const slopeOf = (part: Sample[]) => slopePerMinute(part.map((s) => ({ t: s.t, v: s.memory[name] ?? 0 })));
-    const span = last[last.length - 1]!.t - middle[0]!.t;
-    const climbing =
-      span >= limits.memoryClimbMinSpanSeconds &&
-      slopeOf(middle) > limits.memoryClimbBytesPerMinute &&
-      slopeOf(last) > limits.memoryClimbBytesPerMinute &&
-      mean(l) - mean(m) > limits.memoryClimbBytes;
-    const slope = slopeOf([...middle, ...last]) / MiB;
+    const resident = judgeGrowth(m, l, limits);
     const reason = notJudged[name];
-    checks.push({
-      name: reason ? `memory ${name} (recorded, not judged)` : `memory ${name}`,
-      ok: reason !== undefined || (mean(l) <= limit && !climbing),
-      detail: `middle ${(mean(m) / MiB).toFixed(1)} MiB → last ${(mean(l) / MiB).toFixed(1)} MiB (limit ${(limit / MiB).toFixed(1)}), slope ${slope >= 0 ? "+" : ""}${slope.toFixed(2)} MiB/min${climbing ? ", climbing through both thirds" : ""}${reason ? `: ${reason}` : ""}`,
-    });
+    if (reason) {
+      checks.push({
+        name: `memory ${name} (recorded, not judged)`,
+        ok: true,
+        detail: `${resident.detail}: ${reason}`,
+      });
+      continue;
+    }
+    // A garbage-collected process's resident size follows when its collector ran; what it keeps
+    // is its heap after a full collection. That is judged where the process reports it often
+    // enough, and its resident size is recorded beside it.
+    const fresh = freshLiveHeap(samples, name);
+    const liveOf = (part: Sample[]) =>
+      part.flatMap((s) => (fresh.has(s) ? [{ t: s.t, v: fresh.get(s)! }] : []));
+    const [lm, ll] = [liveOf(middle), liveOf(last)];
+    if (lm.length >= MIN_FRESH_LIVE_READINGS && ll.length >= MIN_FRESH_LIVE_READINGS) {
+      const live = judgeGrowth(lm, ll, limits);
+      checks.push({
+        name: `memory ${name} (heap after full collections)`,
+        ok: live.ok,
+        detail: `${live.detail}; ${lm.length + ll.length} readings`,
+      });
+      checks.push({
+        name: `memory ${name} (resident, recorded)`,
+        ok: true,
+        detail: `${resident.detail}: judged on its heap after full collections`,
+      });
+      continue;
+    }
+    checks.push({ name: `memory ${name}`, ok: resident.ok, detail: resident.detail });
   }
   for (const queue of ["outboxBacklog", "deliveriesPending", "consumerLag"] as const) {
     const m = Math.max(...middle.map((s) => s.queues[queue]));
