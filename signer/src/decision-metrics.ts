@@ -1,6 +1,7 @@
 // Counts of the signer's decisions, and what its memory holds, in Prometheus' text format,
 // without a metrics library: the signer keeps its dependencies few. Served on the health port at
 // /metrics.
+import type { FullCollections } from "./full-collections.js";
 import { refusalCodeName } from "./refusal.js";
 import type { SignerCore } from "./signer-core.js";
 import type { IntentLedger } from "./state/ledger.js";
@@ -16,7 +17,11 @@ export interface DecisionMetrics {
  * once), so they only grow; with the heap beside them an operator tells that growth, about
  * 100–550 bytes a signing (docs/signer.md, "Memory and start time"), from anything else.
  */
-export function countDecisions(core: SignerCore, ledger?: IntentLedger): DecisionMetrics {
+export function countDecisions(
+  core: SignerCore,
+  ledger?: IntentLedger,
+  fullCollections?: Readonly<FullCollections>,
+): DecisionMetrics {
   const counts = new Map<string, number>();
   const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   return {
@@ -62,6 +67,22 @@ export function countDecisions(core: SignerCore, ledger?: IntentLedger): Decisio
         ['kind="heap_used"', memory.heapUsed],
         ['kind="external"', memory.external],
       ]);
+      if (fullCollections) {
+        // The services' names (packages/metrics), so one alert and the soak read every process.
+        gauge(
+          "gateway_heap_after_full_gc_bytes",
+          "V8's heap in use (heap_used) and the external memory it tracks (external) just after the latest full collection",
+          [
+            ['kind="heap_used"', fullCollections.heapUsed],
+            ['kind="external"', fullCollections.external],
+          ],
+        );
+        lines.push(
+          "# HELP gateway_full_gcs Full (mark-compact) collections since the process started",
+          "# TYPE gateway_full_gcs gauge",
+          `gateway_full_gcs{service="signer"} ${fullCollections.collections}`,
+        );
+      }
       return `${lines.join("\n")}\n`;
     },
   };

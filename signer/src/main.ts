@@ -2,6 +2,7 @@
 import { pino } from "pino";
 import { ConfigError, parseSignerConfig, scrubSecrets } from "./config.js";
 import { countDecisions } from "./decision-metrics.js";
+import { watchFullCollections } from "./full-collections.js";
 import { createHealthServer } from "./health.js";
 import { createKeyring } from "./keys/keyring.js";
 import { createSignerCoreWithRules, openSignerState, signerLimits } from "./open-state.js";
@@ -47,7 +48,7 @@ const core = createSignerCoreWithRules(
   config.trustedApprovers,
   rules,
 );
-const decisions = countDecisions(core, ledger);
+const decisions = countDecisions(core, ledger, watchFullCollections());
 const server = createSignerServer({
   core: decisions.core,
   audit,
