@@ -1,7 +1,7 @@
 // Builds a signer core on a throwaway folder with a fixed test mnemonic and trusted
 // approver keys, plus valid sign requests for every intent kind; tests and benchmarks
 // start from these and tamper with them.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -310,9 +310,14 @@ export async function suiRefund(keyring: Keyring, approvers: TestApprovers, amou
   return { intent, tx, objects: coins.map((c) => c.bcs) };
 }
 
-/** `verifyAuditFile` over a log given as text (written to a file of its own). */
+/** `verifyAuditFile` over a log given as text (written to a file of its own, removed after). */
 export function verifyAuditText(contents: string) {
-  const path = join(mkdtempSync(join(tmpdir(), "audit-text-")), "audit.jsonl");
-  writeFileSync(path, contents);
-  return verifyAuditFile(path);
+  const dir = mkdtempSync(join(tmpdir(), "audit-text-"));
+  try {
+    const path = join(dir, "audit.jsonl");
+    writeFileSync(path, contents);
+    return verifyAuditFile(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,11 +1,17 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { forEachLine, lineAt } from "./line-file.js";
 
+const dir = mkdtempSync(join(tmpdir(), "line-file-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+/** A fresh file in this test file's folder, removed with it. */
+const newPath = () => join(dir, `lines-${++files}`);
+
 function linesOf(contents: string, chunkBytes: number) {
-  const path = join(mkdtempSync(join(tmpdir(), "line-file-")), "lines");
+  const path = newPath();
   writeFileSync(path, contents);
   const seen: [string, number][] = [];
   forEachLine(path, (line, offset) => seen.push([line, offset]) > 0, chunkBytes);
@@ -34,7 +40,7 @@ describe("forEachLine", () => {
       ["a", 0],
       ["b", 2],
     ]);
-    const path = join(mkdtempSync(join(tmpdir(), "line-file-")), "lines");
+    const path = newPath();
     writeFileSync(path, "a\nb\nc\n");
     const seen: string[] = [];
     forEachLine(path, (line) => seen.push(line) < 2);
@@ -42,7 +48,7 @@ describe("forEachLine", () => {
   });
 
   it("reads the one line at an offset, however long", () => {
-    const path = join(mkdtempSync(join(tmpdir(), "line-file-")), "lines");
+    const path = newPath();
     const long = "é".repeat(5_000);
     writeFileSync(path, `first\n${long}\nlast`);
     expect(lineAt(path, 0)).toBe("first");
