@@ -4,7 +4,13 @@ import path from "node:path";
 import { createSql, enqueueOutbox, newId } from "@gateway/db";
 import { freePort, type LocalNats, startNats } from "@gateway/local-infra";
 import { createLogger } from "@gateway/logging";
-import { createTestBus, createTestDatabase, type TestDatabase, waitFor } from "@gateway/testkit";
+import {
+  createTestBus,
+  createTestDatabase,
+  singleConnection,
+  type TestDatabase,
+  waitFor,
+} from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectBus, createOutboxRelay, MESSAGE_ID_HEADER, startConsumer } from "./index.js";
 
@@ -17,6 +23,18 @@ afterAll(() => db.drop());
 
 async function streamCount(bus: Awaited<ReturnType<typeof connectBus>>, stream: string) {
   return (await bus.jsm.streams.info(stream)).state.messages;
+}
+
+/** The only unpublished outbox rows: 100 events of this bus, older rows marked published. */
+async function hundredUnpublished(bus: Awaited<ReturnType<typeof connectBus>>) {
+  await db.sql`update outbox set published_at = now() where published_at is null`;
+  const rows = Array.from({ length: 100 }, (_, n) => ({
+    id: newId("evt"),
+    subject: bus.topology.subjects.event("x"),
+    payload: { n },
+  }));
+  await enqueueOutbox(db.sql, rows);
+  return rows;
 }
 
 describe("outbox relay", () => {
@@ -91,13 +109,7 @@ describe("outbox relay", () => {
       createOutboxRelay({ sql: db.sql, js: bus.js, log, batchSize: 7, pollMs: 20 }),
     );
     try {
-      await db.sql`update outbox set published_at = now() where published_at is null`;
-      const rows = Array.from({ length: 100 }, (_, n) => ({
-        id: newId("evt"),
-        subject: bus.topology.subjects.event("x"),
-        payload: { n },
-      }));
-      await enqueueOutbox(db.sql, rows);
+      await hundredUnpublished(bus);
       await Promise.all(relays.map((r) => r.start()));
       await waitFor(async () => (await streamCount(bus, bus.topology.streams.events)) === 100, {
         what: "100 messages",
@@ -106,6 +118,32 @@ describe("outbox relay", () => {
       expect(await streamCount(bus, bus.topology.streams.events)).toBe(100);
     } finally {
       await Promise.all(relays.map((r) => r.stop()));
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+
+  it("marks batches of any size published with one statement text", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const one = singleConnection(db.url);
+    // 100 rows in batches of 7: fourteen of 7 and one of 2.
+    const relay = createOutboxRelay({ sql: one.sql, js: bus.js, log, batchSize: 7, pollMs: 20 });
+    try {
+      const rows = await hundredUnpublished(bus);
+      await relay.start();
+      const unpublished = async () =>
+        (
+          await db.sql<{ n: number }[]>`
+            select count(*)::int as n from outbox
+            where id = any(${rows.map((r) => r.id)}::text[]) and published_at is null`
+        )[0]!.n;
+      await waitFor(async () => (await unpublished()) === 0, { what: "every row marked published" });
+      expect(await streamCount(bus, bus.topology.streams.events)).toBe(100);
+      expect(await one.preparedTexts("update outbox set published_at")).toHaveLength(1);
+    } finally {
+      await relay.stop();
+      await one.sql.end();
       await bus.close();
       await testBus.cleanup();
     }

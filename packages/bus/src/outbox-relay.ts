@@ -61,7 +61,9 @@ export function createOutboxRelay({
       );
       const duplicates = acks.filter((a) => a.duplicate).length;
       if (duplicates > 0) log.info({ duplicates }, "outbox rows already in the stream");
-      await tx`update outbox set published_at = now() where seq in ${tx(rows.map((r) => r.seq))}`;
+      // An array, not `in (…)`: one statement text for any batch size (docs/operations.md, "One statement text per query").
+      await tx`update outbox set published_at = now()
+        where seq = any(${rows.map((r) => r.seq.toString())}::bigint[])`;
       return rows.length;
     });
   }

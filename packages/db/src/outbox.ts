@@ -10,10 +10,14 @@ export interface OutboxMessage {
 /** Writes messages to the outbox inside the caller's transaction, so they exist iff the change does. */
 export async function enqueueOutbox(tx: TransactionSql | Sql, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await tx`insert into outbox ${tx(
-    messages.map((m) => ({ id: m.id, subject: m.subject, payload: tx.json(m.payload as never) })),
-    "id",
-    "subject",
-    "payload",
-  )} on conflict (id) do nothing`;
+  // Arrays, not a multi-row VALUES: one statement text for any number of messages, so each
+  // connection prepares it once (docs/operations.md, "One statement text per query"). The
+  // payloads go as JSON text: postgres.js would read an object with a `type` field in a jsonb[]
+  // as a typed parameter and send its `value` instead.
+  await tx`insert into outbox (id, subject, payload)
+    select m.id, m.subject, m.payload::jsonb
+    from unnest(${messages.map((m) => m.id)}::text[],
+                ${messages.map((m) => m.subject)}::text[],
+                ${messages.map((m) => JSON.stringify(m.payload))}::text[]) as m(id, subject, payload)
+    on conflict (id) do nothing`;
 }

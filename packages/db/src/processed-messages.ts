@@ -53,7 +53,7 @@ export function handleOnceInBatches<M>(
         (
           await tx<{ message_id: string }[]>`
             insert into processed_messages (consumer, message_id)
-            select ${consumer}, unnest(${tx.array(batch.map((p) => p.id))}::text[])
+            select ${consumer}, unnest(${batch.map((p) => p.id)}::text[])
             on conflict do nothing returning message_id`
         ).map((r) => r.message_id),
       );

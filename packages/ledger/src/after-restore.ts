@@ -206,7 +206,8 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
       const known = new Set(
         (
           await tx<{ address: string }[]>`
-            select address from deposit_wallets where address in ${tx(handedOut.map((l) => l.address))}`
+            select address from deposit_wallets
+            where address = any(${handedOut.map((l) => l.address)}::text[])`
         ).map((r) => r.address),
       );
       report.addressesNoPaymentExpects = handedOut

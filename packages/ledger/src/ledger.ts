@@ -153,8 +153,8 @@ export async function postTransaction(tx: TransactionSql, input: LedgerTransacti
         on conflict (reference) do nothing returning id)
       insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
       select posted.id, e.account_id, ${input.mode}, ${input.chain}, ${input.coin}, e.amount
-      from posted, unnest(${tx.array(entries.map((e) => e.account.toString()))}::bigint[],
-        ${tx.array(entries.map((e) => e.amount.toString()))}::bigint[]) with ordinality as e(account_id, amount, ord)
+      from posted, unnest(${entries.map((e) => e.account.toString())}::bigint[],
+        ${entries.map((e) => e.amount.toString())}::bigint[]) with ordinality as e(account_id, amount, ord)
       order by e.ord
       returning 1`;
   } catch (err) {
@@ -177,7 +177,7 @@ const accountKey = (kind: string, merchantId: string) => `${kind}\n${merchantId}
 async function accountIds(tx: Db, book: Book, accounts: AccountRef[]): Promise<bigint[]> {
   const rows = await tx<{ id: bigint; kind: string; merchant_id: string }[]>`
     select a.id, a.kind, coalesce(a.merchant_id, '') as merchant_id
-    from unnest(${tx.array(accounts.map((a) => a.kind))}::text[], ${tx.array(accounts.map((a) => a.merchantId ?? ""))}::text[])
+    from unnest(${accounts.map((a) => a.kind)}::text[], ${accounts.map((a) => a.merchantId ?? "")}::text[])
       as w(kind, merchant_id)
     join ledger_accounts a on a.kind = w.kind and coalesce(a.merchant_id, '') = w.merchant_id
       and a.mode = ${book.mode} and a.chain = ${book.chain} and a.coin = ${book.coin}`;

@@ -96,10 +96,11 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
     and (p.status in ('pending', 'confirming')
          or p.expires_at > now() - make_interval(secs => ${lateWindowMs / 1000}))`;
 
-  /** Open wallets among these addresses, by the unique index on address. */
+  /** Open wallets among these addresses, by the unique index on address (an array, so one
+   * statement text for any number of them: docs/operations.md, "One statement text per query"). */
   const byAddresses = (tx: Sql | TransactionSql, addresses: readonly string[]) => tx<Row[]>`
     select dw.address, dw.coin from deposit_wallets dw join payments p on p.id = dw.payment_id
-    where dw.address in ${tx(addresses)} and ${openWhere(tx)}
+    where dw.address = any(${[...addresses]}::text[]) and ${openWhere(tx)}
     order by dw.created_at, dw.address`;
 
   /** One snapshot: the database's clock and the rows as of it. */

@@ -101,7 +101,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       from (
         select id, next_attempt_at from webhook_deliveries
         where status = 'pending' and next_attempt_at <= now()
-          and endpoint_id <> all(${sql.array(busyEndpoints())}::text[])
+          and endpoint_id <> all(${busyEndpoints()}::text[])
         order by next_attempt_at
         limit ${limit}
         for update skip locked
@@ -117,15 +117,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (rows.length === 0) return;
     await sql`
       update webhook_deliveries d set next_attempt_at = v.at, claim_token = null
-      from (select unnest(${sql.array(rows.map((r) => r.id))}::text[]) as id,
-                   unnest(${sql.array(rows.map((r) => r.previous_next_attempt_at.toISOString()))}::timestamptz[]) as at) v
+      from (select unnest(${rows.map((r) => r.id)}::text[]) as id,
+                   unnest(${rows.map((r) => r.previous_next_attempt_at.toISOString())}::timestamptz[]) as at) v
       where d.id = v.id and d.claim_token = ${token}`;
   }
 
   async function cancel(rows: Claimed[]) {
     if (rows.length === 0) return;
     await sql`update webhook_deliveries set status = 'canceled', claim_token = null, updated_at = now()
-      where id = any(${sql.array(rows.map((r) => r.id))}::text[]) and claim_token = ${token}`;
+      where id = any(${rows.map((r) => r.id)}::text[]) and claim_token = ${token}`;
   }
 
   function secretOf(row: Claimed): string {
@@ -220,25 +220,25 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         insert into webhook_delivery_attempts
           (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
         select * from unnest(
-          ${tx.array(batch.map((o) => o.id))}::text[],
-          ${tx.array(batch.map((o) => o.attempt))}::int[],
-          ${tx.array(batch.map((o) => o.startedAt.toISOString()))}::timestamptz[],
-          ${tx.array(batch.map((o) => o.result.statusCode) as number[])}::int[],
-          ${tx.array(batch.map((o) => o.result.latencyMs))}::int[],
-          ${tx.array(batch.map((o) => o.result.responseExcerpt) as string[])}::text[],
-          ${tx.array(batch.map((o) => o.result.error) as string[])}::text[])`;
+          ${batch.map((o) => o.id)}::text[],
+          ${batch.map((o) => o.attempt)}::int[],
+          ${batch.map((o) => o.startedAt.toISOString())}::timestamptz[],
+          ${batch.map((o) => o.result.statusCode) as number[]}::int[],
+          ${batch.map((o) => o.result.latencyMs)}::int[],
+          ${batch.map((o) => o.result.responseExcerpt) as string[]}::text[],
+          ${batch.map((o) => o.result.error) as string[]}::text[])`;
       await tx`
         update webhook_deliveries d
         set status = v.status, attempts = v.attempt, next_attempt_at = v.next, last_attempt_at = v.started,
             last_status_code = v.code, claim_token = null, updated_at = now()
         from (select
-          unnest(${tx.array(rows.map((r) => r.id))}::text[]) as id,
-          unnest(${tx.array(rows.map((r) => r.token))}::text[]) as token,
-          unnest(${tx.array(rows.map((r) => r.status))}::text[]) as status,
-          unnest(${tx.array(rows.map((r) => r.attempt))}::int[]) as attempt,
-          unnest(${tx.array(rows.map((r) => r.next))}::timestamptz[]) as next,
-          unnest(${tx.array(rows.map((r) => r.started))}::timestamptz[]) as started,
-          unnest(${tx.array(rows.map((r) => r.code) as number[])}::int[]) as code
+          unnest(${rows.map((r) => r.id)}::text[]) as id,
+          unnest(${rows.map((r) => r.token)}::text[]) as token,
+          unnest(${rows.map((r) => r.status)}::text[]) as status,
+          unnest(${rows.map((r) => r.attempt)}::int[]) as attempt,
+          unnest(${rows.map((r) => r.next)}::timestamptz[]) as next,
+          unnest(${rows.map((r) => r.started)}::timestamptz[]) as started,
+          unnest(${rows.map((r) => r.code) as number[]}::int[]) as code
         ) v
         where d.id = v.id and d.claim_token = v.token`;
     });

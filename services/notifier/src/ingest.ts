@@ -32,7 +32,7 @@ export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIn
     return sql.begin(async (tx) => {
       const fresh = await tx<{ message_id: string }[]>`
         insert into processed_messages (consumer, message_id)
-        select ${consumer}, unnest(${tx.array([...byId.keys()])}::text[])
+        select ${consumer}, unnest(${[...byId.keys()]}::text[])
         on conflict do nothing returning message_id`;
       if (fresh.length === 0) return 0;
       // One event id once per batch, even if two messages carried it (the upsert below needs it).
@@ -43,7 +43,7 @@ export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIn
       const merchants = [...new Set(events.map((e) => e.merchant_id))];
       const endpoints = await tx<{ id: string; merchant_id: string; mode: Mode; events: string[] | null }[]>`
         select id, merchant_id, mode, events from webhook_endpoints
-        where merchant_id = any(${tx.array(merchants)}::text[]) and deleted_at is null`;
+        where merchant_id = any(${merchants}::text[]) and deleted_at is null`;
       const retryUntil = new Date(Date.now() + retryWindowMs);
       const rows = events.flatMap(({ merchant_id, mode, event }) => {
         const matching = endpoints.filter(
@@ -60,15 +60,19 @@ export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIn
           event_id: event.id,
           event_type: event.type,
           payload,
-          status: "pending",
-          retry_until: retryUntil,
         }));
       });
       let created = 0;
       for (let i = 0; i < rows.length; i += 1000) {
         const chunk = rows.slice(i, i + 1000);
+        const column = (pick: (row: (typeof chunk)[number]) => string) => chunk.map(pick);
+        // Arrays, not a multi-row VALUES: one statement text for any batch size (docs/operations.md, "One statement text per query").
         const written = (await tx`
-          insert into webhook_deliveries ${tx(chunk, "id", "endpoint_id", "event_id", "event_type", "payload", "status", "retry_until")}
+          insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+          select d.*, 'pending', ${retryUntil}::timestamptz
+          from unnest(${column((r) => r.id)}::text[], ${column((r) => r.endpoint_id)}::text[],
+                      ${column((r) => r.event_id)}::text[], ${column((r) => r.event_type)}::text[],
+                      ${column((r) => r.payload)}::text[]) as d
           on conflict (event_id, endpoint_id) do update
             -- A manual redelivery raced ahead with a one-attempt window; the event gets its full one.
             set retry_until = greatest(webhook_deliveries.retry_until, excluded.retry_until)

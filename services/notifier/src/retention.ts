@@ -19,8 +19,8 @@ export async function pruneDeliveryLog(
           limit ${batchSize} for update skip locked`
       ).map((r) => r.id);
       if (ids.length === 0) return 0;
-      await tx`delete from webhook_delivery_attempts where delivery_id = any(${tx.array(ids)}::text[])`;
-      await tx`delete from webhook_deliveries where id = any(${tx.array(ids)}::text[])`;
+      await tx`delete from webhook_delivery_attempts where delivery_id = any(${ids}::text[])`;
+      await tx`delete from webhook_deliveries where id = any(${ids}::text[])`;
       return ids.length;
     });
     total += deleted as number;

@@ -125,7 +125,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
     const generation = membership.generation();
     const mine = [...ownedNow()];
     const rows = await sql<{ partition: number; checkpoint: bigint }[]>`
-      select partition, checkpoint from sui_watcher_partitions where partition in ${sql(mine.length ? mine : [-1])}`;
+      select partition, checkpoint from sui_watcher_partitions where partition = any(${mine}::int[])`;
     cursors = new Map(rows.map((r) => [r.partition, BigInt(r.checkpoint)]));
     cursorGeneration = generation;
   }
@@ -195,7 +195,7 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
       // after a membership change advances it at most once per checkpoint.
       const rows = await tx<{ partition: number }[]>`
         update sui_watcher_partitions set checkpoint = ${checkpoint.sequence}, updated_at = now()
-        where partition in ${tx([...behind])} and checkpoint < ${checkpoint.sequence}
+        where partition = any(${[...behind]}::int[]) and checkpoint < ${checkpoint.sequence}
         returning partition`;
       const mine = new Set(rows.map((r) => r.partition));
       const publish = reports.filter((r) => mine.has(r.partition));

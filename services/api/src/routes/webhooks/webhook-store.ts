@@ -216,6 +216,6 @@ async function attemptsOf(sql: Sql, deliveries: { id: string }[]): Promise<Attem
   if (deliveries.length === 0) return [];
   return sql<AttemptRow[]>`
     select delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error
-    from webhook_delivery_attempts where delivery_id = any(${sql.array(deliveries.map((d) => d.id))}::text[])
+    from webhook_delivery_attempts where delivery_id = any(${deliveries.map((d) => d.id)}::text[])
     order by delivery_id, attempt, id`;
 }
