@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "./cluster.js";
-import { clusterMemory } from "./process-memory.js";
+import { clusterMemory, memoryOf, segmentBytesOf } from "./process-memory.js";
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -25,5 +25,52 @@ describe("the cluster's memory, process by process", () => {
       .map((p) => p.name)
       .sort();
     expect(names).toEqual(["watcher-solana", "watcher-sui"]);
+  });
+});
+
+describe("shared memory segments", () => {
+  it("counts a segment once however many processes map it, and its touched pages apart", async () => {
+    // A parent and its child share one anonymous shared mapping, as PostgreSQL's postmaster and
+    // backends share its buffers: Python maps 64 MiB shared, writes 16 MiB, forks, both read
+    // those 16 MiB, and wait.
+    const child = spawn(
+      "python3",
+      [
+        "-c",
+        [
+          "import mmap, os, sys, time",
+          "m = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_SHARED)",
+          "m[: 16 << 20] = b'x' * (16 << 20)",
+          "os.fork()",
+          "_ = m[: 16 << 20]  # both read the pages, so both map them",
+          "sys.stdout.write('ready\\n'); sys.stdout.flush()",
+          "time.sleep(60)",
+        ].join("\n"),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"], detached: true },
+    );
+    children.push(child);
+    await new Promise<void>((resolve) => {
+      let ready = 0;
+      child.stdout!.on("data", (d: Buffer) => {
+        ready += d.toString().split("ready").length - 1;
+        if (ready === 2) resolve();
+      });
+    });
+    const tree = clusterMemory(child.pid!);
+    const pids = tree.flatMap((p) => p.pids);
+    expect(pids).toHaveLength(2); // the runner's slot is the parent; its fork is its child
+    const whole = {
+      bytes: tree.reduce((a, p) => a + p.bytes, 0),
+      sharedBytes: tree.reduce((a, p) => a + p.sharedBytes, 0),
+    };
+    const MiB = 2 ** 20;
+    // The 16 MiB touched, split between the two: together they count it once.
+    expect(whole.sharedBytes).toBeGreaterThanOrEqual(15.5 * MiB);
+    expect(whole.sharedBytes).toBeLessThanOrEqual(16.5 * MiB);
+    expect(memoryOf(child.pid!).sharedBytes).toBeLessThan(12 * MiB);
+    // The segment is 64 MiB, mapped by both, counted once.
+    expect(segmentBytesOf(pids)).toBe(64 * MiB);
+    process.kill(-child.pid!);
   });
 });

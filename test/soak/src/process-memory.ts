@@ -10,6 +10,12 @@ export interface ProcessMemory {
   /** Proportional set size in bytes: shared pages split among their users, so PostgreSQL's
    * backends sharing its buffers are not counted once each. Resident size where PSS is unreadable. */
   bytes: number;
+  /** Of `bytes`, the pages of shared memory segments (PostgreSQL's shared buffers and its other
+   * shared structures). Such a segment is sized when the process starts; its pages count as the
+   * processes first touch them, so this rises towards `segmentBytes` as buffers fill, and no further. */
+  sharedBytes: number;
+  /** The size of the shared memory segments mapped by the processes, each counted once. */
+  segmentBytes: number;
 }
 
 function parentOf(pid: number): number | undefined {
@@ -45,20 +51,75 @@ function descendants(pid: number, tree: Map<number, number[]>): number[] {
   return out;
 }
 
-export function memoryOf(pid: number): number {
+const kB = (text: string, field: string) =>
+  Number(text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0) * 1024;
+
+/** A process's PSS and, of it, the shared memory's (`Pss_Shmem`) and its own anonymous memory's
+ * (`Pss_Anon`: heap and stacks, what a process allocates for itself). */
+export function memoryOf(pid: number): { bytes: number; sharedBytes: number; anonBytes: number } {
   try {
     const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    const pss = rollup.match(/^Pss:\s+(\d+) kB/m);
-    if (pss) return Number(pss[1]) * 1024;
+    if (/^Pss:/m.test(rollup))
+      return {
+        bytes: kB(rollup, "Pss"),
+        sharedBytes: kB(rollup, "Pss_Shmem"),
+        anonBytes: kB(rollup, "Pss_Anon"),
+      };
   } catch {
     // fall back to the resident size
   }
   try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? 0) * 1024;
+    const resident = kB(readFileSync(`/proc/${pid}/status`, "utf8"), "VmRSS");
+    return { bytes: resident, sharedBytes: 0, anonBytes: 0 };
   } catch {
-    return 0;
+    return { bytes: 0, sharedBytes: 0, anonBytes: 0 };
   }
+}
+
+/** Mappings backed by shared memory (what `Pss_Shmem` counts): an anonymous shared mapping shows
+ * as `/dev/zero (deleted)`, System V segments as `/SYSV…`, POSIX ones under `/dev/shm/`. */
+const SHMEM_MAPPING = /^(\/dev\/zero|\/SYSV|\/dev\/shm\/|\/memfd:)/;
+
+/** The total size of the shared memory segments the processes map, each segment once however many
+ * map it (keyed by device and inode): the most their shared pages' PSS can add up to. */
+export function segmentBytesOf(pids: number[]): number {
+  const segments = new Map<string, number>();
+  for (const pid of pids) {
+    let smaps: string;
+    try {
+      smaps = readFileSync(`/proc/${pid}/smaps`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    let key: string | undefined;
+    let size = 0;
+    for (const line of smaps.split("\n")) {
+      const header = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ (\S+) (\d+)\s*(.*)$/);
+      if (header) {
+        key = SHMEM_MAPPING.test(header[3]!) ? `${header[1]} ${header[2]} ${header[3]}` : undefined;
+        continue;
+      }
+      if (line.startsWith("Size:")) size = kB(line, "Size");
+      else if (key && line.startsWith("VmFlags:") && / sh( |$)/.test(line)) {
+        segments.set(key, Math.max(segments.get(key) ?? 0, size));
+      }
+    }
+  }
+  return [...segments.values()].reduce((a, b) => a + b, 0);
+}
+
+/** The memory of a process and its children, one figure. */
+function treeMemory(name: string, pids: number[]): ProcessMemory {
+  const each = pids.map(memoryOf);
+  const sharedBytes = each.reduce((sum, m) => sum + m.sharedBytes, 0);
+  return {
+    name,
+    pids,
+    bytes: each.reduce((sum, m) => sum + m.bytes, 0),
+    sharedBytes,
+    // Reading every mapping costs more than the rollup: only where there are shared pages.
+    segmentBytes: sharedBytes > 0 ? segmentBytesOf(pids) : 0,
+  };
 }
 
 /** The runner's name for a service (the two watchers share a folder, so the folder alone named
@@ -78,7 +139,7 @@ function nameOf(pid: number): string {
 /** One entry per direct child of the runner (a child's own children are counted with it), plus the runner. */
 export function clusterMemory(runnerPid: number): ProcessMemory[] {
   const tree = childrenByParent();
-  const out: ProcessMemory[] = [{ name: "runner", pids: [runnerPid], bytes: memoryOf(runnerPid) }];
+  const out: ProcessMemory[] = [treeMemory("runner", [runnerPid])];
   for (const child of tree.get(runnerPid) ?? []) {
     let name: string;
     try {
@@ -86,8 +147,7 @@ export function clusterMemory(runnerPid: number): ProcessMemory[] {
     } catch {
       continue; // exited meanwhile
     }
-    const pids = [child, ...descendants(child, tree)];
-    out.push({ name, pids, bytes: pids.reduce((sum, pid) => sum + memoryOf(pid), 0) });
+    out.push(treeMemory(name, [child, ...descendants(child, tree)]));
   }
   return out;
 }

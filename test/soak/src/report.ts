@@ -14,7 +14,8 @@ const pct = (row: SampleRow, op: string) => {
   return p ? `${ms(p.p50)} / ${ms(p.p95)} / ${ms(p.p99)}` : "-";
 };
 
-/** Memory table: one column per process, in the order the runner started them. */
+/** Memory table: one column per process, in the order the runner started them; a process with
+ * shared memory segments shows how much of its figure their pages are. */
 export function memoryTable(result: SoakResult): string[] {
   const names = [...new Set(result.samples.flatMap((s) => Object.keys(s.memory)))];
   const lines = [
@@ -23,11 +24,18 @@ export function memoryTable(result: SoakResult): string[] {
   ];
   for (const row of result.samples) {
     lines.push(
-      `| ${row.t} | ${names.map((n) => MiB(row.memory[n])).join(" | ")} | ${MiB(row.driverBytes)} |`,
+      `| ${row.t} | ${names.map((n) => `${MiB(row.memory[n])}${sharedCell(row, n)}`).join(" | ")} | ${MiB(row.driverBytes)} |`,
     );
   }
   lines.push(`| after drain | ${names.map((n) => MiB(result.final.memory[n])).join(" | ")} | |`);
   return lines;
+}
+
+/** " (152 of 167 shared)" after a process's memory when it maps shared memory, else nothing:
+ * the report's table and the progress lines both say it so. */
+export function sharedCell(row: Pick<SampleRow, "sharedMemory">, name: string): string {
+  const shared = row.sharedMemory?.[name];
+  return shared ? ` (${MiB(shared.bytes)} of ${MiB(shared.segment)} shared)` : "";
 }
 
 /** The Node services' heap after their latest full collection (what the verdict judges them on),
@@ -57,6 +65,16 @@ export function loadTable(result: SoakResult): string[] {
     );
   }
   return lines;
+}
+
+/** The processes whose memory was judged by the check named `memory <process><how>`: taken from
+ * the checks, so the text says what the verdict did. */
+export function judgedOn(result: SoakResult, how: string): string {
+  const names = result.checks.flatMap((c) => {
+    const match = /^memory (\S+)(.*)$/.exec(c.name);
+    return match && match[2] === how ? [match[1]!] : [];
+  });
+  return names.length > 0 ? names.join(", ") : "none";
 }
 
 export function verdictLines(result: SoakResult): string[] {
@@ -130,7 +148,9 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     `**${passed(result) ? "Nothing grew without bound" : "FAILED"}.** Payments finished during the load: ${done.test} test, ${done.solana} Solana, ${done.sui} Sui; ${c.webhooks} webhook deliveries received (${c.duplicateWebhooks} repeats, ${c.badSignatures} bad signatures). After the load stopped everything drained in ${result.final.drainedSeconds.toFixed(1)} s.`,
     "",
     "The first third of the samples is warm-up; the last third is compared with the middle third: memory (mean) may grow at most 15 % + 24 MiB and may not climb (> 1 MiB/min) through both thirds to end > 8 MiB higher, queue maxima at most 2× + 50, the median of the windows' p99 latency at most 2× + 100 ms (the p50 for operations with fewer than 100 requests per window).",
-    "A Node service that reports its heap after full collections on /metrics (api, settlement, notifier, the watchers, the signer) is judged on that, heap in use plus external memory, by the same rules, when each of the two thirds holds at least 3 readings from new full collections; its resident size is recorded beside it. A garbage-collected process's resident size follows when its collector happened to run (settlement's swung 170–330 MiB between samples of the 2026-11-24 18:18 run while its heap after full collections stayed near 54 MiB), so it says little about what the process keeps. Every other process (PostgreSQL, nats-server, the mail catcher, the price server, the runner) is judged on its resident size.",
+    `A Node service that reports its heap after full collections on /metrics (in this run ${judgedOn(result, " (heap after full collections)")}) is judged on that, heap in use plus external memory, by the same rules, when each of the two thirds holds at least 3 readings from new full collections; its resident size is recorded beside it. A garbage-collected process's resident size follows when its collector happened to run (settlement's swung 170–330 MiB between samples of the 2026-11-24 18:18 run while its heap after full collections stayed near 54 MiB), so it says little about what the process keeps.`,
+    `A process with shared memory segments (in this run ${judgedOn(result, " (outside shared memory)")}; PostgreSQL is counted with all its backends) is judged on its PSS outside them, by the same rules, and its shared pages are checked against the segments' size. PostgreSQL's shared buffers are sized at start and count in PSS as its processes first touch them, so its PSS rises while they fill and never past their size: what could leak is the backends' own memory. The memory table shows the shared part in brackets; here the buffers are full within the first minute.`,
+    `Every other process (in this run ${judgedOn(result, "")}) is judged on its PSS.`,
     "The local Solana and Sui networks are recorded but not judged: they stand in for the chains and keep their whole ledger in memory by design, so they grow with every transaction.",
     "",
     ...verdictLines(result),
@@ -153,8 +173,28 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     "",
     ...liveHeapTable(result),
     "",
+    "## PostgreSQL's backends by service (MiB of their own memory, connections in brackets)",
+    "",
+    "Each backend's anonymous memory (`Pss_Anon`: what it allocated itself, without the shared buffers), summed by the `application_name` of its connection (PostgreSQL's own processes by their type), from `pg_stat_activity` at each sample. Recorded, not judged: the verdict judges PostgreSQL as a whole, outside its shared memory; this says whose memory it is.",
+    "",
+    ...postgresBackendsTable(result),
+    "",
     ...signerTable(result),
   ].join("\n");
+}
+
+export function postgresBackendsTable(result: SoakResult): string[] {
+  const names = [...new Set(result.samples.flatMap((s) => Object.keys(s.postgresBackends ?? {})))].sort();
+  if (names.length === 0) return ["PostgreSQL's backends were not read."];
+  const cell = (row: SampleRow, name: string) => {
+    const group = row.postgresBackends?.[name];
+    return group ? `${(group.bytes / 2 ** 20).toFixed(1)} (${group.connections})` : "-";
+  };
+  return [
+    `| t (s) | ${names.join(" | ")} |`,
+    `| - | ${names.map(() => "-").join(" | ")} |`,
+    ...result.samples.map((row) => `| ${row.t} | ${names.map((n) => cell(row, n)).join(" | ")} |`),
+  ];
 }
 
 /**

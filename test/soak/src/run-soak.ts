@@ -11,10 +11,12 @@ import { removeClusterData, startSoakCluster } from "./cluster.js";
 import { createCustomers, SOLANA_WALLETS, suiReserveFor } from "./customers.js";
 import { createLatencyWindows, type Percentiles } from "./latency.js";
 import { createSoakLoad, KINDS, type Kind, type LoadCounters } from "./load.js";
+import { type BackendGroup, backendsByApplication } from "./postgres-backends.js";
 import { clusterMemory } from "./process-memory.js";
 import { watchSolanaRegistrations } from "./registration.js";
-import { readLiveHeaps } from "./service-metrics.js";
-import { readSignerState, type SignerState } from "./signer-state.js";
+import { sharedCell } from "./report.js";
+import { liveHeapsOf, readMetricsTexts } from "./service-metrics.js";
+import { parseSignerMetrics, type SignerState } from "./signer-state.js";
 import { createGaugeReader, type QueueGauges } from "./system-gauges.js";
 import { type Check, judge, type Sample } from "./verdict.js";
 
@@ -45,6 +47,8 @@ export interface SampleRow extends Sample {
   suiWalletWaits: number;
   /** The signer's ledger and heap at the sample, when its /metrics answered. */
   signer?: SignerState;
+  /** PostgreSQL's backends by the service that opened them: connections and their own memory. */
+  postgresBackends?: Record<string, BackendGroup>;
 }
 
 export interface SoakResult {
@@ -224,13 +228,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await sleep(Math.max(0, t0 + n * options.sampleSeconds * 1000 - Date.now()));
       const queues = await gauges.read();
       const processes = clusterMemory(cluster.runnerPid);
-      const signer = await readSignerState(cluster.healthUrls.signer!);
-      const liveHeap = await readLiveHeaps(cluster.healthUrls);
+      const metrics = await readMetricsTexts(cluster.healthUrls);
+      const signer = metrics.signer === undefined ? undefined : parseSignerMetrics(metrics.signer);
+      const liveHeap = liveHeapsOf(metrics);
+      const postgresBackends = await backendsByApplication(sql).catch(() => undefined);
       const cpu = driverCpuSeconds();
       const now = Date.now();
       const row: SampleRow = {
         t: Math.round((Date.now() - t0) / 1000),
         memory: Object.fromEntries(processes.map((p) => [p.name, p.bytes])),
+        sharedMemory: Object.fromEntries(
+          processes
+            .filter((p) => p.segmentBytes > 0)
+            .map((p) => [p.name, { bytes: p.sharedBytes, segment: p.segmentBytes }]),
+        ),
         liveHeap,
         latency: latency.drain(),
         queues,
@@ -243,6 +254,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         driverCores: (cpu - lastCpu) / ((now - lastAt) / 1000),
         suiWalletWaits: sui.waits - lastWaits,
         ...(signer && { signer }),
+        ...(postgresBackends && { postgresBackends }),
       };
       lastStarted = { ...counters.started };
       lastFinished = { ...counters.finished };
@@ -379,7 +391,7 @@ const MiB = (bytes: number | undefined) => (bytes === undefined ? "-" : (bytes /
 
 export function sampleLine(row: SampleRow): string {
   const mem = Object.entries(row.memory)
-    .map(([name, bytes]) => `${name} ${MiB(bytes)}`)
+    .map(([name, bytes]) => `${name} ${MiB(bytes)}${sharedCell(row, name)}`)
     .join(", ");
   return (
     `t=${row.t}s started ${JSON.stringify(row.started)} finished ${JSON.stringify(row.finished)} in flight ${row.inFlight}; ` +

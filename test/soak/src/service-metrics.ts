@@ -31,14 +31,24 @@ export function parseLiveHeap(text: string): LiveHeap | undefined {
   return { bytes: heapUsed + external, collections };
 }
 
-/** Every service's reading that answered, by name. */
-export async function readLiveHeaps(healthUrls: Record<string, string>): Promise<Record<string, LiveHeap>> {
-  const readings = await Promise.all(
+/** Every service's /metrics text that answered, by name, read once a sample: the heap readings and
+ * the signer's ledger both come from it. */
+export async function readMetricsTexts(healthUrls: Record<string, string>): Promise<Record<string, string>> {
+  const texts = await Promise.all(
     Object.entries(healthUrls).map(async ([name, url]) => {
       const text = await readMetricsText(url);
-      const heap = text === undefined ? undefined : parseLiveHeap(text);
-      return heap ? ([[name, heap]] as const) : [];
+      return text === undefined ? [] : ([[name, text]] as const);
     }),
   );
-  return Object.fromEntries(readings.flat());
+  return Object.fromEntries(texts.flat());
+}
+
+/** Each service's heap after full collections, where its text reports one. */
+export function liveHeapsOf(texts: Record<string, string>): Record<string, LiveHeap> {
+  return Object.fromEntries(
+    Object.entries(texts).flatMap(([name, text]) => {
+      const heap = parseLiveHeap(text);
+      return heap ? [[name, heap]] : [];
+    }),
+  );
 }

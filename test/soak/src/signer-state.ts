@@ -1,8 +1,6 @@
 // What the signer's memory holds, from its /metrics (health port): the intent ledger's entries,
 // which grow with every signing by design, beside its heap. A signer whose memory climbs faster
 // than its ledger does holds something else (docs/signer.md, "Memory and start time").
-import { readMetricsText } from "./service-metrics.js";
-
 export interface SignerState {
   intents: number;
   locks: number;
@@ -25,9 +23,4 @@ export function parseSignerMetrics(text: string): SignerState | undefined {
     heapTotal: value("gateway_signer_memory_bytes", "heap_total"),
   };
   return Object.values(state).every((v) => v !== undefined) ? (state as SignerState) : undefined;
-}
-
-export async function readSignerState(healthUrl: string): Promise<SignerState | undefined> {
-  const text = await readMetricsText(healthUrl);
-  return text === undefined ? undefined : parseSignerMetrics(text);
 }

@@ -9,7 +9,15 @@
 import { describe, expect, it } from "vitest";
 import { machineLine } from "../../../bench/machine.js";
 import type { Kind } from "./load.js";
-import { loadTable, memoryTable, passed, ratesLine, recordSoak, verdictLines } from "./report.js";
+import {
+  loadTable,
+  memoryTable,
+  passed,
+  postgresBackendsTable,
+  ratesLine,
+  recordSoak,
+  verdictLines,
+} from "./report.js";
 import { runSoak } from "./run-soak.js";
 
 const env = process.env;
@@ -34,13 +42,23 @@ describe("soak", () => {
     async () => {
       const result = await runSoak({ seconds, sampleSeconds, probeSeconds, rates, say });
       say(`rates: ${ratesLine(result)}`);
-      for (const line of [...loadTable(result), "", ...memoryTable(result), "", ...verdictLines(result)])
+      for (const line of [
+        ...loadTable(result),
+        "",
+        ...memoryTable(result),
+        "",
+        ...postgresBackendsTable(result),
+        "",
+        ...verdictLines(result),
+      ])
         say(line);
       if (env.SOAK_RECORD === "1") {
         recordSoak(result, machineLine());
         say("recorded in bench/RESULTS-soak.md and bench/RESULTS.md");
       }
       expect(result.samples.length).toBeGreaterThanOrEqual(6);
+      // PostgreSQL's backends were read, the API's among them.
+      expect(result.samples.some((s) => (s.postgresBackends?.api?.connections ?? 0) > 0)).toBe(true);
       expect([...result.checks, ...result.endChecks].filter((c) => !c.ok)).toEqual([]);
       expect(passed(result)).toBe(true);
     },

@@ -102,6 +102,44 @@ describe("soak verdict", () => {
     expect(failed(samples)).toEqual(["memory api"]);
   });
 
+  it("judges PostgreSQL outside its shared buffers, which fill up to their size", () => {
+    // One sample a minute for 30 minutes. Shared buffers filling 100 → 143 MiB over the whole
+    // run (+1.5 MiB/min, climbing), the backends' own memory flat at 210 MiB.
+    const filling = run(30, () => ({}), 60).map((s, i) => {
+      const shared = (100 + i * 1.5) * MiB;
+      return {
+        ...s,
+        memory: { postgres: 210 * MiB + shared },
+        sharedMemory: { postgres: { bytes: shared, segment: 144 * MiB } },
+      };
+    });
+    expect(failed(filling)).toEqual([]);
+    expect(
+      judge(filling)
+        .filter((c) => c.name.startsWith("memory postgres"))
+        .map((c) => c.name),
+    ).toEqual([
+      "memory postgres (outside shared memory)",
+      "memory postgres (shared memory)",
+      "memory postgres (PSS, recorded)",
+    ]);
+    // The same figures judged whole fail.
+    expect(failed(filling.map(({ sharedMemory: _, ...s }) => s))).toEqual(["memory postgres"]);
+    // Backends whose own memory climbs fail, however flat the shared buffers.
+    const leaking = filling.map((s, i) => ({
+      ...s,
+      memory: { postgres: (210 + i * 1.5) * MiB + 143 * MiB },
+      sharedMemory: { postgres: { bytes: 143 * MiB, segment: 144 * MiB } },
+    }));
+    expect(failed(leaking)).toEqual(["memory postgres (outside shared memory)"]);
+    // Shared pages beyond the segments' size are not shared buffers filling.
+    const beyond = filling.map((s) => ({
+      ...s,
+      sharedMemory: { postgres: { bytes: 160 * MiB, segment: 144 * MiB } },
+    }));
+    expect(failed(beyond)).toContain("memory postgres (shared memory)");
+  });
+
   it("passes memory that rose once and then stayed", () => {
     const samples = run(18, (i) => ({ mem: (i < 9 ? 200 : 215) * MiB }));
     expect(failed(samples)).toEqual([]);
