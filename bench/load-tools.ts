@@ -1,7 +1,7 @@
 // What the HTTP benches share: wrk for closed loops, pgbench for the database reference, and the
 // bare HTTP servers (bench/http-floor-server.ts) a real endpoint is measured against.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Sql } from "@gateway/db";
@@ -37,11 +37,16 @@ export function runWrk(options: {
     ].join("\n"),
   );
   const wrk = findExecutable("wrk") ?? "/usr/bin/wrk";
-  const text = execFileSync(
-    wrk,
-    ["-t2", `-c${options.clients}`, `-d${options.seconds}s`, "--latency", "-s", lua, options.url],
-    { encoding: "utf8" },
-  );
+  let text: string;
+  try {
+    text = execFileSync(
+      wrk,
+      ["-t2", `-c${options.clients}`, `-d${options.seconds}s`, "--latency", "-s", lua, options.url],
+      { encoding: "utf8" },
+    );
+  } finally {
+    rmSync(lua, { force: true });
+  }
   if (/Non-2xx/.test(text)) throw new Error(`wrk saw errors:\n${text}`);
   const ms = (label: string) => {
     const m = new RegExp(`\\s${label}%\\s+([\\d.]+)(us|ms|s)`).exec(text);
@@ -61,11 +66,16 @@ export async function pgbenchInsertRate(sql: Sql, dbUrl: string, clients: number
   await sql`create table if not exists bench_insert (id bigserial primary key, merchant_id text, amount bigint, created_at timestamptz default now())`;
   const script = path.join("/tmp", `gw-bench-${process.pid}.sql`);
   writeFileSync(script, "insert into bench_insert (merchant_id, amount) values ('mer_x', 1250);\n");
-  const out = execFileSync(
-    pgbench,
-    ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", script, dbUrl],
-    { encoding: "utf8" },
-  );
+  let out: string;
+  try {
+    out = execFileSync(
+      pgbench,
+      ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", script, dbUrl],
+      { encoding: "utf8" },
+    );
+  } finally {
+    rmSync(script, { force: true });
+  }
   return Number(out.match(/tps = ([\d.]+)/)?.[1] ?? Number.NaN);
 }
 

@@ -1,12 +1,12 @@
 // The process as the local runner starts it: development mode, mnemonic from the
 // environment, plaintext gRPC, health on loopback; and refusing to start without a seed.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSignerClient } from "@gateway/signer-client";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 
@@ -45,6 +45,9 @@ async function waitReady(port: number, exited: Promise<unknown>): Promise<void> 
   throw new Error("signer did not become ready");
 }
 
+const auditFolder = mkdtempSync(join(tmpdir(), "signer-main-"));
+afterAll(() => rmSync(auditFolder, { recursive: true, force: true }));
+
 describe("signer process", () => {
   it("starts in development, serves gRPC, and stops on SIGTERM", async () => {
     const [port, healthPort] = [await freePort(), await freePort()];
@@ -55,7 +58,7 @@ describe("signer process", () => {
       SIGNER_HOST: "127.0.0.1",
       SIGNER_PORT: String(port),
       SIGNER_HEALTH_PORT: String(healthPort),
-      SIGNER_AUDIT_LOG: join(mkdtempSync(join(tmpdir(), "signer-main-")), "audit.jsonl"),
+      SIGNER_AUDIT_LOG: join(auditFolder, "audit.jsonl"),
     });
     try {
       await waitReady(healthPort, proc.exited);

@@ -2,12 +2,21 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { openAppendFile } from "../storage/append-file.js";
 import { openAuditLog } from "../storage/audit-file.js";
 import { verifyAuditText } from "../test-fixtures.js";
 
-const dir = () => mkdtempSync(join(tmpdir(), "signer-state-"));
+/** A new folder under the system's temporary one, removed after the file's tests. */
+const made: string[] = [];
+const dir = (prefix = "signer-state-") => {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  made.push(folder);
+  return folder;
+};
+afterAll(() => {
+  for (const folder of made) rmSync(folder, { recursive: true, force: true });
+});
 
 describe("audit log file", () => {
   it("continues the chain across a reopen", async () => {
@@ -85,8 +94,7 @@ describe("audit log file", () => {
 
 describe("a signer killed before its first sync", () => {
   it("leaves a log it can start from: the genesis line is on disk before its marker", () => {
-    const dir = mkdtempSync(join(tmpdir(), "killed-at-start-"));
-    const file = join(dir, "audit.jsonl");
+    const file = join(dir("killed-at-start-"), "audit.jsonl");
     const auditLog = new URL("../storage/audit-file.ts", import.meta.url).pathname;
     // A decision appended and never synced dies with the process; the chain must not.
     const script = `import { openAuditLog } from ${JSON.stringify(auditLog)};
@@ -107,8 +115,7 @@ describe("a signer killed before its first sync", () => {
 
 describe("lock left by a dead signer", () => {
   it("is taken over when its pid now belongs to another process (pid reuse)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "lock-reuse-"));
-    const file = join(dir, "audit.jsonl");
+    const file = join(dir("lock-reuse-"), "audit.jsonl");
     // pid 1 is alive, but its start time is not the one the dead signer recorded.
     writeFileSync(`${file}.lock`, "1 999999999999");
     const writer = openAppendFile(file);
