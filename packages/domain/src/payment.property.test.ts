@@ -285,6 +285,21 @@ describe("payment actor properties", () => {
         for (const step of steps) {
           if (!step.accepted || step.message.type === "wallet_assigned") continue;
           const again = decide(last, step.message);
+          // The generator gives every quote the same end. A quote_expire whose instant has passed
+          // then also ends a later wallet's quote that ends at that instant and has not been told:
+          // that quote has ended too, so this is right, not a replay's effect.
+          const quote = last.wallet?.quote;
+          if (
+            step.message.type === "quote_expire" &&
+            quote &&
+            !quote.ended &&
+            quote.expiresAt === step.message.expiresAt &&
+            step.message.now >= quote.expiresAt
+          ) {
+            expect(again.state.wallet?.quote?.ended).toBe(true);
+            expect(again.effects).toEqual([]);
+            continue;
+          }
           expect(again.state).toEqual(last);
           expect(again.effects).toEqual([]);
         }
