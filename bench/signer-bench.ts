@@ -13,10 +13,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createPrivateKey, randomBytes, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
+import { freePort } from "@gateway/local-infra";
 import pino from "pino";
 import { buildSolanaSweep, SOL_ASSET } from "../packages/chain-tx/src/index.js";
 import { createSignerClient, type SignInput, toProtoIntent } from "../packages/signer-client/src/index.js";
@@ -74,15 +74,6 @@ async function measureRemote(count: number, pid: number, fn: () => Promise<void>
     wall: perSecond(count, performance.now() - wall0),
     cpu: perSecond(count, processCpuMs(pid) - cpu0),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const loadAtStart = loadavg()[0]!.toFixed(1);

@@ -10,10 +10,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import path, { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@gateway/local-infra";
 import { startTestSigner } from "@gateway/signer-harness";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
@@ -53,16 +53,6 @@ const FINALITY_SLOTS = 8;
 const POLL_MS = Number(args.get("poll-ms") ?? 50);
 const log = createLogger({ name: "solana-bench", level: "warn" });
 const AUTH = "Bearer solana-bench-webhook-secret";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 async function database(adminUrl: string, name: string): Promise<{ sql: Sql; url: string }> {
   const admin = createSql({ url: adminUrl, max: 1 });

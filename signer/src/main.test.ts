@@ -2,22 +2,13 @@
 // environment, plaintext gRPC, health on loopback; and refusing to start without a seed.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@gateway/local-infra";
 import { createSignerClient } from "@gateway/signer-client";
 import { afterAll, describe, expect, it } from "vitest";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function start(env: Record<string, string>) {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {

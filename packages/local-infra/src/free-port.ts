@@ -1,7 +1,23 @@
 import net from "node:net";
 
-/** Asks the kernel for a free TCP port on loopback. */
-export function freePort(): Promise<number> {
+// Ports this process has handed out. The kernel gives a port back to the next bind(0) soon after
+// it is closed (554 repeats in 3,000 calls here), so two calls in a row can name the same port: a
+// soak once gave the API and NATS one port, and the API never came up.
+const handedOut = new Set<number>();
+
+/** A free TCP port on loopback that this process has not handed out before. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    const port = await portFromKernel();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port this process has not already handed out (${handedOut.size} handed out)`);
+}
+
+function portFromKernel(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectBus } from "@gateway/bus";
 import { newId } from "@gateway/db";
+import { freePort } from "@gateway/local-infra";
 import { createLogger } from "@gateway/logging";
 import {
   createTestBus,
@@ -26,15 +26,6 @@ let testBus: TestBus;
 let receiver: WebhookReceiver;
 let failing: WebhookReceiver;
 const children = new Set<ChildProcess>();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();

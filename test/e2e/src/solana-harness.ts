@@ -2,12 +2,12 @@
 // real signer over mTLS, PostgreSQL, NATS JetStream, settlement with the Solana chain
 // settlement, and the watcher fed by the network's provider webhooks.
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { type Bus, connectBus } from "@gateway/bus";
 import { createSolanaSettlement } from "@gateway/chain-solana";
 import { createHeliusRegistry, type SolanaWatcher, startSolanaWatcher } from "@gateway/chain-solana/watcher";
 import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES, toCoinUnits } from "@gateway/domain";
+import { freePort } from "@gateway/local-infra";
 import { createLogger } from "@gateway/logging";
 import { applyPaymentMessage, insertPayment } from "@gateway/payments";
 import { type Settlement, startSettlement } from "@gateway/settlement";
@@ -37,16 +37,6 @@ export interface SolanaHarness {
   merchantId: string;
   webhookUrl: string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
 }
 
 export async function startSolanaHarness(

@@ -1,22 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "@gateway/local-infra";
 import { type DevCertFiles, type Role, writeCrl, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, type SignerClient } from "@gateway/signer-client";
 import { deriveEach, rememberAddresses } from "@gateway/signer-harness";
 
 const SIGNER_DIR = path.resolve(import.meta.dirname, "../../../signer");
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface SignerProcess {
   child: ChildProcess;
