@@ -26,6 +26,9 @@ describe("PostgreSQL's backends by application", () => {
         expect(groups[name]!.bytes).toBeGreaterThan(256 * 1024);
         // Not the asking connection's own backend; PostgreSQL's own processes under their type.
         expect(groups.checkpointer?.connections).toBe(1);
+        // The soak hands in what it already read of each process, and that is what is added up.
+        const given = await backendsByApplication(db.sql, () => 1000);
+        expect(given[name]).toEqual({ connections: 2, bytes: 2000 });
       });
     } finally {
       await service.end();

@@ -13,8 +13,12 @@ export interface BackendGroup {
 }
 
 /** Every backend but the one asking, grouped by `application_name` (by backend type when empty:
- * the checkpointer, the autovacuum launcher, …). */
-export async function backendsByApplication(sql: Sql): Promise<Record<string, BackendGroup>> {
+ * the checkpointer, the autovacuum launcher, …). `anonBytesOf` gives a backend's `Pss_Anon`: the
+ * soak passes what it read of the whole cluster this sample, so each rollup is read once. */
+export async function backendsByApplication(
+  sql: Sql,
+  anonBytesOf: (pid: number) => number = (pid) => memoryOf(pid).anonBytes,
+): Promise<Record<string, BackendGroup>> {
   const rows = await sql<{ pid: number; name: string }[]>`
     select pid, coalesce(nullif(application_name, ''), backend_type) as name
     from pg_stat_activity where pid <> pg_backend_pid()`;
@@ -22,7 +26,7 @@ export async function backendsByApplication(sql: Sql): Promise<Record<string, Ba
   for (const { pid, name } of rows) {
     const group = groups[name] ?? { connections: 0, bytes: 0 };
     group.connections += 1;
-    group.bytes += memoryOf(pid).anonBytes;
+    group.bytes += anonBytesOf(pid);
     groups[name] = group;
   }
   return groups;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "./cluster.js";
-import { clusterMemory, memoryOf, segmentBytesOf } from "./process-memory.js";
+import { anonBytesReadIn, clusterMemory, memoryOf, segmentBytesOf } from "./process-memory.js";
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -71,6 +71,11 @@ describe("shared memory segments", () => {
     expect(memoryOf(child.pid!).sharedBytes).toBeLessThan(12 * MiB);
     // The segment is 64 MiB, mapped by both, counted once.
     expect(segmentBytesOf(pids)).toBe(64 * MiB);
+    // Each process's own memory as this reading found it: a part of their PSS outside the shared pages.
+    const anonOf = anonBytesReadIn(tree);
+    for (const pid of pids) expect(anonOf(pid)).toBeGreaterThan(0);
+    const anon = pids.reduce((a, pid) => a + anonOf(pid), 0);
+    expect(anon).toBeLessThanOrEqual(whole.bytes - whole.sharedBytes);
     process.kill(-child.pid!);
   });
 });

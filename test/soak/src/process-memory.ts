@@ -16,6 +16,9 @@ export interface ProcessMemory {
   sharedBytes: number;
   /** The size of the shared memory segments mapped by the processes, each counted once. */
   segmentBytes: number;
+  /** Each process's own anonymous memory (`Pss_Anon`), as read for `bytes`: the backends' table
+   * uses it rather than reading every backend's rollup a second time. */
+  anonBytesByPid: ReadonlyMap<number, number>;
 }
 
 function parentOf(pid: number): number | undefined {
@@ -119,6 +122,7 @@ function treeMemory(name: string, pids: number[]): ProcessMemory {
     sharedBytes,
     // Reading every mapping costs more than the rollup: only where there are shared pages.
     segmentBytes: sharedBytes > 0 ? segmentBytesOf(pids) : 0,
+    anonBytesByPid: new Map(pids.map((pid, i) => [pid, each[i]!.anonBytes])),
   };
 }
 
@@ -150,4 +154,15 @@ export function clusterMemory(runnerPid: number): ProcessMemory[] {
     out.push(treeMemory(name, [child, ...descendants(child, tree)]));
   }
   return out;
+}
+
+/** A process's `Pss_Anon` as `clusterMemory` read it, or read now for one that started since. */
+export function anonBytesReadIn(processes: readonly ProcessMemory[]): (pid: number) => number {
+  return (pid) => {
+    for (const process of processes) {
+      const bytes = process.anonBytesByPid.get(pid);
+      if (bytes !== undefined) return bytes;
+    }
+    return memoryOf(pid).anonBytes;
+  };
 }

@@ -12,7 +12,7 @@ import { createCustomers, SOLANA_WALLETS, suiReserveFor } from "./customers.js";
 import { createLatencyWindows, type Percentiles } from "./latency.js";
 import { createSoakLoad, KINDS, type Kind, type LoadCounters } from "./load.js";
 import { type BackendGroup, backendsByApplication } from "./postgres-backends.js";
-import { clusterMemory } from "./process-memory.js";
+import { anonBytesReadIn, clusterMemory } from "./process-memory.js";
 import { watchSolanaRegistrations } from "./registration.js";
 import { sharedCell } from "./report.js";
 import { liveHeapsOf, readMetricsTexts } from "./service-metrics.js";
@@ -231,7 +231,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const metrics = await readMetricsTexts(cluster.healthUrls);
       const signer = metrics.signer === undefined ? undefined : parseSignerMetrics(metrics.signer);
       const liveHeap = liveHeapsOf(metrics);
-      const postgresBackends = await backendsByApplication(sql).catch(() => undefined);
+      const postgresBackends = await backendsByApplication(sql, anonBytesReadIn(processes)).catch(
+        () => undefined,
+      );
       const cpu = driverCpuSeconds();
       const now = Date.now();
       const row: SampleRow = {
