@@ -91,6 +91,8 @@ if (command === "start") {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (command === "test") {
   ensureDebian("chromium", "chromium");
+  // The soak's shared-memory test forks a Python process that maps a segment with its child.
+  ensureDebian("python3", "python3-minimal");
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   say(`running checks and tests of ${pkg.name}`);
   run(pnpm[0], [...pnpm.slice(1), "exec", "tsx", "scripts/run-tests.ts", ...rest]);
