@@ -102,19 +102,26 @@ function message(
 }
 
 // Finding the canonical bump costs curve arithmetic in JS (about a millisecond); vault
-// and gas accounts recur in every transaction, so remember recent answers.
-const ataCache = new Map<string, PublicKey>();
+// and gas accounts recur in every transaction, so remember recent answers. Keyed by the base58
+// texts callers hold, so a repeat builds no PublicKey and encodes nothing.
+interface TokenAccount {
+  address: PublicKey;
+  /** `address` in base58, flat (flatCopy): callers keep it. */
+  text: string;
+}
+const ataCache = new Map<string, TokenAccount>();
 const ATA_CACHE_SIZE = 10_000;
 
-function ataOf(mint: PublicKey, owner: PublicKey): PublicKey {
-  const id = `${owner.toBase58()}/${mint.toBase58()}`;
-  let address = ataCache.get(id);
-  if (!address) {
-    address = getAssociatedTokenAddressSync(mint, owner, true);
+function ataOf(mint: string, owner: string): TokenAccount {
+  const id = `${owner}/${mint}`;
+  let account = ataCache.get(id);
+  if (!account) {
+    const address = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true);
+    account = { address, text: flatCopy(address.toBase58()) };
     if (ataCache.size >= ATA_CACHE_SIZE) ataCache.delete(ataCache.keys().next().value!);
-    ataCache.set(flatCopy(id), address);
+    ataCache.set(flatCopy(id), account);
   }
-  return address;
+  return account;
 }
 
 /**
@@ -132,7 +139,7 @@ function flatCopy(text: string): string {
 /** The associated token account of `owner` for `mint` (off-curve owners allowed), as a flat
  * string: callers keep it (flatCopy). */
 export function associatedTokenAddress(owner: string, mint: string): string {
-  return flatCopy(ataOf(new PublicKey(mint), new PublicKey(owner)).toBase58());
+  return ataOf(mint, owner).text;
 }
 
 export function buildSolanaSweep(input: SolanaSweepInput): Uint8Array {
@@ -168,8 +175,8 @@ function movement(
   }
   const gas = new PublicKey(input.gasWallet);
   const mint = new PublicKey(input.asset);
-  const source = ataOf(mint, from);
-  const destination = ataOf(mint, to);
+  const source = ataOf(input.asset, fromOwner).address;
+  const destination = ataOf(input.asset, toOwner).address;
   return [
     ...(spl.createDestination
       ? [createAssociatedTokenAccountIdempotentInstruction(gas, destination, to, mint)]
