@@ -5,6 +5,7 @@ import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { watchChosenWallet } from "./watched-wallet.js";
 
 let api: TestApi;
 let merchant: TestMerchant;
@@ -95,6 +96,38 @@ describe("checkout API", () => {
     );
     const addresses = new Set(wallets.map((w) => w.body.address));
     expect(addresses.size).toBe(10);
+  });
+
+  it("watches exactly the wallet the payment ended on when a customer picks two chains at once", async () => {
+    const payments = await Promise.all(Array.from({ length: 40 }, () => createPayment()));
+    await Promise.all(
+      payments.flatMap((p) =>
+        (["solana", "sui"] as const).map((chain) =>
+          call(api.baseUrl, "POST", `/payments/checkout/${p.id}/generate-wallet`, {
+            body: { chain, coin: "USDC" },
+          }),
+        ),
+      ),
+    );
+    const rows = await api.db.sql<{ id: string; chosen: string; active: string[] }[]>`
+      select p.id, p.state->'wallet'->>'address' as chosen,
+        array(select address from deposit_wallets d where d.payment_id = p.id and d.active) as active
+      from payments p where p.id = any(${payments.map((p) => p.id)})`;
+    expect(rows).toHaveLength(40);
+    for (const row of rows) expect(row.active, row.id).toEqual([row.chosen]);
+  });
+
+  it("keeps the chosen wallet watched when the request that lost the race marks wallets last", async () => {
+    const payment = await createPayment();
+    const path = `/payments/checkout/${payment.id}/generate-wallet`;
+    await call(api.baseUrl, "POST", path, { body: { chain: "solana", coin: "USDC" } });
+    const sui = await call(api.baseUrl, "POST", path, { body: { chain: "sui", coin: "USDC" } });
+    // The Solana request's marking, run only now, after the Sui choice won: it reads the
+    // payment's choice, so Sui stays the watched address (marking its own wallet would not).
+    await watchChosenWallet(api.db.sql, payment.id);
+    const active = await api.db.sql<{ address: string }[]>`
+      select address from deposit_wallets where payment_id = ${payment.id} and active`;
+    expect(active.map((w) => w.address)).toEqual([sui.body.address]);
   });
 
   it("never hands out an address twice after a restore of the database set its sequence back", async () => {

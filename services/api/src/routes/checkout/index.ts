@@ -25,6 +25,7 @@ import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources
 import { usdRate } from "../../pricing.js";
 import { streamPaymentChanges } from "./checkout-events.js";
 import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
+import { watchChosenWallet } from "./watched-wallet.js";
 
 const NOT_FOUND = "No such payment.";
 /** Every checkout operation is addressed by the payment's id alone. */
@@ -211,7 +212,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
       throw new GatewayError("state_conflict", { message: "The payment no longer accepts a new wallet." });
     }
     // Only the chosen wallet is watched; an abandoned choice stops being an open address.
-    await sql`update deposit_wallets set active = (address = ${wallet.address}) where payment_id = ${row.id}`;
+    await watchChosenWallet(sql, row.id);
     return walletView(wallet, applied?.row ?? row, merchantName, deps.solanaMints);
   });
 
