@@ -25,6 +25,20 @@ describe("parseConfig", () => {
     }
   });
 
+  it("takes DATABASE_POOL_SIZE as a whole number of connections, 1 to 200", () => {
+    const base = { DATABASE_URL: "postgres://u@localhost/db" };
+    expect(parseConfig("settlement", settlementConfigSchema, base).DATABASE_POOL_SIZE).toBeUndefined();
+    expect(
+      parseConfig("settlement", settlementConfigSchema, { ...base, DATABASE_POOL_SIZE: "8" })
+        .DATABASE_POOL_SIZE,
+    ).toBe(8);
+    for (const bad of ["0", "2.5", "201", "many"]) {
+      expect(() =>
+        parseConfig("settlement", settlementConfigSchema, { ...base, DATABASE_POOL_SIZE: bad }),
+      ).toThrow(/DATABASE_POOL_SIZE/);
+    }
+  });
+
   it("treats empty strings as unset", () => {
     const config = parseConfig("settlement", settlementConfigSchema, {
       DATABASE_URL: "postgres://u@localhost/db",

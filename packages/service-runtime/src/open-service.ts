@@ -16,6 +16,7 @@ interface Infrastructure {
   BUS_PREFIX: string;
   LOG_LEVEL: Parameters<typeof createLogger>[0]["level"];
   BUS_STREAM_REPLICAS?: number | undefined;
+  DATABASE_POOL_SIZE?: number | undefined;
   /** Services without an HTTP surface of their own serve /healthz, /readyz and /metrics here. */
   HEALTH_PORT?: number | undefined;
 }
@@ -45,7 +46,7 @@ export async function openService<S extends z.ZodObject>(
   const log = createLogger({ name, level: config.LOG_LEVEL });
   const sql = createSql({
     url: config.DATABASE_URL,
-    max: options.databaseConnections,
+    max: config.DATABASE_POOL_SIZE ?? options.databaseConnections,
     applicationName: name,
   });
   const bus = await connectBus({
