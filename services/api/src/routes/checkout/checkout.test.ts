@@ -98,6 +98,19 @@ describe("checkout API", () => {
     expect(addresses.size).toBe(10);
   });
 
+  it("marks no wallet active, and fails nothing, for a payment whose state holds no wallet", async () => {
+    const payment = await createPayment();
+    await call(api.baseUrl, "POST", `/payments/checkout/${payment.id}/generate-wallet`, {
+      body: { chain: "solana", coin: "USDC" },
+    });
+    await api.db
+      .sql`update payments set state = jsonb_set(state, '{wallet}', 'null') where id = ${payment.id}`;
+    await watchChosenWallet(api.db.sql, payment.id);
+    const wallets = await api.db.sql<{ active: boolean }[]>`
+      select active from deposit_wallets where payment_id = ${payment.id}`;
+    expect(wallets.map((w) => w.active)).toEqual([false]);
+  });
+
   it("watches exactly the wallet the payment ended on when a customer picks two chains at once", async () => {
     const payments = await Promise.all(Array.from({ length: 40 }, () => createPayment()));
     await Promise.all(

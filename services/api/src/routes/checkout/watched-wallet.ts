@@ -7,12 +7,13 @@ import type { Sql } from "@gateway/db";
  * statement runs last need not be the one whose choice won; marking its own wallet would leave
  * the payment's address unwatched. Every request runs this after its own state write has
  * committed, so the last to run sees the last state. Rows already right are not written, so the
- * common first choice (its new row active by default, alone) changes nothing.
+ * common first choice (its new row active by default, alone) changes nothing. A payment with no
+ * wallet in its state (none chosen yet) has none active.
  */
 export async function watchChosenWallet(sql: Sql, paymentId: string): Promise<void> {
   await sql`
-    update deposit_wallets d set active = (d.address = p.state->'wallet'->>'address')
+    update deposit_wallets d set active = coalesce(d.address = p.state->'wallet'->>'address', false)
     from payments p
     where p.id = ${paymentId} and d.payment_id = p.id
-      and d.active is distinct from (d.address = p.state->'wallet'->>'address')`;
+      and d.active <> coalesce(d.address = p.state->'wallet'->>'address', false)`;
 }
