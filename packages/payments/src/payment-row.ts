@@ -47,13 +47,8 @@ export async function insertPayments(
   tx: TransactionSql | Sql,
   inputs: InsertPayment[],
 ): Promise<PaymentRow[]> {
-  const states = new Map<string, unknown>();
-  const serialized = inputs.map(({ state }) => {
-    const json = serializePaymentState(state);
-    states.set(state.id, json);
-    return json;
-  });
-  const column = <T>(pick: (input: InsertPayment) => T) => inputs.map(pick);
+  const serialized = inputs.map(({ state }) => serializePaymentState(state));
+  const states = new Map<string, unknown>(inputs.map(({ state }, n) => [state.id, serialized[n]]));
   // One array per column, so the statement's text is the same for any number of payments: a
   // multi-row VALUES is a new prepared statement for each batch size, which every connection
   // parses, plans and keeps for its life (5 MiB of PostgreSQL's memory per connection for the
@@ -67,17 +62,17 @@ export async function insertPayments(
     select p.id, p.merchant_id, p.mode, p.amount, p.currency, p.fee, p.description, p.redirect_url,
            p.status, p.state::jsonb, p.expires_at
     from unnest(
-      ${column((i) => i.state.id)}::uuid[],
-      ${column((i) => i.merchantId)}::text[],
-      ${column((i) => i.state.mode)}::text[],
-      ${column((i) => i.state.amount.toString())}::bigint[],
-      ${column((i) => i.state.currency)}::text[],
-      ${column((i) => i.state.fee.toString())}::bigint[],
-      ${column((i) => i.description) as string[]}::text[],
-      ${column((i) => i.redirectUrl) as string[]}::text[],
-      ${column((i) => i.state.status)}::text[],
+      ${inputs.map((i) => i.state.id)}::uuid[],
+      ${inputs.map((i) => i.merchantId)}::text[],
+      ${inputs.map((i) => i.state.mode)}::text[],
+      ${inputs.map((i) => i.state.amount.toString())}::bigint[],
+      ${inputs.map((i) => i.state.currency)}::text[],
+      ${inputs.map((i) => i.state.fee.toString())}::bigint[],
+      ${inputs.map((i) => i.description) as string[]}::text[],
+      ${inputs.map((i) => i.redirectUrl) as string[]}::text[],
+      ${inputs.map((i) => i.state.status)}::text[],
       ${serialized.map((json) => JSON.stringify(json))}::text[],
-      ${column((i) => new Date(i.state.expiresAt).toISOString())}::timestamptz[])
+      ${inputs.map((i) => new Date(i.state.expiresAt).toISOString())}::timestamptz[])
       as p(id, merchant_id, mode, amount, currency, fee, description, redirect_url, status, state, expires_at)
     on conflict (id) do nothing
     returning id, merchant_id, mode, amount, currency, fee, description, redirect_url, status, chain, coin,

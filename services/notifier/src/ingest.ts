@@ -65,14 +65,13 @@ export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIn
       let created = 0;
       for (let i = 0; i < rows.length; i += 1000) {
         const chunk = rows.slice(i, i + 1000);
-        const column = (pick: (row: (typeof chunk)[number]) => string) => chunk.map(pick);
         // Arrays, not a multi-row VALUES: one statement text for any batch size (docs/operations.md, "One statement text per query").
         const written = (await tx`
           insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
           select d.*, 'pending', ${retryUntil}::timestamptz
-          from unnest(${column((r) => r.id)}::text[], ${column((r) => r.endpoint_id)}::text[],
-                      ${column((r) => r.event_id)}::text[], ${column((r) => r.event_type)}::text[],
-                      ${column((r) => r.payload)}::text[]) as d
+          from unnest(${chunk.map((r) => r.id)}::text[], ${chunk.map((r) => r.endpoint_id)}::text[],
+                      ${chunk.map((r) => r.event_id)}::text[], ${chunk.map((r) => r.event_type)}::text[],
+                      ${chunk.map((r) => r.payload)}::text[]) as d
           on conflict (event_id, endpoint_id) do update
             -- A manual redelivery raced ahead with a one-attempt window; the event gets its full one.
             set retry_until = greatest(webhook_deliveries.retry_until, excluded.retry_until)

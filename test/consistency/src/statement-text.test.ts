@@ -1,8 +1,8 @@
 // A query's text may not depend on how many values it carries. postgres.js prepares every
 // distinct text on every connection, and PostgreSQL keeps each one's parse tree and plan for
 // the connection's life: a multi-row VALUES for the batch sizes 1 to 256 kept 59 MiB in one
-// backend (docs/operations.md, "One statement text per query"). Lists go in as arrays:
-// `= any(${sql.array(ids)}::text[])`, `insert … select * from unnest(…)`.
+// backend (docs/operations.md, "One statement text per query"). Lists go in as plain arrays:
+// `= any(${ids}::text[])`, `insert … select * from unnest(…)`.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "./literal-lists.js";
 
 /** `in ${sql(list)}` and `insert into t ${sql(rows)}`: postgres.js expands both into one
- * placeholder per value. */
+ * `$n` parameter per value. */
 const EXPANDING = [/\bin \$\{\s*\w+\(/g, /\binsert into \w+ \$\{\s*\w+\(/g];
 
 function productionSources(): string[] {
@@ -41,7 +41,7 @@ describe("one statement text per query", () => {
     expect(expandingLists(`x\`\ninsert into payments ${OPEN}sql(values)} on conflict\``)).toEqual([
       `line 2: insert into payments ${OPEN}sql(`,
     ]);
-    expect(expandingLists(`x\`where id = any(${OPEN}sql.array(ids)}::text[])\``)).toEqual([]);
+    expect(expandingLists(`x\`where id = any(${OPEN}ids}::text[])\``)).toEqual([]);
   });
 
   it("no production query passes sql.array(…), which a client's first queries send without braces", () => {
@@ -52,7 +52,7 @@ describe("one statement text per query", () => {
     expect(found).toEqual([]);
   });
 
-  it("no production query expands a list into placeholders", () => {
+  it("no production query expands a list into one parameter per value", () => {
     const found = productionSources().flatMap((file) =>
       expandingLists(readFileSync(path.join(ROOT, file), "utf8")).map((hit) => `${file} ${hit}`),
     );

@@ -3,8 +3,8 @@
 // It runs as an operator would with a mail server of their own (SMTP_URL): the sign-up code
 // arrives there and no local mail catcher is started. It runs as the live dry run
 // (`--live-dry-run`): the local networks declared live, every doctor check printed green.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CHAINS } from "@gateway/contracts";
@@ -33,9 +33,18 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** "pid command line" of every process whose command line names `dir`, read from /proc (no
+ * procps needed on a bare machine). */
 function pidsUnder(dir: string): string[] {
-  const out = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" });
-  return out.split("\n").filter((line) => line.includes(dir));
+  return readdirSync("/proc").flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+      return args.includes(dir) ? [`${entry} ${args}`] : [];
+    } catch {
+      return []; // exited meanwhile
+    }
+  });
 }
 
 function post(port: number, pathname: string, body: unknown) {

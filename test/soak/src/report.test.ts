@@ -1,25 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { judgedOn, postgresBackendsTable } from "./report.js";
 import type { SoakResult } from "./run-soak.js";
+import type { MemoryBasis } from "./verdict.js";
 
 describe("the soak report", () => {
-  it("names the processes judged each way from the verdict's own checks", () => {
+  it("names the processes judged each way from what the verdict's checks record", () => {
+    const judged = (process: string, on: MemoryBasis) => ({ judged: { process, on } });
     const checks = [
-      "memory api (heap after full collections)",
-      "memory api (resident, recorded)",
-      "memory nats-server",
-      "memory postgres (outside shared memory)",
-      "memory postgres (shared memory)",
-      "memory postgres (PSS, recorded)",
-      "memory signer (heap after full collections)",
-      "memory sui-localnet (recorded, not judged)",
-      "queue outboxBacklog",
-    ].map((name) => ({ name, ok: true, detail: "" }));
+      { name: "memory api (heap after full collections)", ...judged("api", "heap after full collections") },
+      { name: "memory api (resident, recorded)" },
+      { name: "memory nats-server", ...judged("nats-server", "pss") },
+      { name: "memory postgres (outside shared memory)", ...judged("postgres", "outside shared memory") },
+      { name: "memory postgres (shared memory)" },
+      { name: "memory postgres (PSS, recorded)" },
+      {
+        name: "memory signer (heap after full collections)",
+        ...judged("signer", "heap after full collections"),
+      },
+      { name: "memory sui-localnet (recorded, not judged)" },
+      { name: "queue outboxBacklog" },
+    ].map((check) => ({ ...check, ok: true, detail: "" }));
     const result = { checks } as unknown as SoakResult;
-    expect(judgedOn(result, " (heap after full collections)")).toBe("api, signer");
-    expect(judgedOn(result, " (outside shared memory)")).toBe("postgres");
-    expect(judgedOn(result, "")).toBe("nats-server");
-    expect(judgedOn({ checks: [] } as unknown as SoakResult, "")).toBe("none");
+    expect(judgedOn(result, "heap after full collections")).toBe("api, signer");
+    expect(judgedOn(result, "outside shared memory")).toBe("postgres");
+    expect(judgedOn(result, "pss")).toBe("nats-server");
+    expect(judgedOn({ checks: [] } as unknown as SoakResult, "pss")).toBe("none");
   });
 
   it("tabulates PostgreSQL's backends by service, a dash where a service had none", () => {

@@ -6,6 +6,7 @@ import { writeKeepingNotes } from "../../../bench/notes-marker.js";
 import { ROOT } from "./cluster.js";
 import { KINDS } from "./load.js";
 import type { SampleRow, SoakResult } from "./run-soak.js";
+import type { MemoryBasis } from "./verdict.js";
 
 const MiB = (bytes: number | undefined) => (bytes === undefined ? "-" : (bytes / 2 ** 20).toFixed(0));
 const ms = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? "-" : v.toFixed(0));
@@ -67,13 +68,9 @@ export function loadTable(result: SoakResult): string[] {
   return lines;
 }
 
-/** The processes whose memory was judged by the check named `memory <process><how>`: taken from
- * the checks, so the text says what the verdict did. */
-export function judgedOn(result: SoakResult, how: string): string {
-  const names = result.checks.flatMap((c) => {
-    const match = /^memory (\S+)(.*)$/.exec(c.name);
-    return match && match[2] === how ? [match[1]!] : [];
-  });
+/** The processes whose memory the verdict judged on `on`, as its checks record it. */
+export function judgedOn(result: SoakResult, on: MemoryBasis): string {
+  const names = result.checks.flatMap((c) => (c.judged?.on === on ? [c.judged.process] : []));
   return names.length > 0 ? names.join(", ") : "none";
 }
 
@@ -148,9 +145,9 @@ export function soakMarkdown(result: SoakResult, machine: string): string {
     `**${passed(result) ? "Nothing grew without bound" : "FAILED"}.** Payments finished during the load: ${done.test} test, ${done.solana} Solana, ${done.sui} Sui; ${c.webhooks} webhook deliveries received (${c.duplicateWebhooks} repeats, ${c.badSignatures} bad signatures). After the load stopped everything drained in ${result.final.drainedSeconds.toFixed(1)} s.`,
     "",
     "The first third of the samples is warm-up; the last third is compared with the middle third: memory (mean) may grow at most 15 % + 24 MiB and may not climb (> 1 MiB/min) through both thirds to end > 8 MiB higher, queue maxima at most 2× + 50, the median of the windows' p99 latency at most 2× + 100 ms (the p50 for operations with fewer than 100 requests per window).",
-    `A Node service that reports its heap after full collections on /metrics (in this run ${judgedOn(result, " (heap after full collections)")}) is judged on that, heap in use plus external memory, by the same rules, when each of the two thirds holds at least 3 readings from new full collections; its resident size is recorded beside it. A garbage-collected process's resident size follows when its collector happened to run (settlement's swung 170–330 MiB between samples of the 2026-11-24 18:18 run while its heap after full collections stayed near 54 MiB), so it says little about what the process keeps.`,
-    `A process with shared memory segments (in this run ${judgedOn(result, " (outside shared memory)")}; PostgreSQL is counted with all its backends) is judged on its PSS outside them, by the same rules, and its shared pages are checked against the segments' size. PostgreSQL's shared buffers are sized at start and count in PSS as its processes first touch them, so its PSS rises while they fill and never past their size: what could leak is the backends' own memory. The memory table shows the shared part in brackets; here the buffers are full within the first minute.`,
-    `Every other process (in this run ${judgedOn(result, "")}) is judged on its PSS.`,
+    `A Node service that reports its heap after full collections on /metrics (in this run ${judgedOn(result, "heap after full collections")}) is judged on that, heap in use plus external memory, by the same rules, when each of the two thirds holds at least 3 readings from new full collections; its resident size is recorded beside it. A garbage-collected process's resident size follows when its collector happened to run (settlement's swung 170–330 MiB between samples of the 2026-11-24 18:18 run while its heap after full collections stayed near 54 MiB), so it says little about what the process keeps.`,
+    `A process with shared memory segments (in this run ${judgedOn(result, "outside shared memory")}; PostgreSQL is counted with all its backends) is judged on its PSS outside them, by the same rules, and its shared pages are checked against the segments' size. PostgreSQL's shared buffers are sized at start and count in PSS as its processes first touch them, so its PSS rises while they fill and never past their size: what could leak is the backends' own memory. The memory table shows the shared part in brackets; here the buffers are full within the first minute.`,
+    `Every other process (in this run ${judgedOn(result, "pss")}) is judged on its PSS.`,
     "The local Solana and Sui networks are recorded but not judged: they stand in for the chains and keep their whole ledger in memory by design, so they grow with every transaction.",
     "",
     ...verdictLines(result),

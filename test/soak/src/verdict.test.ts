@@ -123,6 +123,10 @@ describe("soak verdict", () => {
       "memory postgres (shared memory)",
       "memory postgres (PSS, recorded)",
     ]);
+    // The check that judges it says on what, for the report.
+    expect(judge(filling).find((c) => c.judged?.process === "postgres")?.judged?.on).toBe(
+      "outside shared memory",
+    );
     // The same figures judged whole fail.
     expect(failed(filling.map(({ sharedMemory: _, ...s }) => s))).toEqual(["memory postgres"]);
     // Backends whose own memory climbs fail, however flat the shared buffers.

@@ -18,10 +18,15 @@ export interface Sample {
   queues: { outboxBacklog: number; deliveriesPending: number; consumerLag: number };
 }
 
+/** What a process's memory was judged on. */
+export type MemoryBasis = "pss" | "heap after full collections" | "outside shared memory";
+
 export interface Check {
   name: string;
   ok: boolean;
   detail: string;
+  /** On a memory check that judges a process: which process, and on what (the report says so). */
+  judged?: { process: string; on: MemoryBasis };
 }
 
 export interface VerdictLimits {
@@ -170,7 +175,12 @@ function judgeWithSharedMemory(
   const most = Math.max(...readings.map((r) => r.bytes));
   const segment = Math.max(...readings.map((r) => r.segment));
   return [
-    { name: `memory ${name} (outside shared memory)`, ok: rest.ok, detail: rest.detail },
+    {
+      name: `memory ${name} (outside shared memory)`,
+      ok: rest.ok,
+      detail: rest.detail,
+      judged: { process: name, on: "outside shared memory" },
+    },
     {
       name: `memory ${name} (shared memory)`,
       ok: over.length === 0,
@@ -236,6 +246,7 @@ export function judge(
         name: `memory ${name} (heap after full collections)`,
         ok: live.ok,
         detail: `${live.detail}; ${lm.length + ll.length} readings`,
+        judged: { process: name, on: "heap after full collections" },
       });
       checks.push({
         name: `memory ${name} (resident, recorded)`,
@@ -244,7 +255,12 @@ export function judge(
       });
       continue;
     }
-    checks.push({ name: `memory ${name}`, ok: resident.ok, detail: resident.detail });
+    checks.push({
+      name: `memory ${name}`,
+      ok: resident.ok,
+      detail: resident.detail,
+      judged: { process: name, on: "pss" },
+    });
   }
   for (const queue of ["outboxBacklog", "deliveriesPending", "consumerLag"] as const) {
     const m = Math.max(...middle.map((s) => s.queues[queue]));
