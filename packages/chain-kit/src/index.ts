@@ -7,3 +7,4 @@ export type {
   SettlementDeps,
 } from "./chain-package.js";
 export { type Finding, fault, pass, plain, whole, within } from "./finding.js";
+export { keepAliveFetch } from "./keep-alive-fetch.js";

@@ -4,7 +4,8 @@
 import { type ChainDoctorModule, type Finding, fault, pass, plain, whole, within } from "@gateway/chain-kit";
 import { type WatcherSolanaConfig, watcherSolanaConfigSchema } from "@gateway/config";
 import type { ServiceAddressBook } from "@gateway/signer-client";
-import { Connection, PublicKey } from "@solana/web3.js";
+import { PublicKey } from "@solana/web3.js";
+import { solanaConnection } from "./connection.js";
 import { solanaProbeFromConfig } from "./preflight.js";
 import { checkWebhookProvider } from "./webhook-provider-check.js";
 
@@ -32,7 +33,7 @@ async function checkSolanaWallets(
   rpcUrl: string,
   mints: { USDC: string; USDT: string },
 ): Promise<Finding[]> {
-  const connection = new Connection(rpcUrl, "confirmed");
+  const connection = solanaConnection(rpcUrl, "confirmed");
   const { gas, vault } = book.solana.live;
   const findings: Finding[] = [];
   try {

@@ -3,7 +3,8 @@
 // initialized SPL mints of 6 decimals.
 import type { ChainProbe, CheckOf, PreflightCheck, ProbeBasics } from "@gateway/chain-preflight";
 import { chainProbe, probeBasics } from "@gateway/chain-preflight";
-import { Connection, PublicKey } from "@solana/web3.js";
+import { type Connection, PublicKey } from "@solana/web3.js";
+import { solanaConnection } from "./connection.js";
 
 const TOKEN_PROGRAMS = new Set([
   "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
@@ -76,7 +77,7 @@ export interface SolanaPreflightConfig {
 /** The probe of a service's configuration: the same values the service uses, the same variables. */
 export function solanaProbeFromConfig(
   config: SolanaPreflightConfig,
-  connection = new Connection(config.SOLANA_RPC_URL, "finalized"),
+  connection = solanaConnection(config.SOLANA_RPC_URL, "finalized"),
 ): ChainProbe {
   return createSolanaProbe({
     ...probeBasics("solana", config.SOLANA_NETWORK, config.SOLANA_GENESIS_HASH, config),

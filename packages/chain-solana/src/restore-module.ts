@@ -2,7 +2,7 @@
 // assets the signer signed for (a mint, or "SOL"), and what became of a signed transaction.
 import type { ChainRestoreModule } from "@gateway/chain-kit";
 import type { Coin } from "@gateway/contracts";
-import { Connection } from "@solana/web3.js";
+import { solanaConnection } from "./connection.js";
 import { solanaTransactionOutcome } from "./transaction-outcome.js";
 
 export const solanaRestore: ChainRestoreModule = {
@@ -16,7 +16,7 @@ export const solanaRestore: ChainRestoreModule = {
   },
   outcomes(config) {
     if (!config.SOLANA_RPC_URL) return undefined;
-    const connection = new Connection(config.SOLANA_RPC_URL, "finalized");
+    const connection = solanaConnection(config.SOLANA_RPC_URL, "finalized");
     return (txid, message) => solanaTransactionOutcome(connection, txid, message);
   },
 };

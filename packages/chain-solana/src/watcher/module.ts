@@ -5,7 +5,8 @@ import os from "node:os";
 import { type WatcherSolanaConfig, watcherSolanaConfigSchema } from "@gateway/config";
 import { watcherAttestor } from "@gateway/signer-client";
 import type { ChainWatcherModule } from "@gateway/watcher-kit";
-import { Connection } from "@solana/web3.js";
+import type { Connection } from "@solana/web3.js";
+import { solanaConnection } from "../connection.js";
 import { solanaProbeFromConfig } from "../preflight.js";
 import { createHeliusRegistry } from "./address-registry.js";
 import { type SolanaWatcher, startSolanaWatcher } from "./watcher.js";
@@ -13,11 +14,7 @@ import { type SolanaWatcher, startSolanaWatcher } from "./watcher.js";
 export const solanaWatcher: ChainWatcherModule<"solana", WatcherSolanaConfig, Connection, SolanaWatcher> = {
   chain: "solana",
   configSchema: watcherSolanaConfigSchema,
-  connect: (config) =>
-    new Connection(config.SOLANA_RPC_URL, {
-      commitment: "confirmed",
-      ...(config.SOLANA_WS_URL ? { wsEndpoint: config.SOLANA_WS_URL } : {}),
-    }),
+  connect: (config) => solanaConnection(config.SOLANA_RPC_URL, "confirmed", config.SOLANA_WS_URL),
   // The probe reads at finality over a connection of its own.
   probe: (config) => solanaProbeFromConfig(config),
   start: (config, { client, sql, bus, log, metrics, crediting }) =>
