@@ -1,6 +1,6 @@
 import { createPrivateKey, sign } from "node:crypto";
 import { bcs } from "@mysten/sui/bcs";
-import { Keypair, VersionedMessage } from "@solana/web3.js";
+import { Keypair, Message, PublicKey, Transaction, VersionedMessage } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildSolanaSweep, buildSolanaTransfer, SOL_ASSET, solanaWireTransaction } from "./solana.js";
 import { buildSuiSweep, encodeSuiCoinObject, SUI_COIN_TYPE, suiObjectDigest } from "./sui.js";
@@ -68,6 +68,88 @@ describe("Solana builders", () => {
     flipped.signature = Uint8Array.from(flipped.signature);
     flipped.signature[10]! ^= 1;
     expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), flipped])).toThrow(/does not verify/);
+  });
+});
+
+describe("solanaWireTransaction", () => {
+  /** web3.js's assembly of the same transaction: the reference the wire bytes must equal. */
+  function web3Wire(bytes: Uint8Array, signatures: { address: string; signature: Uint8Array }[]) {
+    const tx = Transaction.populate(Message.from(bytes));
+    for (const { address, signature } of signatures)
+      tx.addSignature(new PublicKey(address), Buffer.from(signature));
+    return new Uint8Array(tx.serialize({ verifySignatures: true }));
+  }
+
+  it("lays out exactly what web3.js does, whatever order the signatures come in", () => {
+    const gas = Keypair.generate();
+    const deposit = Keypair.generate();
+    const vault = Keypair.generate();
+    const messages = [
+      buildSolanaSweep({
+        asset: addr(),
+        depositOwner: deposit.publicKey.toBase58(),
+        vault: addr(),
+        gasWallet: gas.publicKey.toBase58(),
+        amount: 1_500_000n,
+        decimals: 6,
+        recentBlockhash: blockhash,
+        closeDepositAccount: true,
+        computeUnitLimit: 50_000,
+        computeUnitPriceMicroLamports: 1_000n,
+      }),
+      buildSolanaSweep({
+        asset: SOL_ASSET,
+        depositOwner: deposit.publicKey.toBase58(),
+        vault: addr(),
+        gasWallet: gas.publicKey.toBase58(),
+        amount: 7n,
+        recentBlockhash: blockhash,
+      }),
+      buildSolanaTransfer({
+        asset: addr(),
+        source: vault.publicKey.toBase58(),
+        destination: addr(),
+        gasWallet: gas.publicKey.toBase58(),
+        amount: 99n,
+        decimals: 6,
+        recentBlockhash: blockhash,
+        nonceAccount: addr(),
+      }),
+    ];
+    const signersOf = [
+      [gas, deposit],
+      [gas, deposit],
+      [gas, vault],
+    ];
+    messages.forEach((bytes, index) => {
+      const signatures = signersOf[index]!.map((keypair) => detached(keypair, bytes));
+      const wire = solanaWireTransaction(bytes, signatures);
+      expect(Buffer.from(wire).equals(Buffer.from(web3Wire(bytes, signatures)))).toBe(true);
+      expect(
+        Buffer.from(solanaWireTransaction(bytes, [...signatures].reverse())).equals(Buffer.from(wire)),
+      ).toBe(true);
+    });
+  });
+
+  it("refuses a signature by a key that is not a signer, and a message too short for its header", () => {
+    const gas = Keypair.generate();
+    const vault = Keypair.generate();
+    const bytes = buildSolanaTransfer({
+      asset: SOL_ASSET,
+      source: vault.publicKey.toBase58(),
+      destination: addr(),
+      gasWallet: gas.publicKey.toBase58(),
+      amount: 5n,
+      recentBlockhash: blockhash,
+    });
+    const stranger = Keypair.generate();
+    expect(() =>
+      solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, bytes), detached(stranger, bytes)]),
+    ).toThrow(/is not a signer/);
+    expect(() => solanaWireTransaction(bytes.subarray(0, 20), [detached(gas, bytes)])).toThrow(
+      /do not agree/,
+    );
+    expect(() => solanaWireTransaction(new Uint8Array(0), [])).toThrow(/empty/);
   });
 });
 
