@@ -1,7 +1,7 @@
 // A `fetch` for chain RPC clients (web3.js's Connection takes one), over node:http(s) with
 // kept-alive connections. Node's own fetch (undici's WHATWG layer: web streams, request
-// cloning, body mixins) cost about 280 µs of CPU per JSON-RPC call here against about 35 µs for
-// node:http (docs/solana.md, "RPC transport"), and settlement and the Solana watcher make
+// cloning, body mixins) cost four times the CPU of node:http per JSON-RPC call here (docs/solana.md,
+// "RPC transport"), and settlement and the Solana watcher make
 // several calls per payment. It covers what those clients send: a URL, a method, headers as a
 // plain object or Headers, a string or byte body, an AbortSignal. Anything else (a Request
 // object, a streamed body) goes to the global fetch. Redirects are not followed (RPC endpoints

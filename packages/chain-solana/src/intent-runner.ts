@@ -12,8 +12,9 @@ import { type IntentInput, type SignerClient, SignerRefusedError } from "@gatewa
 import type { Connection } from "@solana/web3.js";
 import bs58 from "bs58";
 import { createIntentJournal, type IntentRecord } from "./intent-journal.js";
+import { createLandingPoller } from "./landing-poller.js";
 import type { NoncePool } from "./nonce-pool.js";
-import { canStillLand, nonceOf } from "./transaction-outcome.js";
+import { nonceOf } from "./transaction-outcome.js";
 
 export interface SolanaIntentSpec {
   /** Settlement's id for the effect; the journal's key. */
@@ -60,45 +61,19 @@ export function signerIntentId(intentId: string): string {
 export const attemptIntentId = (intentId: string, attempt: number) =>
   signerIntentId(attempt === 1 ? intentId : `${intentId}.${attempt}`);
 
-type Fate = { state: "final"; txid: string } | { state: "pending" } | { state: "dead"; why: string };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): SolanaIntentRunner {
   const { sql, connection, signer, pool, log } = options;
   const pollMs = options.pollMs ?? 250;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 90_000;
   const journal = createIntentJournal(sql, "solana");
+  const landing = createLandingPoller({ connection, log, pollMs });
 
-  /**
-   * What became of the recorded transaction. Whether it can still land (canStillLand) is read
-   * before its status: if it could not land any more at that moment and the status read
-   * afterwards does not show it, it never will.
-   */
-  async function fateOf(record: IntentRecord): Promise<Fate> {
-    const alive = await canStillLand(connection, record.message!);
-    const { value } = await connection.getSignatureStatuses([record.signature!], {
-      searchTransactionHistory: true,
-    });
-    const status = value[0];
-    if (status?.confirmationStatus === "finalized") {
-      return status.err
-        ? { state: "dead", why: `failed on chain: ${JSON.stringify(status.err)}` }
-        : { state: "final", txid: record.signature! };
-    }
-    if (status) return { state: "pending" };
-    if (!alive)
-      return { state: "dead", why: record.nonceAccount ? "its nonce moved on" : "its blockhash expired" };
-    // Not seen yet and still able to land: send the same bytes again (harmless if already in flight).
-    await connection
-      .sendRawTransaction(record.wire!, { preflightCommitment: "confirmed", maxRetries: 5 })
-      .catch((error) =>
-        log.warn({ err: String(error), signature: record.signature }, "resend refused; will retry"),
-      );
-    return { state: "pending" };
-  }
-
-  async function signAndSend(spec: SolanaIntentSpec, attempt: number): Promise<void> {
+  /** The record as written, or null when nothing was signed (a nonce lease lost; try again). */
+  async function signAndSend(
+    spec: SolanaIntentSpec,
+    attempt: number,
+    signatures: string[],
+  ): Promise<IntentRecord | null> {
     const nonce = spec.durable ? await pool.lease(spec.intentId, spec.mode) : undefined;
     const recent = nonce?.value ?? (await connection.getLatestBlockhash("confirmed")).blockhash;
     const message = await spec.build(recent, nonce?.account);
@@ -112,7 +87,7 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
       if (nonce && error instanceof SignerRefusedError && error.refusal.code === "INPUT_IN_USE") {
         // A lease lost to a database restore: the signer holds this value for another intent.
         await pool.block(nonce.account, nonce.value);
-        return;
+        return null;
       }
       throw error;
     }
@@ -121,37 +96,59 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
     if (bound && bound.account !== nonce?.account) await pool.adopt(spec.intentId, bound.account);
     const wire = solanaWireTransaction(signed.transaction, signed.signatures);
     const signature = bs58.encode(signed.signatures[0]!.signature);
-    await journal.recordSigned(spec.intentId, {
+    const attemptSigned = {
       attempt,
       message: signed.transaction,
       wire,
       signature,
       nonceAccount: bound?.account ?? null,
       nonceValue: bound?.value ?? null,
-    });
+    };
+    await journal.recordSigned(spec.intentId, attemptSigned);
     await connection
       .sendRawTransaction(wire, { preflightCommitment: "confirmed", maxRetries: 5 })
       .then(() => log.info({ intentId: spec.intentId, signature, attempt }, "solana transaction sent"))
       .catch((error) =>
         log.warn({ err: String(error), intentId: spec.intentId, signature }, "send refused; will resend"),
       );
+    return {
+      ...attemptSigned,
+      signatures: signatures.includes(signature) ? signatures : [...signatures, signature],
+      finalTxid: null,
+    };
+  }
+
+  /** A nonce is released only by an intent that may hold one: sweeps never lease. */
+  async function release(spec: SolanaIntentSpec, record: IntentRecord) {
+    if (spec.durable || record.nonceAccount) await pool.release(spec.intentId);
   }
 
   return {
     async run(spec) {
       const deadline = Date.now() + attemptTimeoutMs;
+      // Read once, then kept: while this runner runs the intent nobody else writes its row (the
+      // consumer hands a message to one replica at a time, for longer than attemptTimeoutMs), and
+      // were two ever to run it at once, the signer's one transaction per signer intent id keeps
+      // the effect single (docs/solana.md).
+      let record = await journal.read(spec.intentId);
       for (;;) {
         if (Date.now() > deadline) throw new SolanaIntentError(`intent ${spec.intentId} not final in time`);
-        const record = await journal.read(spec.intentId);
         if (record.finalTxid) return record.finalTxid;
-        if (!record.wire) {
-          await signAndSend(spec, record.attempt);
+        if (!record.message || !record.wire || !record.signature) {
+          record =
+            (await signAndSend(spec, record.attempt, record.signatures)) ??
+            (await journal.read(spec.intentId));
           continue;
         }
-        const fate = await fateOf(record);
+        const fate = await landing.fateOf({
+          signature: record.signature,
+          message: record.message,
+          wire: record.wire,
+          nonceAccount: record.nonceAccount,
+        });
         if (fate.state === "final") {
           await journal.recordFinal(spec.intentId, fate.txid);
-          await pool.release(spec.intentId);
+          await release(spec, record);
           return fate.txid;
         }
         if (fate.state === "dead") {
@@ -160,10 +157,9 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
             "transaction can never land; new attempt",
           );
           await journal.recordDead(spec.intentId, record.attempt);
-          await pool.release(spec.intentId);
-          continue;
+          await release(spec, record);
+          record = await journal.read(spec.intentId);
         }
-        await sleep(pollMs);
       }
     },
   };

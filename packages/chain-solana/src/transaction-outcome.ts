@@ -17,16 +17,35 @@ export function nonceOf(message: Uint8Array): { account: string; value: string }
   return account ? { account: account.toBase58(), value: parsed.recentBlockhash } : undefined;
 }
 
-/**
- * Whether a signed message can still land: its durable nonce still holds the value it spends, or
- * its blockhash is still valid. Nonce values are read at `confirmed`, as when leased: a value never
- * comes back, so a confirmed value other than the message's means the nonce moved past it.
- */
-export async function canStillLand(connection: Connection, message: Uint8Array): Promise<boolean> {
+/** What keeps a signed message able to land: its durable nonce's value, or its recent blockhash. */
+export type LandingCondition = { nonce: { account: string; value: string } } | { blockhash: string };
+
+export function landingCondition(message: Uint8Array): LandingCondition {
   const nonce = nonceOf(message);
-  if (nonce) return (await nonceValue(connection, nonce.account, "confirmed")) === nonce.value;
-  const { recentBlockhash } = Message.from(message);
-  return (await connection.isBlockhashValid(recentBlockhash, { commitment: "processed" })).value;
+  return nonce ? { nonce } : { blockhash: Message.from(message).recentBlockhash };
+}
+
+/** One text per condition: messages that share it can still land, or not, together. */
+export const conditionKey = (condition: LandingCondition) =>
+  "nonce" in condition
+    ? `nonce:${condition.nonce.account}:${condition.nonce.value}`
+    : `blockhash:${condition.blockhash}`;
+
+/**
+ * Whether a message under this condition can still land: its durable nonce still holds the value
+ * it spends, or its blockhash is still valid. Nonce values are read at `confirmed`, as when leased:
+ * a value never comes back, so a confirmed value other than the message's means the nonce moved
+ * past it.
+ */
+export async function conditionHolds(connection: Connection, condition: LandingCondition): Promise<boolean> {
+  if ("nonce" in condition)
+    return (await nonceValue(connection, condition.nonce.account, "confirmed")) === condition.nonce.value;
+  return (await connection.isBlockhashValid(condition.blockhash, { commitment: "processed" })).value;
+}
+
+/** Whether a signed message can still land (`conditionHolds` of its condition). */
+export async function canStillLand(connection: Connection, message: Uint8Array): Promise<boolean> {
+  return conditionHolds(connection, landingCondition(message));
 }
 
 /**
