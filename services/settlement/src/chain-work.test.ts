@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Bus, connectBus, publishWithId } from "@gateway/bus";
+import { type DepositReport, depositMessageId } from "@gateway/contracts";
 import { handleOnce, newId } from "@gateway/db";
 import {
   type Chain,
@@ -88,8 +89,8 @@ function fakeChain(chain: Chain) {
 
 const actor = () => ({ sql: db.sql, topology: bus.topology, log, publicBaseUrl: "https://pay.example" });
 
-/** A live USDC payment on `chain`, paid in full: confirmed, its sweep in the outbox. */
-async function confirmedPayment(chain: Chain): Promise<string> {
+/** A live USDC payment on `chain` with its deposit address assigned, not paid yet. */
+async function assignedPayment(chain: Chain): Promise<{ id: string; address: string; amountDue: bigint }> {
   const amount = 1250n;
   const state = initialPaymentState({
     id: randomUUID(),
@@ -113,15 +114,21 @@ async function confirmedPayment(chain: Chain): Promise<string> {
     address,
     amountDue,
   });
-  const paid = await applyPaymentMessage(actor(), state.id, {
+  return { id: state.id, address, amountDue };
+}
+
+/** A live USDC payment on `chain`, paid in full: confirmed, its sweep in the outbox. */
+async function confirmedPayment(chain: Chain): Promise<string> {
+  const { id, amountDue } = await assignedPayment(chain);
+  const paid = await applyPaymentMessage(actor(), id, {
     type: "transfer_final",
-    transferId: `transfer-${state.id}`,
+    transferId: `transfer-${id}`,
     coin: "USDC",
     amount: amountDue,
     sender: "customer",
   });
   expect(paid?.row.status).toBe("confirmed");
-  return state.id;
+  return id;
 }
 
 const completed = async (ids: string[]) =>
@@ -388,5 +395,82 @@ describe("upgrade from one settlement-work consumer for every chain", () => {
     expect(description).toMatch(
       /^handover from settlement-work: started at stream seq 2; seq <= \d+ held until /,
     );
+  });
+});
+
+/** How many transactions wrote these messages' records (rows one transaction wrote share its xmin). */
+const transactionsOf = async (consumer: string, messageIds: string[]) =>
+  (
+    await db.sql<{ n: number }[]>`
+      select count(distinct xmin::text)::int as n from processed_messages
+      where consumer = ${consumer} and message_id = any(${messageIds}::text[])`
+  )[0]!.n;
+
+const statuses = async (ids: string[]) =>
+  (
+    await db.sql<
+      { status: string }[]
+    >`select status from payments where id = any(${db.sql.array(ids)}::uuid[])`
+  ).map((row) => row.status);
+
+describe("what the chains did, reported to the payments", () => {
+  it("applies deposit reports that arrive together in shared transactions, each once", async () => {
+    // Sweeps hang: the payments stay confirmed, where the deposits leave them.
+    const solana = fakeChain("solana");
+    solana.block();
+    await start({ solana: solana.adapter });
+    const payments = await Promise.all(Array.from({ length: 30 }, () => assignedPayment("solana")));
+    const reports: DepositReport[] = payments.map(({ id, address, amountDue }) => ({
+      chain: "solana",
+      address,
+      transfer_id: `solana:transfer-${id}:0`,
+      coin: "USDC",
+      amount: amountDue.toString(),
+      sender: "customer",
+      stage: "final",
+    }));
+    const unknown: DepositReport = { ...reports[0]!, address: "nobody's", transfer_id: "solana:stray:0" };
+    // Every report twice: JetStream drops the second publish of an id, so the repeat goes out
+    // under another id, as a watcher that restarted would send it; the payment refuses it.
+    const publish = (report: DepositReport, id = depositMessageId(report)) =>
+      publishWithId(bus.js, bus.topology.subjects.deposit("solana"), report, id, "");
+    await Promise.all([...reports, unknown].map((report) => publish(report)));
+    await Promise.all(reports.map((report) => publish(report, `${depositMessageId(report)}-again`)));
+
+    const ids = payments.map((p) => p.id);
+    await waitFor(async () => (await statuses(ids)).every((status) => status === "confirmed"), {
+      what: "every payment confirmed",
+    });
+    await waitFor(async () => solana.calls.length === ids.length, { what: "one sweep asked for each" });
+    const messageIds = reports.map((report) => depositMessageId(report));
+    const handled = await db.sql<{ message_id: string }[]>`
+      select message_id from processed_messages where consumer = 'settlement-deposits'
+        and message_id = any(${messageIds}::text[])`;
+    expect(handled.map((h) => h.message_id).sort()).toEqual([...messageIds].sort());
+    expect(await transactionsOf("settlement-deposits", messageIds)).toBeLessThan(ids.length);
+    const confirmations = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from events where payment_id = any(${db.sql.array(ids)}::uuid[])
+        and type = 'payment.confirmed'`;
+    expect(confirmations[0]!.n).toBe(ids.length);
+  });
+
+  it("reports sweeps that finish together in shared transactions: each payment completed and credited once", async () => {
+    const solana = fakeChain("solana");
+    solana.block();
+    await start({ solana: solana.adapter });
+    const ids = await Promise.all(Array.from({ length: 30 }, () => confirmedPayment("solana")));
+    await waitFor(async () => solana.calls.length === ids.length, { what: "every sweep in hand" });
+    solana.release();
+    await waitFor(async () => (await completed(ids)) === ids.length, { what: "every payment completed" });
+    expect(await completionEvents(ids)).toBe(ids.length);
+    const credits = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from ledger_transactions where payment_id = any(${db.sql.array(ids)}::uuid[])`;
+    expect(credits[0]!.n).toBe(ids.length);
+    expect(
+      await transactionsOf(
+        "settlement-work",
+        ids.map((id) => `sweep:${id}`),
+      ),
+    ).toBeLessThan(ids.length);
   });
 });

@@ -1,7 +1,14 @@
 import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
-import { handleOnce } from "@gateway/db";
-import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
+import { handleOnceInBatches } from "@gateway/db";
+import {
+  type Chain,
+  isPriced,
+  type Mode,
+  type PaymentMessage,
+  type PricedCoin,
+  parseCoin,
+} from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
@@ -29,6 +36,16 @@ export function startSettlementWork(
   deps: PaymentActorDeps & { bus: Bus; chains: ChainSettlements; usdRate?: UsdRate | undefined },
 ): Promise<RunningConsumer> {
   const { bus, sql, log, chains } = deps;
+  // What the chain did goes back to the payment actor, each message once. Reports that finish
+  // together share one transaction (one payment's in order): a completion posts to the merchant's,
+  // the vault's and the fee accounts' rows, and one transaction each queued them on those rows'
+  // locks, 21 ms a posting at 30 live payments a second (bench/RESULTS.md).
+  const report = handleOnceInBatches<{ paymentId: string; message: PaymentMessage }>(
+    sql,
+    CONSUMER,
+    (tx, { paymentId, message }) => applyPaymentMessage(deps, paymentId, message, tx),
+    { keyOf: ({ paymentId }) => paymentId },
+  );
 
   async function depositWallet(paymentId: string, chain: Chain, address: string) {
     const [wallet] = await sql<{ derivation_index: bigint }[]>`
@@ -84,9 +101,7 @@ export function startSettlementWork(
               "no live price at completion; fee at the creation price",
             );
           }
-          await handleOnce(sql, CONSUMER, id, (tx) =>
-            applyPaymentMessage(deps, sweep.payment_id, { type: "sweep_done", txid, usdRate }, tx),
-          );
+          await report(id, { paymentId: sweep.payment_id, message: { type: "sweep_done", txid, usdRate } });
         } else {
           const refund = data as RefundCommand;
           const address = await currentAddress(refund.payment_id);
@@ -111,14 +126,10 @@ export function startSettlementWork(
                   }
                 : null,
           });
-          await handleOnce(sql, CONSUMER, id, (tx) =>
-            applyPaymentMessage(
-              deps,
-              refund.payment_id,
-              { type: "refund_sent", refundId: refund.refund_id, txid },
-              tx,
-            ),
-          );
+          await report(id, {
+            paymentId: refund.payment_id,
+            message: { type: "refund_sent", refundId: refund.refund_id, txid },
+          });
         }
       } catch (err) {
         // A paused chain is not a failed attempt: the work waits for the chain's preflight.
@@ -127,14 +138,10 @@ export function startSettlementWork(
           { err, messageId: id, paymentId: data.payment_id },
           "settlement work failed for good; payment marked failed",
         );
-        await handleOnce(sql, CONSUMER, id, (tx) =>
-          applyPaymentMessage(
-            deps,
-            data.payment_id,
-            { type: "fail", reason: `${subject.split(".").pop()} failed: ${String(err)}` },
-            tx,
-          ),
-        );
+        await report(id, {
+          paymentId: data.payment_id,
+          message: { type: "fail", reason: `${subject.split(".").pop()} failed: ${String(err)}` },
+        });
       }
     },
   });
