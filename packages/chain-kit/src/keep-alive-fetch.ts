@@ -1,11 +1,13 @@
-// A `fetch` for chain RPC clients (web3.js's Connection takes one), over node:http(s) with
-// kept-alive connections. Node's own fetch (undici's WHATWG layer: web streams, request
-// cloning, body mixins) cost four times the CPU of node:http per JSON-RPC call here (docs/solana.md,
-// "RPC transport"), and settlement and the Solana watcher make
-// several calls per payment. It covers what those clients send: a URL, a method, headers as a
-// plain object or Headers, a string or byte body, an AbortSignal. Anything else (a Request
-// object, a streamed body) goes to the global fetch. Redirects are not followed (RPC endpoints
-// do not redirect); compressed answers are inflated as fetch would.
+// A `fetch` for chain RPC clients (web3.js's Connection and Sui's gRPC-Web client take one), over
+// node:http(s) with kept-alive connections. Node's own fetch (undici's WHATWG layer: web streams,
+// request cloning, body mixins) cost four times the CPU of node:http per JSON-RPC call here
+// (docs/solana.md, "RPC transport"), and settlement and the watchers make several calls a payment.
+// It hands an answer back whole, once all of it has arrived: for calls that answer once, not for
+// streams (the Sui watcher's checkpoint subscription keeps Node's fetch). It covers what those
+// clients send: a URL, a method, headers as a plain object, pairs or Headers, a string or byte
+// body, an AbortSignal; anything else (a Request object, a streamed body) goes to the global
+// fetch. Redirects are not followed (RPC endpoints do not redirect); compressed answers are
+// inflated as fetch would.
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";

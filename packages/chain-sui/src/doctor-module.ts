@@ -3,7 +3,7 @@
 import { type ChainDoctorModule, type Finding, fault, pass, plain, whole, within } from "@gateway/chain-kit";
 import { type WatcherSuiConfig, watcherSuiConfigSchema } from "@gateway/config";
 import type { ServiceAddressBook } from "@gateway/signer-client";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
+import { suiUnaryClient } from "./client.js";
 import { suiProbeFromConfig } from "./preflight.js";
 
 /** Below this the gas wallet runs dry within days of ordinary traffic (docs/going-live.md). */
@@ -23,7 +23,7 @@ async function checkSuiWallets(
   book: ServiceAddressBook,
   config: { SUI_GRPC_URL: string; SUI_NETWORK: "mainnet" | "localnet" },
 ): Promise<Finding[]> {
-  const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
+  const client = suiUnaryClient(config.SUI_NETWORK, config.SUI_GRPC_URL);
   const { gas, vault } = book.sui.live;
   try {
     const { balance } = await within(

@@ -11,7 +11,8 @@ import {
   reason,
 } from "@gateway/chain-preflight";
 import { sameNetworkId } from "@gateway/chains";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
+import type { SuiGrpcClient } from "@mysten/sui/grpc";
+import { suiUnaryClient } from "./client.js";
 
 export interface SuiProbeOptions extends ProbeBasics {
   client: Pick<SuiGrpcClient, "ledgerService" | "stateService">;
@@ -80,7 +81,7 @@ export interface SuiPreflightConfig {
 /** The probe of a service's configuration: the same values the service uses, the same variables. */
 export function suiProbeFromConfig(
   config: SuiPreflightConfig,
-  client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL }),
+  client = suiUnaryClient(config.SUI_NETWORK, config.SUI_GRPC_URL),
 ): ChainProbe {
   return createSuiProbe({
     ...probeBasics("sui", config.SUI_NETWORK, config.SUI_CHAIN_ID, config),

@@ -2,8 +2,8 @@
 // coin types the signer signed for, and what became of a signed transaction.
 import type { ChainRestoreModule } from "@gateway/chain-kit";
 import type { Coin } from "@gateway/contracts";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { normalizeStructTag } from "@mysten/sui/utils";
+import { suiUnaryClient } from "./client.js";
 import { suiTransactionOutcome } from "./transaction-outcome.js";
 
 export const suiRestore: ChainRestoreModule = {
@@ -24,7 +24,7 @@ export const suiRestore: ChainRestoreModule = {
   },
   outcomes(config) {
     if (!config.SUI_GRPC_URL) return undefined;
-    const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL });
+    const client = suiUnaryClient(config.SUI_NETWORK, config.SUI_GRPC_URL);
     return (digest, bytes) => suiTransactionOutcome(client, digest, bytes);
   },
 };

@@ -1,14 +1,14 @@
 // Sui in settlement (services/settlement): live when SUI_GRPC_URL is set; the adapter sweeps,
 // refunds and pays out with sponsored transactions, over the endpoint the preflight probes.
 import type { ChainSettlementModule } from "@gateway/chain-kit";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
+import { suiUnaryClient } from "./client.js";
 import { suiProbeFromConfig } from "./preflight.js";
 import { createSuiSettlement } from "./sui-settlement.js";
 
 export const suiSettlement: ChainSettlementModule<"sui"> = {
   configured: (config) => Boolean(config.SUI_GRPC_URL),
   create({ config, sql, log, signer, approver }) {
-    const client = new SuiGrpcClient({ network: config.SUI_NETWORK, baseUrl: config.SUI_GRPC_URL! });
+    const client = suiUnaryClient(config.SUI_NETWORK, config.SUI_GRPC_URL!);
     const coinTypes = {
       SUI: "0x2::sui::SUI",
       USDC: config.SUI_USDC_COIN_TYPE,
