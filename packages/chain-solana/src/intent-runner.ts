@@ -63,7 +63,8 @@ export const attemptIntentId = (intentId: string, attempt: number) =>
 
 export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): SolanaIntentRunner {
   const { sql, connection, signer, pool, log } = options;
-  const pollMs = options.pollMs ?? 250;
+  // One batched call a poll whatever the number in flight, so polls can come often.
+  const pollMs = options.pollMs ?? 100;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 90_000;
   const journal = createIntentJournal(sql, "solana");
   const landing = createLandingPoller({ connection, log, pollMs });

@@ -1,6 +1,7 @@
 // The landing poller against the local network: transactions waiting together are asked about
-// in one status call, each blockhash once; an unseen one still able to land is sent again; one
-// that can no longer land is dead; a failed one is dead with the chain's error.
+// in one status call; those not seen yet are checked for whether they can still land, then asked
+// about again; an unseen one still able to land is sent again; one that can no longer land is
+// dead; a failed one is dead with the chain's error.
 import { keepAliveFetch } from "@gateway/chain-kit";
 import { createLogger } from "@gateway/logging";
 import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";
@@ -58,7 +59,7 @@ async function settled(poller: ReturnType<typeof createLandingPoller>, transacti
 }
 
 describe("the landing poller", () => {
-  it("asks about transactions waiting together in one status call, and each blockhash once", async () => {
+  it("asks about transactions waiting together in one status call", async () => {
     const poller = createLandingPoller({ connection, log, pollMs: 50 });
     const { blockhash } = await connection.getLatestBlockhash();
     const transactions = [sent(blockhash, 1_000_000), sent(blockhash, 2_000_000), sent(blockhash, 3_000_000)];
@@ -74,17 +75,28 @@ describe("the landing poller", () => {
     calls.length = 0;
     const fates = await Promise.all(transactions.map((transaction) => poller.fateOf(transaction)));
     expect(fates).toEqual(transactions.map((t) => ({ state: "final", txid: t.signature })));
-    expect(calls).toEqual([
-      { method: "isBlockhashValid", first: blockhash },
-      { method: "getSignatureStatuses", first: transactions.map((t) => t.signature) },
-    ]);
+    // All three seen: one call, no look at their blockhash.
+    expect(calls).toEqual([{ method: "getSignatureStatuses", first: transactions.map((t) => t.signature) }]);
   });
 
-  it("sends again one not seen that can still land, until it is final", async () => {
+  it("checks only the unseen one, before asking again, and sends it again until it is final", async () => {
     const poller = createLandingPoller({ connection, log, pollMs: 20 });
     const { blockhash } = await connection.getLatestBlockhash();
     const unsent = sent(blockhash, 4_000_000);
+    const seen = sent(blockhash, 5_000_000);
+    await connection.sendRawTransaction(seen.wire);
+    await waitFor(async () => (await connection.getSignatureStatuses([seen.signature])).value[0] !== null, {
+      what: "the other one seen",
+    });
     calls.length = 0;
+    await Promise.all([poller.fateOf(unsent), poller.fateOf(seen)]);
+    // Whether it can still land is read before it is asked about again, and only for the unseen one.
+    expect(calls).toEqual([
+      { method: "getSignatureStatuses", first: [unsent.signature, seen.signature] },
+      { method: "isBlockhashValid", first: blockhash },
+      { method: "getSignatureStatuses", first: [unsent.signature] },
+      { method: "sendTransaction", first: expect.any(String) },
+    ]);
     expect(await settled(poller, unsent)).toEqual({ state: "final", txid: unsent.signature });
     expect(calls.filter((call) => call.method === "sendTransaction")).toHaveLength(1);
   });

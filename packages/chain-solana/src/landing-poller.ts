@@ -1,8 +1,9 @@
 // What became of the transactions settlement is waiting for, asked for all of them at once: one
-// getSignatureStatuses per poll for every intent in flight (up to 256 signatures a call), and one
-// look at each blockhash or nonce they share, instead of two calls per intent per poll. At 40 live
-// payments a second some 40 sweeps wait on finality together; each asked on its own, those calls
-// were most of settlement's RPC traffic and of the local network's work.
+// getSignatureStatuses per poll for every intent in flight (up to 256 signatures a call); only for
+// those the chain does not show yet, one look at each blockhash or nonce they share and their
+// statuses again. Each intent used to make two calls on its own every poll: at 40 live payments a
+// second some 40 sweeps wait on finality together, and those calls were most of settlement's RPC
+// traffic and of the local network's work.
 import type { Logger } from "@gateway/logging";
 import type { Connection, SignatureStatus } from "@solana/web3.js";
 import {
@@ -64,49 +65,64 @@ export function createLandingPoller(options: {
     }, pollMs);
   }
 
+  /** Statuses in batch order, up to 256 signatures a call. */
+  async function statusesOf(entries: Waiting[]): Promise<(SignatureStatus | null)[]> {
+    const statuses: (SignatureStatus | null)[] = [];
+    for (let i = 0; i < entries.length; i += STATUS_BATCH) {
+      const { value } = await connection.getSignatureStatuses(
+        entries.slice(i, i + STATUS_BATCH).map(({ sent }) => sent.signature),
+        { searchTransactionHistory: true },
+      );
+      statuses.push(...value);
+    }
+    return statuses;
+  }
+
+  function settleSeen(entry: Waiting, status: SignatureStatus) {
+    if (status.confirmationStatus !== "finalized") return entry.resolve({ state: "pending" });
+    entry.resolve(
+      status.err
+        ? { state: "dead", why: `failed on chain: ${JSON.stringify(status.err)}` }
+        : { state: "final", txid: entry.sent.signature },
+    );
+  }
+
   async function poll() {
     const batch = waiting;
     waiting = [];
     try {
+      // Most transactions in flight are seen already: one call settles them. Only those the chain
+      // does not show are checked for whether they can still land, and then asked about again,
+      // in that order: not able to land at the check and not seen after it means never.
+      const unseen: Waiting[] = [];
+      (await statusesOf(batch)).forEach((status, i) => {
+        if (status) settleSeen(batch[i]!, status);
+        else unseen.push(batch[i]!);
+      });
+      if (unseen.length === 0) return;
       const holds = new Map<string, Promise<boolean>>();
-      for (const { condition } of batch) {
+      for (const { condition } of unseen) {
         const key = conditionKey(condition);
         if (!holds.has(key)) holds.set(key, conditionHolds(connection, condition));
       }
-      const alive = await Promise.all(batch.map(({ condition }) => holds.get(conditionKey(condition))!));
-      const statuses: (SignatureStatus | null)[] = [];
-      for (let i = 0; i < batch.length; i += STATUS_BATCH) {
-        const { value } = await connection.getSignatureStatuses(
-          batch.slice(i, i + STATUS_BATCH).map(({ sent }) => sent.signature),
-          { searchTransactionHistory: true },
-        );
-        statuses.push(...value);
-      }
+      const alive = await Promise.all(unseen.map(({ condition }) => holds.get(conditionKey(condition))!));
+      const statuses = await statusesOf(unseen);
       await Promise.all(
-        batch.map(async (entry, i) => {
-          const status = statuses[i] ?? null;
+        unseen.map(async (entry, i) => {
+          const status = statuses[i];
+          if (status) return settleSeen(entry, status);
           const { sent } = entry;
-          if (status?.confirmationStatus === "finalized") {
-            entry.resolve(
-              status.err
-                ? { state: "dead", why: `failed on chain: ${JSON.stringify(status.err)}` }
-                : { state: "final", txid: sent.signature },
-            );
-          } else if (status) {
-            entry.resolve({ state: "pending" });
-          } else if (!alive[i]) {
-            entry.resolve({
+          if (!alive[i])
+            return entry.resolve({
               state: "dead",
               why: sent.nonceAccount ? "its nonce moved on" : "its blockhash expired",
             });
-          } else {
-            await connection
-              .sendRawTransaction(sent.wire, { preflightCommitment: "confirmed", maxRetries: 5 })
-              .catch((error) =>
-                log.warn({ err: String(error), signature: sent.signature }, "resend refused; will retry"),
-              );
-            entry.resolve({ state: "pending" });
-          }
+          await connection
+            .sendRawTransaction(sent.wire, { preflightCommitment: "confirmed", maxRetries: 5 })
+            .catch((error) =>
+              log.warn({ err: String(error), signature: sent.signature }, "resend refused; will retry"),
+            );
+          entry.resolve({ state: "pending" });
         }),
       );
     } catch (error) {

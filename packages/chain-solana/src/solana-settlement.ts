@@ -49,7 +49,7 @@ export interface SolanaSettlementOptions {
   approver: { keyId: string; key: KeyObject };
   mints: { USDC: string; USDT: string };
   log: Logger;
-  /** How often to look at signature statuses while waiting; default 250 ms. */
+  /** How often to look at signature statuses while waiting (all intents in one call); default 100 ms. */
   pollMs?: number;
   /** Durable nonce accounts per mode at most (refunds and payouts in flight at once). */
   noncePoolSize?: number;
