@@ -8,6 +8,7 @@ import { encodeContents, encodeSummary, type GasTotals } from "./checkpoint-bcs.
 import { type StoredCoin, storeCoin } from "./coin-object.js";
 import type { CoinRegistry } from "./coins.js";
 import { transactionDigest, typedDigest } from "./digests.js";
+import { ed25519Signer } from "./ed25519.js";
 import { encodeEffects } from "./effects.js";
 import { type ExecutionOutcome, executeTransaction, type TransactionDataV1 } from "./executor.js";
 import { TransactionRejected } from "./rejection.js";
@@ -235,8 +236,10 @@ export function createLedger(options: LedgerOptions): Ledger {
       const signers = new Set<string>();
       for (const signature of signatures) {
         try {
-          const publicKey = await verifyTransactionSignature(transactionBcs, toBase64(signature));
-          signers.add(publicKey.toSuiAddress());
+          const ed25519 = ed25519Signer(transactionBcs, signature);
+          signers.add(
+            ed25519 ?? (await verifyTransactionSignature(transactionBcs, toBase64(signature))).toSuiAddress(),
+          );
         } catch (error) {
           throw new TransactionRejected(
             "InvalidSignature",
