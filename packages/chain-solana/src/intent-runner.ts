@@ -11,7 +11,7 @@ import type { Logger } from "@gateway/logging";
 import { type IntentInput, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
 import type { Connection } from "@solana/web3.js";
 import bs58 from "bs58";
-import { createIntentJournal, type IntentRecord } from "./intent-journal.js";
+import { createIntentJournal, type IntentRecord, type SignedAttempt } from "./intent-journal.js";
 import { createLandingPoller } from "./landing-poller.js";
 import type { NoncePool } from "./nonce-pool.js";
 import { nonceOf } from "./transaction-outcome.js";
@@ -69,12 +69,8 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
   const journal = createIntentJournal(sql, "solana");
   const landing = createLandingPoller({ connection, log, pollMs });
 
-  /** The record as written, or null when nothing was signed (a nonce lease lost; try again). */
-  async function signAndSend(
-    spec: SolanaIntentSpec,
-    attempt: number,
-    signatures: string[],
-  ): Promise<IntentRecord | null> {
+  /** The attempt as recorded, or null when nothing was signed (a nonce lease lost; try again). */
+  async function signAndSend(spec: SolanaIntentSpec, attempt: number): Promise<SignedAttempt | null> {
     const nonce = spec.durable ? await pool.lease(spec.intentId, spec.mode) : undefined;
     const recent = nonce?.value ?? (await connection.getLatestBlockhash("confirmed")).blockhash;
     const message = await spec.build(recent, nonce?.account);
@@ -97,7 +93,7 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
     if (bound && bound.account !== nonce?.account) await pool.adopt(spec.intentId, bound.account);
     const wire = solanaWireTransaction(signed.transaction, signed.signatures);
     const signature = bs58.encode(signed.signatures[0]!.signature);
-    const attemptSigned = {
+    const attemptSigned: SignedAttempt = {
       attempt,
       message: signed.transaction,
       wire,
@@ -112,11 +108,7 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
       .catch((error) =>
         log.warn({ err: String(error), intentId: spec.intentId, signature }, "send refused; will resend"),
       );
-    return {
-      ...attemptSigned,
-      signatures: signatures.includes(signature) ? signatures : [...signatures, signature],
-      finalTxid: null,
-    };
+    return attemptSigned;
   }
 
   /** A nonce is released only by an intent that may hold one: sweeps never lease. */
@@ -136,9 +128,15 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
         if (Date.now() > deadline) throw new SolanaIntentError(`intent ${spec.intentId} not final in time`);
         if (record.finalTxid) return record.finalTxid;
         if (!record.message || !record.wire || !record.signature) {
-          record =
-            (await signAndSend(spec, record.attempt, record.signatures)) ??
-            (await journal.read(spec.intentId));
+          const signed = await signAndSend(spec, record.attempt);
+          // As the journal now holds it (recordSigned adds the signature to the list once).
+          record = signed
+            ? {
+                ...signed,
+                signatures: [...new Set([...record.signatures, signed.signature])],
+                finalTxid: null,
+              }
+            : await journal.read(spec.intentId);
           continue;
         }
         const fate = await landing.fateOf({

@@ -6,12 +6,7 @@
 // traffic and of the local network's work.
 import type { Logger } from "@gateway/logging";
 import type { Connection, SignatureStatus } from "@solana/web3.js";
-import {
-  conditionHolds,
-  conditionKey,
-  type LandingCondition,
-  landingCondition,
-} from "./transaction-outcome.js";
+import { conditionHolds, conditionKey, landingCondition } from "./transaction-outcome.js";
 
 export type Fate = { state: "final"; txid: string } | { state: "pending" } | { state: "dead"; why: string };
 
@@ -38,7 +33,6 @@ const STATUS_BATCH = 256;
 
 interface Waiting {
   sent: SentTransaction;
-  condition: LandingCondition;
   resolve(fate: Fate): void;
   reject(error: unknown): void;
 }
@@ -51,8 +45,6 @@ export function createLandingPoller(options: {
   const { connection, log, pollMs } = options;
   let waiting: Waiting[] = [];
   let scheduled = false;
-  // A message is parsed once however many polls it waits through.
-  const conditions = new WeakMap<Uint8Array, LandingCondition>();
 
   function schedule() {
     if (scheduled) return;
@@ -101,11 +93,15 @@ export function createLandingPoller(options: {
       });
       if (unseen.length === 0) return;
       const holds = new Map<string, Promise<boolean>>();
-      for (const { condition } of unseen) {
-        const key = conditionKey(condition);
-        if (!holds.has(key)) holds.set(key, conditionHolds(connection, condition));
-      }
-      const alive = await Promise.all(unseen.map(({ condition }) => holds.get(conditionKey(condition))!));
+      const alive = await Promise.all(
+        unseen.map(({ sent }) => {
+          // Parsed only here: most transactions are seen at their first poll and never need it.
+          const condition = landingCondition(sent.message);
+          const key = conditionKey(condition);
+          if (!holds.has(key)) holds.set(key, conditionHolds(connection, condition));
+          return holds.get(key)!;
+        }),
+      );
       const statuses = await statusesOf(unseen);
       await Promise.all(
         unseen.map(async (entry, i) => {
@@ -132,14 +128,8 @@ export function createLandingPoller(options: {
 
   return {
     fateOf(sent) {
-      let condition = conditions.get(sent.message);
-      if (!condition) {
-        condition = landingCondition(sent.message);
-        conditions.set(sent.message, condition);
-      }
-      const known = condition;
       return new Promise<Fate>((resolve, reject) => {
-        waiting.push({ sent, condition: known, resolve, reject });
+        waiting.push({ sent, resolve, reject });
         schedule();
       });
     },

@@ -8,7 +8,10 @@ import { nonceValue } from "./nonce-pool.js";
 
 /** The durable nonce a message spends (its first instruction advances it), if any. */
 export function nonceOf(message: Uint8Array): { account: string; value: string } | undefined {
-  const parsed = Message.from(message);
+  return nonceIn(Message.from(message));
+}
+
+function nonceIn(parsed: Message): { account: string; value: string } | undefined {
   const first = parsed.instructions[0];
   if (!first || !parsed.accountKeys[first.programIdIndex]?.equals(SystemProgram.programId)) return undefined;
   const data = bs58.decode(first.data);
@@ -21,8 +24,9 @@ export function nonceOf(message: Uint8Array): { account: string; value: string }
 export type LandingCondition = { nonce: { account: string; value: string } } | { blockhash: string };
 
 export function landingCondition(message: Uint8Array): LandingCondition {
-  const nonce = nonceOf(message);
-  return nonce ? { nonce } : { blockhash: Message.from(message).recentBlockhash };
+  const parsed = Message.from(message);
+  const nonce = nonceIn(parsed);
+  return nonce ? { nonce } : { blockhash: parsed.recentBlockhash };
 }
 
 /** One text per condition: messages that share it can still land, or not, together. */

@@ -15,6 +15,16 @@ const detached = (keypair: Keypair, message: Uint8Array) => {
 };
 const addr = () => Keypair.generate().publicKey.toBase58();
 const blockhash = Keypair.generate().publicKey.toBase58();
+/** A SOL payout from `vault` to a fresh address, paid by `gas`. */
+const solPayout = (vault: Keypair, gas: Keypair, amount: bigint) =>
+  buildSolanaTransfer({
+    asset: SOL_ASSET,
+    source: vault.publicKey.toBase58(),
+    destination: addr(),
+    gasWallet: gas.publicKey.toBase58(),
+    amount,
+    recentBlockhash: blockhash,
+  });
 const suiAddr = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 
 describe("Solana builders", () => {
@@ -40,27 +50,13 @@ describe("Solana builders", () => {
   it("builds a SOL payout and assembles a wire transaction", () => {
     const vault = Keypair.generate();
     const gas = Keypair.generate();
-    const bytes = buildSolanaTransfer({
-      asset: SOL_ASSET,
-      source: vault.publicKey.toBase58(),
-      destination: addr(),
-      gasWallet: gas.publicKey.toBase58(),
-      amount: 5n,
-      recentBlockhash: blockhash,
-    });
+    const bytes = solPayout(vault, gas, 5n);
     const wire = solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, bytes)]);
     expect(wire.length).toBe(1 + 2 * 64 + bytes.length);
     // Every signature is verified, so a wrong one cannot slip onto the wire: a missing one, one
     // by the right key over other bytes, one altered by a bit.
     expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), detached(gas, bytes)])).toThrow();
-    const other = buildSolanaTransfer({
-      asset: SOL_ASSET,
-      source: vault.publicKey.toBase58(),
-      destination: addr(),
-      gasWallet: gas.publicKey.toBase58(),
-      amount: 6n,
-      recentBlockhash: blockhash,
-    });
+    const other = solPayout(vault, gas, 6n);
     expect(() => solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, other)])).toThrow(
       /does not verify/,
     );
@@ -134,14 +130,7 @@ describe("solanaWireTransaction", () => {
   it("refuses a signature by a key that is not a signer, and a message too short for its header", () => {
     const gas = Keypair.generate();
     const vault = Keypair.generate();
-    const bytes = buildSolanaTransfer({
-      asset: SOL_ASSET,
-      source: vault.publicKey.toBase58(),
-      destination: addr(),
-      gasWallet: gas.publicKey.toBase58(),
-      amount: 5n,
-      recentBlockhash: blockhash,
-    });
+    const bytes = solPayout(vault, gas, 5n);
     const stranger = Keypair.generate();
     expect(() =>
       solanaWireTransaction(bytes, [detached(gas, bytes), detached(vault, bytes), detached(stranger, bytes)]),

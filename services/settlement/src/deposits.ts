@@ -1,9 +1,9 @@
 import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { DepositReport } from "@gateway/contracts";
-import { handleOnceInBatches } from "@gateway/db";
 import { type PaymentMessage, parseCoin } from "@gateway/domain";
-import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import type { PaymentActorDeps } from "@gateway/payments";
 import { consumeCommands } from "./command-consumer.js";
+import { paymentMessagesOnce } from "./payment-messages-once.js";
 
 const CONSUMER = "settlement-deposits";
 
@@ -30,20 +30,12 @@ function toPaymentMessage(report: DepositReport): PaymentMessage {
 }
 
 /**
- * Deposits become messages to the payment that owns the address, each once. Reports that arrive
- * together share one transaction (one payment's in arrival order, different payments' side by
- * side): a final deposit can complete a payment, whose ledger posting takes the merchant's, the
- * vault's and the fee accounts' rows, and a transaction per report queued them on those locks.
+ * Deposits become messages to the payment that owns the address, each once; reports that arrive
+ * together share one transaction (paymentMessagesOnce).
  */
 export function startDepositConsumer(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, sql, log } = deps;
-  const apply = handleOnceInBatches<{ paymentId: string; message: PaymentMessage }>(
-    sql,
-    CONSUMER,
-    (tx, { paymentId, message }) => applyPaymentMessage(deps, paymentId, message, tx),
-    // By payment, not by address: a payment's two wallets (two chains chosen) are one actor.
-    { keyOf: ({ paymentId }) => paymentId },
-  );
+  const apply = paymentMessagesOnce(deps, CONSUMER);
   return consumeCommands<DepositReport>(bus, log, {
     durable: CONSUMER,
     subject: bus.topology.subjects.allDeposits,

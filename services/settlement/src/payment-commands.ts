@@ -1,9 +1,9 @@
 import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { PaymentCommand } from "@gateway/contracts";
-import { handleOnceInBatches } from "@gateway/db";
 import { deserializePaymentMessage } from "@gateway/domain";
-import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import type { PaymentActorDeps } from "@gateway/payments";
 import { consumeCommands } from "./command-consumer.js";
+import { paymentMessagesOnce } from "./payment-messages-once.js";
 
 const CONSUMER = "settlement-payment-commands";
 
@@ -13,13 +13,8 @@ const CONSUMER = "settlement-payment-commands";
  * applies it; commands that arrive together share one transaction, applied in arrival order.
  */
 export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
-  const { bus, sql, log } = deps;
-  const apply = handleOnceInBatches<PaymentCommand>(
-    sql,
-    CONSUMER,
-    (tx, data) => applyPaymentMessage(deps, data.payment_id, deserializePaymentMessage(data.message), tx),
-    { keyOf: (data) => data.payment_id },
-  );
+  const { bus, log } = deps;
+  const apply = paymentMessagesOnce(deps, CONSUMER);
   return consumeCommands<PaymentCommand>(bus, log, {
     durable: CONSUMER,
     subject: bus.topology.subjects.allPaymentCommands,
@@ -28,10 +23,13 @@ export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Pro
     concurrency: 64,
     handle: async ({ id, data }) => {
       // A command that cannot be read fails here, alone, before it could join a batch.
-      const command = deserializePaymentMessage(data.message).type;
-      const outcome = await apply(id, data);
+      const message = deserializePaymentMessage(data.message);
+      const outcome = await apply(id, { paymentId: data.payment_id, message });
       if (outcome.ran)
-        log.info({ paymentId: data.payment_id, messageId: id, command }, "payment command applied");
+        log.info(
+          { paymentId: data.payment_id, messageId: id, command: message.type },
+          "payment command applied",
+        );
     },
   });
 }

@@ -1,18 +1,11 @@
 import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
-import { handleOnceInBatches } from "@gateway/db";
-import {
-  type Chain,
-  isPriced,
-  type Mode,
-  type PaymentMessage,
-  type PricedCoin,
-  parseCoin,
-} from "@gateway/domain";
-import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
+import type { PaymentActorDeps } from "@gateway/payments";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlements } from "./chains/chain-settlement.js";
 import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
+import { paymentMessagesOnce } from "./payment-messages-once.js";
 
 /**
  * The one durable this work had before it was split per chain (consumers `settlement-work-<chain>`
@@ -36,16 +29,8 @@ export function startSettlementWork(
   deps: PaymentActorDeps & { bus: Bus; chains: ChainSettlements; usdRate?: UsdRate | undefined },
 ): Promise<RunningConsumer> {
   const { bus, sql, log, chains } = deps;
-  // What the chain did goes back to the payment actor, each message once. Reports that finish
-  // together share one transaction (one payment's in order): a completion posts to the merchant's,
-  // the vault's and the fee accounts' rows, and one transaction each queued them on those rows'
-  // locks, 21 ms a posting at 30 live payments a second (bench/RESULTS.md).
-  const report = handleOnceInBatches<{ paymentId: string; message: PaymentMessage }>(
-    sql,
-    CONSUMER,
-    (tx, { paymentId, message }) => applyPaymentMessage(deps, paymentId, message, tx),
-    { keyOf: ({ paymentId }) => paymentId },
-  );
+  // What the chain did goes back to the payment actor, each message once.
+  const report = paymentMessagesOnce(deps, CONSUMER);
 
   async function depositWallet(paymentId: string, chain: Chain, address: string) {
     const [wallet] = await sql<{ derivation_index: bigint }[]>`

@@ -5,15 +5,15 @@
 // (with the idempotent creation of the recipient's token account) through `sendTransaction`,
 // preflight on, over a kept-alive HTTP connection. Solana orders transactions that write the
 // same account, so a wallet can have many payments in flight.
-import { createPrivateKey, type KeyObject, sign } from "node:crypto";
 import { Agent, request } from "node:http";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
-import { Keypair, PublicKey, Transaction } from "@solana/web3.js";
+import { PublicKey, Transaction } from "@solana/web3.js";
 import type { Stablecoin } from "./faucet.js";
+import { generateKeypair, signTransaction } from "./keys.js";
 import { formatUnits } from "./token.js";
 
 export interface SolanaCustomerPool {
@@ -46,7 +46,10 @@ export async function createSolanaCustomerPool(options: {
   };
   const info = (await getJson(options.rpcUrl, "/info", agent)) as { mints: Record<string, string> };
   const mint = new PublicKey(info.mints[coin]!);
-  const wallets = Array.from({ length: options.wallets ?? 16 }, () => Keypair.generate());
+  // Signed with node's Ed25519 (keys.ts): web3.js signs, and checks in serialize(), with JavaScript
+  // curve arithmetic, 1.5-1.8 ms of the pipeline bench's CPU a live Solana payment, on the cores it
+  // shares with the cluster it measures.
+  const wallets = Array.from({ length: options.wallets ?? 16 }, () => generateKeypair());
   await Promise.all(
     wallets.map(async (wallet) => {
       const owner = wallet.publicKey.toBase58();
@@ -55,7 +58,6 @@ export async function createSolanaCustomerPool(options: {
     }),
   );
   const sources = wallets.map((wallet) => getAssociatedTokenAddressSync(mint, wallet.publicKey));
-  const keys = wallets.map((wallet) => signingKey(wallet));
 
   const latestBlockhash = async () =>
     ((await rpc("getLatestBlockhash", [{ commitment: "confirmed" }])) as { value: { blockhash: string } })
@@ -91,11 +93,7 @@ export async function createSolanaCustomerPool(options: {
           DECIMALS,
         ),
       );
-      // Signed with node's Ed25519 (OpenSSL): web3.js's sign and the check in its serialize() are
-      // JavaScript curve arithmetic: the pipeline bench's process spent 1.5-1.8 ms less CPU a
-      // live Solana payment without them, on cores it shares with the cluster it measures.
-      tx.addSignature(wallet.publicKey, sign(null, tx.serializeMessage(), keys[index]!));
-      const encoded = tx.serialize({ verifySignatures: false }).toString("base64");
+      const encoded = Buffer.from(signTransaction(tx, [wallet])).toString("base64");
       const signature = await rpc("sendTransaction", [encoded, { encoding: "base64" }]);
       if (typeof signature !== "string")
         throw new Error(`sendTransaction of ${formatUnits(baseUnits, DECIMALS)} ${coin}: no signature`);
@@ -106,16 +104,6 @@ export async function createSolanaCustomerPool(options: {
       agent.destroy();
     },
   };
-}
-
-/** The wallet's Ed25519 key for node:crypto: its 32-byte seed in a PKCS#8 envelope. */
-function signingKey(wallet: Keypair): KeyObject {
-  const pkcs8Prefix = Buffer.from("302e020100300506032b657004220420", "hex");
-  return createPrivateKey({
-    key: Buffer.concat([pkcs8Prefix, wallet.secretKey.subarray(0, 32)]),
-    format: "der",
-    type: "pkcs8",
-  });
 }
 
 function postJson(base: string, path: string, body: unknown, agent: Agent): Promise<unknown> {
