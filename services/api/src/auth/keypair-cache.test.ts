@@ -1,5 +1,6 @@
 import { createSql, newId, type Sql } from "@gateway/db";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
+import { waitFor } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
@@ -37,6 +38,20 @@ const create = async (api: TestApi, key: string) =>
     body: { amount: 5, currency: "USD" },
   });
 
+/**
+ * A replica that did not make a change hears of it by PostgreSQL's notification, which reaches its
+ * LISTEN connection on its own socket: a request on another socket can be served first. So it
+ * refuses the key as soon as the notification arrives, within this bound; the replica that made
+ * the change empties its own cache before answering, and refuses at once.
+ */
+const NOTIFIED_WITHIN_MS = 2_000;
+async function refusedOnceNotified(api: TestApi, key: string) {
+  await waitFor(async () => (await status(api, key)) === 401, {
+    what: "the replica to hear of the change",
+    timeoutMs: NOTIFIED_WITHIN_MS,
+  });
+}
+
 /** Both replicas have answered with this key, so each holds it in its cache. */
 async function warm(key: string) {
   for (const api of [a, b, a, b]) expect(await status(api, key)).toBe(200);
@@ -49,12 +64,13 @@ async function newKeypair() {
 }
 
 describe("API key cache across replicas", () => {
-  it("a keypair deactivated on one replica is refused at once by the other, and comes back", async () => {
+  it("a keypair deactivated on one replica is refused by the other once notified, and comes back", async () => {
     const keys = await newKeypair();
     await warm(keys.test_key);
     await warm(keys.live_key);
     const off = await call(a.baseUrl, "POST", `/api-keys/${keys.id}/deactivate`, { headers: owner.auth });
     expect(off.body.active).toBe(false);
+    await refusedOnceNotified(b, keys.test_key);
     const refused = await create(b, keys.test_key);
     expect(refused.status).toBe(401);
     expect(refused.body.error).toMatchObject({ type: "authentication_error", code: "api_key_invalid" });
@@ -67,10 +83,12 @@ describe("API key cache across replicas", () => {
     expect(await status(b, keys.live_key)).toBe(200);
   });
 
-  it("a keypair deactivated straight in PostgreSQL is refused at once too", async () => {
+  it("a keypair deactivated straight in PostgreSQL is refused by both once notified", async () => {
     const keys = await newKeypair();
     await warm(keys.test_key);
     await a.db.sql`update api_keypairs set active = false where id = ${keys.id}`;
+    await refusedOnceNotified(a, keys.test_key);
+    await refusedOnceNotified(b, keys.test_key);
     expect(await status(a, keys.test_key)).toBe(401);
     expect(await status(b, keys.test_key)).toBe(401);
   });
@@ -93,8 +111,9 @@ describe("API key cache across replicas", () => {
     }
     await warm(keys.test_key);
     await call(b.baseUrl, "POST", `/api-keys/${keys.id}/deactivate`, { headers: owner.auth });
-    expect(await status(a, keys.test_key)).toBe(401);
     expect(await status(b, keys.test_key)).toBe(401);
+    await refusedOnceNotified(a, keys.test_key);
+    expect(await status(a, keys.test_key)).toBe(401);
   });
 
   it("does not remember unknown keys: a key refused before its keypair exists works once it does", async () => {
