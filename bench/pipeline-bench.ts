@@ -10,7 +10,9 @@
 // Per rate: offered, achieved, lost, wrong final state, duplicate deliveries, p50/p99 from the
 // customer's action (simulate, or the transfer sent) to the final webhook and from create, CPU per payment by process; then pgbench's single-row INSERT rate on the same
 // PostgreSQL, in a throwaway database. `--quick` runs the test flow alone.
-//   pnpm exec tsx bench/pipeline-bench.ts [--quick] [--flows=test,solana,sui] [--rates=50,100] [--record]
+// `--pg-statements` loads pg_stat_statements into the cluster's PostgreSQL and prints, per step, the
+// statements that took most of its execution time, with calls per completed payment.
+//   pnpm exec tsx bench/pipeline-bench.ts [--quick] [--flows=test,solana,sui] [--rates=50,100] [--pg-statements] [--record]
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -32,6 +34,9 @@ import { pgbenchInsertRate } from "./load-tools.js";
 import { machineLine, machineSplit, machineTicks, percentile } from "./machine.js";
 
 const quick = process.argv.includes("--quick");
+const pgStatements = process.argv.includes("--pg-statements");
+// The cluster's runner reads it (scripts/local-cluster.ts); the child inherits this environment.
+if (pgStatements) process.env["GATEWAY_PG_STAT_STATEMENTS"] = "1";
 const record = process.argv.includes("--record");
 type Flow = "test" | "solana" | "sui";
 const flowsArgument = process.argv.find((arg) => arg.startsWith("--flows="))?.slice("--flows=".length);
@@ -103,8 +108,36 @@ interface Step {
   machineCpu: string;
   /** PostgreSQL transactions committed per completed payment (pg_stat_database). */
   commitsPerPayment: number;
+  /** `--pg-statements`: the statements that took most of PostgreSQL's execution time. */
+  statements?: StatementCost[];
   failures: string[];
   load: string;
+}
+
+interface StatementCost {
+  query: string;
+  callsPerPayment: number;
+  /** Execution time per payment, all calls together. */
+  msPerPayment: number;
+  rowsPerCall: number;
+}
+
+/** pg_stat_statements' counters start again (every database): called before each step. */
+async function resetStatements(sql: Sql): Promise<void> {
+  await sql`create extension if not exists pg_stat_statements`;
+  await sql`select pg_stat_statements_reset()`;
+}
+
+async function topStatements(sql: Sql, payments: number): Promise<StatementCost[]> {
+  const rows = await sql<{ query: string; calls: string; total_ms: number; rows: string }[]>`
+    select query, calls::text, total_exec_time as total_ms, rows::text from pg_stat_statements
+    where query not like '%pg_stat_statements%' order by total_exec_time desc limit 60`;
+  return rows.map((r) => ({
+    query: r.query.replace(/\s+/g, " ").slice(0, 160),
+    callsPerPayment: Number(r.calls) / Math.max(payments, 1),
+    msPerPayment: r.total_ms / Math.max(payments, 1),
+    rowsPerCall: Number(r.rows) / Math.max(Number(r.calls), 1),
+  }));
 }
 
 const loadAverage = () =>
@@ -194,6 +227,7 @@ async function runStep(options: {
   // Sui wallets pay once each: funded before the step, outside its CPU and time.
   const suiPool = options.customers.sui;
   if (flow === "sui" && suiPool) await suiPool.prepare(total - suiPool.ready);
+  if (pgStatements) await resetStatements(sql);
   const cpuBefore = cpuSecondsByProcess(options.processes);
   const commitsBefore = await committed(sql);
   const payments: Payment[] = [];
@@ -251,6 +285,7 @@ async function runStep(options: {
   const commitsAfter = await committed(sql);
 
   const completed = payments.filter((p) => p.completedAt !== undefined);
+  const statements = pgStatements ? await topStatements(sql, completed.length) : undefined;
   const ids = payments.flatMap((p) => (p.id ? [p.id] : []));
   const rows = ids.length
     ? await sql<{ id: string; status: string }[]>`select id, status from payments where id = any(${ids})`
@@ -289,6 +324,7 @@ async function runStep(options: {
     cpuPerPaymentMs,
     machineCpu,
     commitsPerPayment: completed.length ? (commitsAfter - commitsBefore) / completed.length : Number.NaN,
+    ...(statements ? { statements } : {}),
     failures: [...new Set(payments.flatMap((p) => (p.failed ? [p.failed] : [])))].slice(0, 5),
     load,
   };
@@ -506,6 +542,11 @@ for (const s of steps)
   out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} | ${s.commitsPerPayment.toFixed(1)} |\n`;
 const failures = steps.flatMap((s) => s.failures.map((f) => `- ${s.flow} at ${s.offered}/s: ${f}`));
 if (failures.length) out += `\nFailures seen:\n${failures.join("\n")}\n`;
+for (const s of steps.filter((step) => step.statements)) {
+  out += `\nPostgreSQL's statements at ${s.flow} ${s.offered}/s (pg_stat_statements, by execution time; per completed payment):\n\n| ms | calls | rows a call | statement |\n| - | - | - | - |\n`;
+  for (const st of s.statements!)
+    out += `| ${st.msPerPayment.toFixed(3)} | ${st.callsPerPayment.toFixed(2)} | ${st.rowsPerCall.toFixed(1)} | \`${st.query.replaceAll("|", "\\|").replaceAll("`", "'")}\` |\n`;
+}
 const suiSteps = steps.filter((s) => s.confirmed);
 if (suiSteps.length) {
   out += `\nSui, from the checkpoint that sealed the customer's transfer to the payment.confirmed event (up to 200 payments a step; goal: one checkpoint interval + 100 ms):\n\n| offered /s | payments | p50 ms | p95 ms |\n| - | - | - | - |\n`;

@@ -54,6 +54,7 @@ try {
     started.pg = await startPostgres({
       dataDir: path.join(dataDir, "postgres"),
       port: Number(process.env.GATEWAY_PG_PORT ?? 0),
+      statStatements: process.env.GATEWAY_PG_STAT_STATEMENTS === "1",
     });
     const url = new URL(started.pg.url);
     url.pathname = "/gateway";

@@ -15,6 +15,12 @@ export interface StartPostgresOptions {
   dataDir: string;
   port?: number;
   log?: (line: string) => void;
+  /**
+   * Loads pg_stat_statements (statement counts and execution time, per statement text): for
+   * finding where PostgreSQL's time goes under load (bench/pipeline-bench.ts --pg-statements).
+   * Off by default: it costs a little on every statement.
+   */
+  statStatements?: boolean;
 }
 
 /**
@@ -52,6 +58,9 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Loca
       "max_connections=400",
       "-c",
       "unix_socket_directories=",
+      ...(options.statStatements
+        ? ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all"]
+        : []),
     ],
     onLog: (line) => log(String(line).trim()),
     onError: (err) => log(String(err).trim()),

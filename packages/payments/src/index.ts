@@ -3,6 +3,7 @@ export {
   applyPaymentMessage,
   applyPaymentMessageToRow,
   type PaymentActorDeps,
+  stateAssignments,
 } from "./payment-actor.js";
 export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
 export {

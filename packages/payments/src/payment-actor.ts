@@ -94,12 +94,20 @@ async function writeState(
   version?: number,
 ): Promise<PaymentRow | undefined> {
   const [updated] = await t<PaymentRow[]>`
-    update payments set state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
-      chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
-      quote_expires_at = ${runningQuoteEnd(state)},
-      version = version + 1, updated_at = now()
+    update payments set ${stateAssignments(t, state)}
     where id = ${paymentId} ${version === undefined ? t`` : t`and version = ${version}`} returning *`;
   return updated;
+}
+
+/**
+ * What a new state sets on its payment's row, for an `update payments set …`: the state and the
+ * columns read from it, and the next version. Every writer of a state uses this one list.
+ */
+export function stateAssignments(t: TransactionSql | Sql, state: PaymentState) {
+  return t`state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
+      chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
+      quote_expires_at = ${runningQuoteEnd(state)},
+      version = version + 1, updated_at = now()`;
 }
 
 async function effectMessages(

@@ -1,10 +1,10 @@
 import type { Bus } from "@gateway/bus";
 import type { ApiConfig } from "@gateway/config";
 import type { Sql } from "@gateway/db";
-import type { Chain, Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import type { PriceService } from "@gateway/prices";
 import type { SessionTokens } from "./auth/session-token.js";
+import type { DepositAddressPool } from "./deposit-address-pool.js";
 import type { RateLimiter } from "./http/rate-limit.js";
 import type { Mailer } from "./mail/mailer.js";
 import type { PaymentWatch } from "./routes/checkout/payment-watch.js";
@@ -13,11 +13,6 @@ import type { PayoutApprover } from "./routes/payouts/payout-approval.js";
 
 /** Mint addresses of the stablecoins on Solana, for Solana Pay URIs. */
 export type SolanaMints = Record<"USDC" | "USDT", string>;
-
-/** Derives one-time deposit addresses; in production the signer does, over mTLS gRPC. */
-export interface DepositAddressSource {
-  derive(chain: Chain, mode: Mode, index: bigint): Promise<string>;
-}
 
 /** Everything the API's routes need, created once in main.ts (or by a test) and passed down. */
 export interface ApiDeps {
@@ -28,7 +23,8 @@ export interface ApiDeps {
   limiter: RateLimiter;
   sessions: SessionTokens;
   mailer: Mailer;
-  depositAddresses: DepositAddressSource;
+  /** One-time deposit addresses, derived ahead by the signer (over mTLS gRPC) a batch at a time. */
+  depositAddresses: DepositAddressPool;
   /** Signs live payout approvals after the OTP check; without it live payouts are refused. */
   payoutApprover?: PayoutApprover | undefined;
   /**

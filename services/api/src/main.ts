@@ -5,6 +5,7 @@ import { openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
 import { createApp } from "./app.js";
 import { createSessionTokens } from "./auth/session-token.js";
+import { depositAddressPool } from "./deposit-address-pool.js";
 import { answerClientErrors } from "./http/client-error.js";
 import { createRateLimiter } from "./http/rate-limit.js";
 import { createMailer } from "./mail/mailer.js";
@@ -37,7 +38,7 @@ const app = createApp({
     merchantExists: async (id) => (await sql`select 1 from merchants where id = ${id}`).length > 0,
   }),
   mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
-  depositAddresses: signerDepositAddresses(signer),
+  depositAddresses: depositAddressPool({ sql, deriver: signerDepositAddresses(signer), log }),
   solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
   payoutApprover,
   payoutDestinations:

@@ -39,14 +39,12 @@ describe("deposit addresses from the signer", () => {
         .listen(port, "127.0.0.1");
     }, 700);
     try {
-      const address = await signerDepositAddresses(client, 10_000).derive("solana", "live", 7n);
-      expect(address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+      const [first] = await signerDepositAddresses(client, 10_000).derive("solana", "live", [7n]);
+      expect(first).toEqual({ address: testDepositAddress("solana", "live", 7) });
       // Index 7 is handed out now: asked again, the signer says so and names the highest.
-      const again = await signerDepositAddresses(signer.client, 1_000)
-        .derive("solana", "live", 7n)
-        .catch((e: unknown) => e);
-      expect(again).toBeInstanceOf(DepositIndexIssuedError);
-      expect((again as DepositIndexIssuedError).highestIssued).toBeGreaterThanOrEqual(7);
+      const [again] = await signerDepositAddresses(signer.client, 1_000).derive("solana", "live", [7n]);
+      expect(again).toEqual({ issued: expect.any(DepositIndexIssuedError) });
+      expect((again as { issued: DepositIndexIssuedError }).issued.highestIssued).toBeGreaterThanOrEqual(7);
     } finally {
       clearTimeout(back);
       client.close();
@@ -64,39 +62,31 @@ describe("deposit addresses from the signer", () => {
         return [{ address: "addr-after-restart" }];
       },
     } as unknown as SignerClient;
-    expect(await signerDepositAddresses(client, 5_000).derive("solana", "live", 3n)).toBe(
-      "addr-after-restart",
-    );
+    expect(await signerDepositAddresses(client, 5_000).derive("solana", "live", [3n])).toEqual([
+      { address: "addr-after-restart" },
+    ]);
     expect(calls).toBe(2);
   });
 
-  it("derives requests made together in one call, each with its own outcome", async () => {
+  it("derives many indices in calls of at most 256, each index with its own outcome", async () => {
     const client = clientAt(Number(new URL(signer.url).port));
-    let calls = 0;
+    const sizes: number[] = [];
     const counting = {
       deriveDepositAddresses: (requests: Parameters<SignerClient["deriveDepositAddresses"]>[0]) => {
-        calls++;
+        sizes.push(requests.length);
         return client.deriveDepositAddresses(requests);
       },
     } as unknown as SignerClient;
     try {
-      // Index 100 is handed out before; asked again among others, only its request fails.
-      await signerDepositAddresses(client).derive("sui", "test", 100n);
-      const source = signerDepositAddresses(counting);
-      const indices = [101n, 102n, 100n, 103n, 104n];
-      const outcomes = await Promise.allSettled(indices.map((i) => source.derive("sui", "test", i)));
-      // The first request goes at once; the four made while it was in flight share the next call.
-      expect(calls).toBe(2);
+      // Index 100 is handed out before; asked again among others, only its outcome says so.
+      await signerDepositAddresses(client).derive("sui", "test", [100n]);
+      const indices = [101n, 102n, 100n, ...Array.from({ length: 300 }, (_, i) => BigInt(1_000 + i))];
+      const outcomes = await signerDepositAddresses(counting).derive("sui", "test", indices);
+      expect(sizes).toEqual([256, 47]);
+      expect(outcomes).toHaveLength(indices.length);
       for (const [n, outcome] of outcomes.entries()) {
-        if (indices[n] === 100n) {
-          expect(outcome.status).toBe("rejected");
-          expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(DepositIndexIssuedError);
-        } else {
-          expect(outcome).toEqual({
-            status: "fulfilled",
-            value: testDepositAddress("sui", "test", Number(indices[n])),
-          });
-        }
+        if (indices[n] === 100n) expect(outcome).toEqual({ issued: expect.any(DepositIndexIssuedError) });
+        else expect(outcome).toEqual({ address: testDepositAddress("sui", "test", Number(indices[n])) });
       }
     } finally {
       client.close();
@@ -108,7 +98,7 @@ describe("deposit addresses from the signer", () => {
     const started = Date.now();
     try {
       const failure = await signerDepositAddresses(client, 400)
-        .derive("sui", "live", 1n)
+        .derive("sui", "live", [1n])
         .catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(GatewayError);
       expect((failure as GatewayError).code).toBe("service_unavailable");

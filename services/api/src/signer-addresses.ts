@@ -3,13 +3,13 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { retryWhileTransient } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import {
+  type DepositAddressOutcome,
   type DepositAddressRequest,
   DepositIndexIssuedError,
   type SignerClient,
   SignerRefusedError,
 } from "@gateway/signer-client";
-import type { DepositAddressSource } from "./deps.js";
-import { batched } from "./http/batched.js";
+import type { DepositAddressDeriver } from "./deposit-address-pool.js";
 
 /** Failures that mean "the signer is not there right now" (a restart), not "it said no". */
 const TRANSIENT = new Set([
@@ -24,38 +24,30 @@ const TRANSIENT = new Set([
 ]);
 
 /**
- * Deposit addresses come from the signer, the only holder of the seed. A call that failed because
- * the signer was restarting is made again, for up to `retryMs`; after that the customer gets a 503
- * to retry on. If the first call did reach the signer, the second finds its index handed out
- * (DepositIndexIssuedError) and the caller takes a new one.
+ * Deposit addresses come from the signer, the only holder of the seed, many indices of one branch
+ * in one call (the pool, deposit-address-pool.ts, asks a batch at a time). A call that failed
+ * because the signer was restarting is made again, for up to `retryMs`; after that the customer
+ * gets a 503 to retry on. If the first call did reach the signer, the second finds its indices
+ * handed out (DepositIndexIssuedError outcomes) and the pool takes new ones.
  */
-export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): DepositAddressSource {
-  const derive = batchedDerivations(client);
+export function signerDepositAddresses(client: SignerClient, retryMs = 10_000): DepositAddressDeriver {
   return {
-    derive: (chain, mode, index) =>
-      whileSignerRestarts(() => derive({ chain, mode, index: Number(index) }), retryMs),
+    async derive(chain, mode, indices) {
+      const outcomes: DepositAddressOutcome[] = [];
+      // The signer takes up to 1,000 derivations a call.
+      for (let at = 0; at < indices.length; at += MAX_DERIVATIONS_PER_CALL) {
+        const requests = indices
+          .slice(at, at + MAX_DERIVATIONS_PER_CALL)
+          .map((index): DepositAddressRequest => ({ chain, mode, index: Number(index) }));
+        outcomes.push(...(await whileSignerRestarts(() => client.deriveDepositAddresses(requests), retryMs)));
+      }
+      return outcomes;
+    },
   };
 }
 
 /** At most this many derivations per call (the signer takes up to 1,000). */
 const MAX_DERIVATIONS_PER_CALL = 256;
-
-/**
- * One call to the signer for many derivations (`batched`): requests made while a call is in
- * flight go together in the next one, so a call's fixed cost (TLS, HTTP/2, the RPC framework, the
- * audit sync) is shared as the load grows, and a single request goes at once. Each request gets
- * its own outcome: its address, its DepositIndexIssuedError, or the whole call's failure.
- */
-function batchedDerivations(client: SignerClient) {
-  const call = batched((requests: DepositAddressRequest[]) => client.deriveDepositAddresses(requests), {
-    maxBatch: MAX_DERIVATIONS_PER_CALL,
-  });
-  return async (request: DepositAddressRequest): Promise<string> => {
-    const outcome = await call(request);
-    if ("address" in outcome) return outcome.address;
-    throw outcome.issued;
-  };
-}
 
 /**
  * Makes a call again while the signer is restarting, for up to `retryMs`; then 503. Only for

@@ -8,6 +8,7 @@ import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import { createApp } from "../app.js";
 import { createSessionTokens } from "../auth/session-token.js";
+import { depositAddressPool } from "../deposit-address-pool.js";
 import type { ApiDeps } from "../deps.js";
 import { answerClientErrors } from "../http/client-error.js";
 import { createRateLimiter } from "../http/rate-limit.js";
@@ -39,7 +40,12 @@ export interface SharedInfra {
  * A real API on a random port over its own database and stream prefix, for one test file; or,
  * with `shared`, over another harness's database, bus and signer (closing leaves those alone).
  */
-export async function startTestApi(env: Record<string, string> = {}, shared?: SharedInfra): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  shared?: SharedInfra,
+  /** Deposit addresses derived per refill of the pool (deposit-address-pool.ts); 64 by default. */
+  options: { depositAddressBatch?: number } = {},
+): Promise<TestApi> {
   const db = shared?.db ?? (await createTestDatabase());
   const testBus = shared?.testBus ?? (await createTestBus());
   // The payout policy as production runs it (no destination delay in tests).
@@ -83,7 +89,12 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: Sh
       merchantExists: async (id) => (await db.sql`select 1 from merchants where id = ${id}`).length > 0,
     }),
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
-    depositAddresses: signerDepositAddresses(signer.clients.api),
+    depositAddresses: depositAddressPool({
+      sql: db.sql,
+      deriver: signerDepositAddresses(signer.clients.api),
+      log,
+      ...(options.depositAddressBatch ? { batch: options.depositAddressBatch } : {}),
+    }),
     solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
     payoutApprover,
     payoutDestinations:

@@ -11,7 +11,8 @@ let api: TestApi;
 let merchant: TestMerchant;
 let settlement: Settlement;
 beforeAll(async () => {
-  api = await startTestApi();
+  // Small batches of addresses derived ahead, so these tests cross many refills of the pool.
+  api = await startTestApi({}, undefined, { depositAddressBatch: 2 });
   merchant = await createTestMerchant(api.db.sql, "Corner Café");
   settlement = await startTestSettlement(api);
 });
@@ -155,13 +156,16 @@ describe("checkout API", () => {
     const before = [await generate(), await generate(), await generate()];
     // What a restore from an older backup does: the sequence goes back; the signer remembers.
     await api.db.sql`select setval('deposit_index_sui_test', 0, false)`;
-    const after = await generate();
-    expect(before).not.toContain(after);
+    // Addresses are derived ahead two at a time here: by the second, the pool has refilled from
+    // the sequence at least once, met the signer's memory and moved the sequence past it.
+    const after = [await generate(), await generate()];
+    for (const address of after) expect(before).not.toContain(address);
+    expect(after[0]).not.toBe(after[1]);
     const [row] = await api.db.sql<{ highest: bigint; last: bigint }[]>`
       select max(derivation_index) as highest, (select last_value from deposit_index_sui_test) as last
       from deposit_wallets where chain = 'sui' and mode = 'test'`;
-    expect(row!.last).toBe(row!.highest);
-    expect(await generate()).not.toBe(after);
+    expect(row!.last).toBeGreaterThanOrEqual(row!.highest);
+    expect(after).not.toContain(await generate());
   });
 
   it("keeps test and live addresses on separate branches", async () => {

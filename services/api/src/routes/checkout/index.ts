@@ -4,7 +4,7 @@ import {
   type Chain,
   type Coin,
   canPay,
-  type Mode,
+  decide,
   needsQuote,
   type PricedCoin,
   parseChain,
@@ -13,8 +13,13 @@ import {
   toCoinUnits,
 } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import { applyPaymentMessageToRow, isUuid, type PaymentRow, stateOf } from "@gateway/payments";
-import { DepositIndexIssuedError } from "@gateway/signer-client";
+import {
+  applyPaymentMessageToRow,
+  isUuid,
+  type PaymentRow,
+  stateAssignments,
+  stateOf,
+} from "@gateway/payments";
 import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
@@ -96,14 +101,46 @@ export const checkoutOperations = [
 ] as const;
 
 /** A deposit wallet's columns next to the payment's (all null when there is none). */
-interface LoadedExtras {
-  merchant_business_name: string | null;
+interface WalletColumns {
   wallet_chain: Chain | null;
   wallet_coin: Coin | null;
   wallet_address: string | null;
   wallet_amount_due: bigint | null;
   wallet_quote_rate_micros: bigint | null;
   wallet_quote_expires_at: Date | null;
+}
+
+interface LoadedExtras extends WalletColumns {
+  merchant_business_name: string | null;
+  wallet_count: number | null;
+}
+
+/** A payment's row and the deposit wallet whose columns were selected beside it, apart. */
+function splitWallet(found: PaymentRow & WalletColumns): {
+  row: PaymentRow;
+  wallet: DepositWalletRow | undefined;
+} {
+  const {
+    wallet_chain,
+    wallet_coin,
+    wallet_address,
+    wallet_amount_due,
+    wallet_quote_rate_micros,
+    wallet_quote_expires_at,
+    ...row
+  } = found;
+  const wallet: DepositWalletRow | undefined =
+    wallet_chain !== null && wallet_coin !== null && wallet_address !== null && wallet_amount_due !== null
+      ? {
+          chain: wallet_chain,
+          coin: wallet_coin,
+          address: wallet_address,
+          amount_due: wallet_amount_due,
+          quote_rate_micros: wallet_quote_rate_micros,
+          quote_expires_at: wallet_quote_expires_at,
+        }
+      : undefined;
+  return { row: row as PaymentRow, wallet };
 }
 
 /**
@@ -122,6 +159,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
    */
   async function load(id: string, wallet: "current" | { chain: Chain; coin: Coin } | "none" = "none") {
     if (!isUuid(id)) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
+    const choice = wallet !== "none" && wallet !== "current";
     const which =
       wallet === "none"
         ? sql`false`
@@ -131,35 +169,23 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     const [found] = await sql<(PaymentRow & LoadedExtras)[]>`
       select p.*, m.business_name as merchant_business_name, w.chain as wallet_chain, w.coin as wallet_coin,
         w.address as wallet_address, w.amount_due as wallet_amount_due,
-        w.quote_rate_micros as wallet_quote_rate_micros, w.quote_expires_at as wallet_quote_expires_at
+        w.quote_rate_micros as wallet_quote_rate_micros, w.quote_expires_at as wallet_quote_expires_at,
+        ${choice ? sql`(select count(*) from deposit_wallets c where c.payment_id = p.id)` : sql`null`}::int as wallet_count
       from payments p left join merchants m on m.id = p.merchant_id
       left join lateral (
         select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets d
         where d.payment_id = p.id and ${which}) w on true
       where p.id = ${id}`;
     if (!found) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
-    const {
-      merchant_business_name,
-      wallet_chain,
-      wallet_coin,
-      wallet_address,
-      wallet_amount_due,
-      wallet_quote_rate_micros,
-      wallet_quote_expires_at,
-      ...row
-    } = found;
-    const depositWallet: DepositWalletRow | undefined =
-      wallet_chain !== null && wallet_coin !== null && wallet_address !== null && wallet_amount_due !== null
-        ? {
-            chain: wallet_chain,
-            coin: wallet_coin,
-            address: wallet_address,
-            amount_due: wallet_amount_due,
-            quote_rate_micros: wallet_quote_rate_micros,
-            quote_expires_at: wallet_quote_expires_at,
-          }
-        : undefined;
-    return { row: row as PaymentRow, merchantName: merchant_business_name ?? "", wallet: depositWallet };
+    const { merchant_business_name, wallet_count, ...rest } = found;
+    const { row, wallet: depositWallet } = splitWallet(rest);
+    return {
+      row,
+      merchantName: merchant_business_name ?? "",
+      wallet: depositWallet,
+      /** For a chain and coin: how many wallets the payment had, of any choice. */
+      walletCount: wallet_count ?? 0,
+    };
   }
 
   mount(router, getCheckoutOperation, [], async ({ params }) => {
@@ -174,7 +200,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
   });
 
   mount(router, generateWalletOperation, [idem], async ({ params, body: { chain, coin } }) => {
-    const { row, merchantName, wallet: existing } = await load(params.id, { chain, coin });
+    const { row, merchantName, wallet: existing, walletCount } = await load(params.id, { chain, coin });
     const state = stateOf(row);
     if (!canPay(state.currency, chain, coin)) {
       throw new GatewayError("coin_unsupported", {
@@ -187,17 +213,25 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         message: `The payment is ${state.status}; no wallet can be generated.`,
       });
     }
-    const wallet = needsQuote(state.currency, coin)
-      ? await quotedWallet(row, state.amount, state.expiresAt, chain, coin, existing)
-      : (existing ??
-        (await createWallet(
-          row.id,
-          row.mode,
-          chain,
-          coin,
-          toCoinUnits(state.amount, state.currency, coin),
-          null,
-        )));
+    let wallet: DepositWalletRow;
+    if (existing) {
+      wallet = needsQuote(state.currency, coin)
+        ? await requotedWallet(row, state.amount, state.expiresAt, coin, existing)
+        : existing;
+    } else {
+      const [amountDue, newWalletQuote] = needsQuote(state.currency, coin)
+        ? newQuote(row, state.amount, state.expiresAt, coin)
+        : [toCoinUnits(state.amount, state.currency, coin), null];
+      const created = await createWallet(row, chain, coin, amountDue, newWalletQuote);
+      if (created.row) {
+        // A payment that had no wallet when it was read has no other wallet to leave unwatched: a
+        // concurrent choice's wallet written meanwhile is marked by its own request, whose state
+        // write comes after this one (this one's version check held) and which marks after it.
+        if (walletCount > 0) await watchChosenWallet(sql, row.id);
+        return walletView(created.wallet, created.row, merchantName, deps.solanaMints);
+      }
+      wallet = created.wallet;
+    }
     const quote =
       wallet.quote_rate_micros !== null && wallet.quote_expires_at !== null
         ? { rate: wallet.quote_rate_micros, expiresAt: wallet.quote_expires_at.getTime() }
@@ -217,78 +251,103 @@ export function checkoutRoutes(deps: ApiDeps): Router {
   });
 
   /**
-   * The wallet of a quoted choice (a USD payment paid in SOL or SUI): the same quote while it
-   * runs, so a repeated call is stable; once it has ended, a fresh quote at the current price on
-   * the same address. The quote never outlives the payment.
+   * The amount and quote of a new wallet for a quoted choice (a USD payment paid in SOL or SUI):
+   * the current price, for at most the quote's time and never past the payment's expiry.
    */
-  async function quotedWallet(
+  function newQuote(
     row: PaymentRow,
     usdCents: bigint,
     paymentExpiresAt: number,
-    chain: Chain,
     coin: PricedCoin,
-    existing: DepositWalletRow | undefined,
-  ): Promise<DepositWalletRow> {
-    const now = Date.now();
-    if (existing?.quote_expires_at && existing.quote_expires_at.getTime() > now) return existing;
+  ): [bigint, { rate: bigint; expiresAt: Date }] {
     const rate = usdRate(deps.prices, row.mode, coin);
-    const expiresAt = new Date(Math.min(now + config.QUOTE_TTL_SECONDS * 1000, paymentExpiresAt));
-    const amountDue = quotedAmount(usdCents, coin, rate);
-    if (!existing) return createWallet(row.id, row.mode, chain, coin, amountDue, { rate, expiresAt });
+    const expiresAt = new Date(Math.min(Date.now() + config.QUOTE_TTL_SECONDS * 1000, paymentExpiresAt));
+    return [quotedAmount(usdCents, coin, rate), { rate, expiresAt }];
+  }
+
+  /**
+   * The existing wallet of a quoted choice: the same quote while it runs, so a repeated call is
+   * stable; once it has ended, a fresh quote at the current price on the same address.
+   */
+  async function requotedWallet(
+    row: PaymentRow,
+    usdCents: bigint,
+    paymentExpiresAt: number,
+    coin: PricedCoin,
+    existing: DepositWalletRow,
+  ): Promise<DepositWalletRow> {
+    if (existing.quote_expires_at && existing.quote_expires_at.getTime() > Date.now()) return existing;
+    const [amountDue, { rate, expiresAt }] = newQuote(row, usdCents, paymentExpiresAt, coin);
     // Only the request that replaces the ended quote writes; a concurrent one reads its result.
     const [requoted] = await sql<DepositWalletRow[]>`
       update deposit_wallets set amount_due = ${amountDue}, quote_rate_micros = ${rate}, quote_expires_at = ${expiresAt}
-      where payment_id = ${row.id} and chain = ${chain} and coin = ${coin}
+      where payment_id = ${row.id} and chain = ${existing.chain} and coin = ${coin}
         and quote_expires_at is not distinct from ${existing.quote_expires_at}
       returning chain, coin, address, amount_due, quote_rate_micros, quote_expires_at`;
     if (requoted) return requoted;
     const [winner] = await sql<DepositWalletRow[]>`
-      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${row.id} and chain = ${chain} and coin = ${coin}`;
+      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${row.id} and chain = ${existing.chain} and coin = ${coin}`;
     return winner!;
   }
 
   /**
-   * The index comes from a sequence per chain and mode, and the signer hands each index out once,
-   * ever. After a restore of PostgreSQL from a backup the sequence is behind the signer: it is
-   * moved past the highest index the signer handed out, and the next one taken
-   * (docs/operations.md, "Restoring PostgreSQL from a backup").
+   * A new wallet for the choice, on an address from the pool (deposit-address-pool.ts). When the
+   * assignment changes only the payment's state (the common first choice), the wallet's row and
+   * the state go in one statement, the state only if the payment's row is still the version it
+   * was decided on and the wallet's insert took: `row` is then the payment as written. Otherwise
+   * only the wallet is written (or, if a concurrent request for the same choice won, that one's
+   * wallet is read), and the caller applies the assignment the general way.
    */
-  async function nextDepositAddress(chain: Chain, mode: Mode): Promise<{ index: bigint; address: string }> {
-    const sequence = `deposit_index_${chain}_${mode}`;
-    for (let attempt = 1; ; attempt++) {
-      const [next] = await sql<{ index: bigint }[]>`select nextval(${sequence}) as index`;
-      const index = next!.index;
-      try {
-        return { index, address: await deps.depositAddresses.derive(chain, mode, index) };
-      } catch (err) {
-        // A second refusal can only come from another replica racing past the same point.
-        if (!(err instanceof DepositIndexIssuedError) || attempt >= 3) throw err;
-        await sql`select setval(${sequence}, greatest(${err.highestIssued}, last_value)) from ${sql(sequence)}`;
-      }
-    }
-  }
-
   async function createWallet(
-    paymentId: string,
-    mode: Mode,
+    payment: PaymentRow,
     chain: Chain,
     coin: Coin,
     amountDue: bigint,
     quote: { rate: bigint; expiresAt: Date } | null,
-  ) {
-    const { index, address } = await nextDepositAddress(chain, mode);
-    const [wallet] = await sql<DepositWalletRow[]>`
+  ): Promise<{ wallet: DepositWalletRow; row?: PaymentRow }> {
+    const taken = await deps.depositAddresses.take(chain, payment.mode);
+    const insert = sql`
       insert into deposit_wallets (id, payment_id, mode, chain, coin, derivation_index, address, amount_due,
         quote_rate_micros, quote_expires_at)
-      values (${newId("dw")}, ${paymentId}, ${mode}, ${chain}, ${coin}, ${index}, ${address}, ${amountDue},
-        ${quote?.rate ?? null}, ${quote?.expiresAt ?? null})
+      values (${newId("dw")}, ${payment.id}, ${payment.mode}, ${chain}, ${coin}, ${taken.index}, ${taken.address},
+        ${amountDue}, ${quote?.rate ?? null}, ${quote?.expiresAt ?? null})
       on conflict (payment_id, chain, coin) do nothing
       returning chain, coin, address, amount_due, quote_rate_micros, quote_expires_at`;
-    if (wallet) return wallet;
-    // A concurrent request for the same choice won; its wallet is the one.
+    const decision = decide(stateOf(payment), {
+      type: "wallet_assigned",
+      chain,
+      coin,
+      address: taken.address,
+      amountDue,
+      quote: quote && { rate: quote.rate, expiresAt: quote.expiresAt.getTime() },
+    });
+    let wallet: DepositWalletRow | undefined;
+    if (!decision.rejected && decision.effects.length === 0) {
+      const [written] = await sql<(PaymentRow & WalletColumns)[]>`
+        with wallet as (${insert}),
+        payment as (
+          update payments set ${stateAssignments(sql, decision.state)}
+          where id = ${payment.id} and version = ${payment.version} and exists (select 1 from wallet)
+          returning *)
+        select p.*, w.chain as wallet_chain, w.coin as wallet_coin, w.address as wallet_address,
+          w.amount_due as wallet_amount_due, w.quote_rate_micros as wallet_quote_rate_micros,
+          w.quote_expires_at as wallet_quote_expires_at
+        from wallet w left join payment p on true`;
+      if (written) {
+        const { row, wallet: inserted } = splitWallet(written);
+        if (row.id !== null) return { wallet: inserted!, row };
+        wallet = inserted;
+      }
+    } else {
+      [wallet] = await sql<DepositWalletRow[]>`${insert}`;
+    }
+    if (wallet) return { wallet };
+    // A concurrent request for the same choice won; its wallet is the one, and the address taken
+    // for this one goes back to the pool, unused.
+    deps.depositAddresses.giveBack(chain, payment.mode, taken);
     const [winner] = await sql<DepositWalletRow[]>`
-      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${paymentId} and chain = ${chain} and coin = ${coin}`;
-    return winner!;
+      select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${payment.id} and chain = ${chain} and coin = ${coin}`;
+    return { wallet: winner! };
   }
 
   mount(router, simulateOperation, [idem], async ({ params, body: { outcome } }) => {
