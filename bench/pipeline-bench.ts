@@ -104,6 +104,8 @@ interface Step {
   /** Sui: from the checkpoint sealing the customer's transfer to payment.confirmed (PostgreSQL's clock). */
   confirmed?: { sampled: number; p50: number; p95: number };
   cpuPerPaymentMs: Record<string, number>;
+  /** Voluntary context switches per completed payment, by process (`wakeupsByProcess`). */
+  wakeupsPerPayment: Record<string, number>;
   /** The machine's CPU while the load was offered (`machineSplit`). */
   machineCpu: string;
   /** PostgreSQL transactions committed per completed payment (pg_stat_database). */
@@ -191,6 +193,26 @@ function clusterProcesses(runnerPid: number): Map<string, number[]> {
   return named;
 }
 
+/**
+ * Times each process's main thread went to sleep and was woken (voluntary context switches;
+ * PostgreSQL: every backend). On a VM a wake-up costs tens of microseconds of its own, so the
+ * messages a payment makes between processes weigh by the wake-ups they cause.
+ */
+function wakeupsByProcess(processes: Map<string, number[]>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pids] of processes) {
+    out[name] = pids.reduce((sum, pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, "utf8");
+        return sum + Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      } catch {
+        return sum;
+      }
+    }, 0);
+  }
+  return out;
+}
+
 function cpuSecondsByProcess(processes: Map<string, number[]>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, pids] of processes) {
@@ -229,6 +251,7 @@ async function runStep(options: {
   if (flow === "sui" && suiPool) await suiPool.prepare(total - suiPool.ready);
   if (pgStatements) await resetStatements(sql);
   const cpuBefore = cpuSecondsByProcess(options.processes);
+  const wakeupsBefore = wakeupsByProcess(options.processes);
   const commitsBefore = await committed(sql);
   const payments: Payment[] = [];
   const call = async (method: string, url: string, key: string | null, body: unknown) => {
@@ -282,6 +305,7 @@ async function runStep(options: {
   while (Date.now() < deadline && payments.some((p) => !p.failed && p.completedAt === undefined))
     await sleep(100);
   const cpuAfter = cpuSecondsByProcess(options.processes);
+  const wakeupsAfter = wakeupsByProcess(options.processes);
   const commitsAfter = await committed(sql);
 
   const completed = payments.filter((p) => p.completedAt !== undefined);
@@ -301,6 +325,11 @@ async function runStep(options: {
   // slow but keeping-up flow would look short of its rate.)
   const doneTimes = completed.map((p) => p.completedAt!);
   const completionSpan = (Math.max(...doneTimes) - Math.min(...doneTimes)) / 1000;
+  const wakeupsPerPayment: Record<string, number> = {};
+  for (const name of Object.keys(wakeupsAfter))
+    wakeupsPerPayment[name] = completed.length
+      ? (wakeupsAfter[name]! - (wakeupsBefore[name] ?? 0)) / completed.length
+      : Number.NaN;
   const cpuPerPaymentMs: Record<string, number> = {};
   for (const name of Object.keys(cpuAfter)) {
     cpuPerPaymentMs[name] = completed.length
@@ -322,6 +351,7 @@ async function runStep(options: {
     p99FromCreate: percentile(fromCreate, 99),
     ...(confirmed ? { confirmed } : {}),
     cpuPerPaymentMs,
+    wakeupsPerPayment,
     machineCpu,
     commitsPerPayment: completed.length ? (commitsAfter - commitsBefore) / completed.length : Number.NaN,
     ...(statements ? { statements } : {}),
@@ -540,6 +570,10 @@ out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postma
 out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} | |\n`;
 for (const s of steps)
   out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} | ${s.commitsPerPayment.toFixed(1)} |\n`;
+const woken = [...new Set(steps.flatMap((s) => Object.keys(s.wakeupsPerPayment)))].sort();
+out += `\nWake-ups per completed payment, by process (voluntary context switches of the main thread; PostgreSQL: its backends):\n\n| flow | offered /s | ${woken.join(" | ")} |\n|${" - |".repeat(woken.length + 2)}\n`;
+for (const s of steps)
+  out += `| ${s.flow} | ${s.offered} | ${woken.map((n) => (s.wakeupsPerPayment[n] ?? Number.NaN).toFixed(1)).join(" | ")} |\n`;
 const failures = steps.flatMap((s) => s.failures.map((f) => `- ${s.flow} at ${s.offered}/s: ${f}`));
 if (failures.length) out += `\nFailures seen:\n${failures.join("\n")}\n`;
 for (const s of steps.filter((step) => step.statements)) {

@@ -12,7 +12,7 @@ import {
   waitFor,
 } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectBus, createOutboxRelay, MESSAGE_ID_HEADER, startConsumer } from "./index.js";
+import { connectBus, createOutboxRelay, MESSAGE_ID_HEADER, outboxChannel, startConsumer } from "./index.js";
 
 const log = createLogger({ name: "test", level: "silent" });
 let db: TestDatabase;
@@ -188,6 +188,32 @@ describe("outbox relay wake-ups", () => {
       await other.end();
       await bus.close();
       await testBus.cleanup();
+    }
+  });
+
+  it("notifies only the writing service's channel, a name of up to 63 bytes", async () => {
+    const longName = `svc-${"x".repeat(70)}`;
+    const writers = [
+      createSql({ url: db.url, max: 1, applicationName: "other-service" }),
+      createSql({ url: db.url, max: 1, applicationName: longName }),
+    ];
+    const heard: string[] = [];
+    const listeners = await Promise.all(
+      ["test", "other-service", longName].map((name) =>
+        db.sql.listen(outboxChannel(name), () => heard.push(name)),
+      ),
+    );
+    try {
+      expect(outboxChannel(longName)).toHaveLength(63);
+      const subject = "gw.test.x";
+      for (const writer of writers) await enqueueOutbox(writer, [{ id: newId("evt"), subject, payload: {} }]);
+      await waitFor(async () => heard.length >= 2, { timeoutMs: 2_000, what: "both writers' notices" });
+      await new Promise((r) => setTimeout(r, 200));
+      // The test pool's relay channel heard nothing of the two other services' commits.
+      expect(heard.sort()).toEqual([longName, "other-service"].sort());
+    } finally {
+      await Promise.all(listeners.map((l) => l.unlisten()));
+      await Promise.all(writers.map((w) => w.end()));
     }
   });
 

@@ -12,10 +12,10 @@ export interface OutboxRelayOptions {
   /** Fallback poll when no NOTIFY arrives (and the retry pace while NATS is down). */
   pollMs?: number;
   /**
-   * Whose commits wake this relay at once: the application_name of the writers' connections
-   * (migration 1200). Default: the relay's own pool's name, so a service's relay wakes for the
-   * rows its own process commits; other services' rows reach it only by the poll, which matters
-   * only when their own relays are gone.
+   * Whose commits wake this relay at once: the application_name of the writers' connections,
+   * whose commits notify a channel of their own (migration 1400). Default: the relay's own pool's
+   * name, so a service's relay wakes for the rows its own process commits; other services' rows
+   * reach it only by the poll, which matters only when their own relays are gone.
    */
   wakeFor?: string;
 }
@@ -39,7 +39,7 @@ export function createOutboxRelay({
   log,
   batchSize = 256,
   pollMs = 500,
-  wakeFor = applicationNameOf(sql),
+  wakeFor = applicationNameOf(sql) ?? "",
 }: OutboxRelayOptions): OutboxRelay {
   let running = false;
   const idle = wakeablePause();
@@ -114,8 +114,7 @@ export function createOutboxRelay({
     async start() {
       if (running) return;
       running = true;
-      const listener = await sql.listen("outbox", (writer) => {
-        if (wakeFor !== undefined && writer !== "" && writer !== wakeFor) return;
+      const listener = await sql.listen(outboxChannel(wakeFor), () => {
         woken = true;
         idle.wake();
       });
@@ -130,6 +129,15 @@ export function createOutboxRelay({
     },
     drain,
   };
+}
+
+/**
+ * The channel a writer's outbox commits notify (migration 1400): `outbox:` and its connection's
+ * application_name, cut to the 63 bytes PostgreSQL allows a channel's name (an application_name
+ * is printable ASCII: PostgreSQL replaces anything else with `?`, so characters are bytes).
+ */
+export function outboxChannel(applicationName: string): string {
+  return `outbox:${applicationName}`.slice(0, 63);
 }
 
 /** The application_name the pool's connections carry (packages/db createSql), if any. */
