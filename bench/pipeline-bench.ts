@@ -104,6 +104,8 @@ interface Step {
   /** Sui: from the checkpoint sealing the customer's transfer to payment.confirmed (PostgreSQL's clock). */
   confirmed?: { sampled: number; p50: number; p95: number };
   cpuPerPaymentMs: Record<string, number>;
+  /** PostgreSQL's backends' CPU milliseconds per completed payment, by the service they serve. */
+  postgresByService: Record<string, number>;
   /** Voluntary context switches per completed payment, by process (`wakeupsByProcess`). */
   wakeupsPerPayment: Record<string, number>;
   /** The machine's CPU while the load was offered (`machineSplit`). */
@@ -132,8 +134,8 @@ async function resetStatements(sql: Sql): Promise<void> {
 
 async function topStatements(sql: Sql, payments: number): Promise<StatementCost[]> {
   const rows = await sql<{ query: string; calls: string; total_ms: number; rows: string }[]>`
-    select query, calls::text, total_exec_time as total_ms, rows::text from pg_stat_statements
-    where query not like '%pg_stat_statements%' order by total_exec_time desc limit 60`;
+    select query, calls::text, total_exec_time + total_plan_time as total_ms, rows::text from pg_stat_statements
+    where query not like '%pg_stat_statements%' order by total_exec_time + total_plan_time desc limit 40`;
   return rows.map((r) => ({
     query: r.query.replace(/\s+/g, " ").slice(0, 160),
     callsPerPayment: Number(r.calls) / Math.max(payments, 1),
@@ -200,7 +202,8 @@ function clusterProcesses(runnerPid: number): Map<string, number[]> {
  */
 function wakeupsByProcess(processes: Map<string, number[]>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, pids] of processes) {
+  for (const [name, known] of processes) {
+    const pids = name === "postgres" ? postgresPids(processes) : known;
     out[name] = pids.reduce((sum, pid) => {
       try {
         const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -213,9 +216,52 @@ function wakeupsByProcess(processes: Map<string, number[]>): Record<string, numb
   return out;
 }
 
+/**
+ * PostgreSQL's processes now: the postmaster (the first of them) and its children. Backends come
+ * and go as the services' pools grow under load, so the list is read again at every reading; a
+ * backend that ended meanwhile is in the postmaster's reaped children's time.
+ */
+function postgresPids(processes: Map<string, number[]>): number[] {
+  const known = processes.get("postgres") ?? [];
+  if (known.length === 0) return [];
+  const postmaster = Math.min(...known);
+  return [postmaster, ...descendants(postmaster)];
+}
+
+/** CPU ticks of each PostgreSQL backend now, by pid (`backendCpuByService` names their services). */
+function backendTicks(processes: Map<string, number[]>): Map<number, number> {
+  return new Map(postgresPids(processes).map((pid) => [pid, cpuTicks(pid, false)]));
+}
+
+/**
+ * The CPU milliseconds PostgreSQL's backends spent per completed payment, by the application_name
+ * of the service each serves (a backend that ended during the step is left out).
+ */
+async function backendCpuByService(
+  sql: Sql,
+  before: Map<number, number>,
+  after: Map<number, number>,
+  payments: number,
+): Promise<Record<string, number>> {
+  const names = new Map(
+    (
+      await sql<{ pid: number; name: string }[]>`
+      select pid, application_name as name from pg_stat_activity where datname = current_database()`
+    ).map((r) => [r.pid, r.name || "(none)"]),
+  );
+  const out: Record<string, number> = {};
+  for (const [pid, ticks] of after) {
+    const name = names.get(pid);
+    if (!name) continue;
+    out[name] = (out[name] ?? 0) + ((ticks - (before.get(pid) ?? 0)) * 10) / Math.max(payments, 1);
+  }
+  return out;
+}
+
 function cpuSecondsByProcess(processes: Map<string, number[]>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, pids] of processes) {
+  for (const [name, known] of processes) {
+    const pids = name === "postgres" ? postgresPids(processes) : known;
     out[name] = pids.reduce((sum, pid) => sum + cpuTicks(pid, name === "postgres"), 0) / 100;
   }
   // This process: the customers' requests and the merchant's webhook receiver, on the same cores.
@@ -251,6 +297,7 @@ async function runStep(options: {
   if (flow === "sui" && suiPool) await suiPool.prepare(total - suiPool.ready);
   if (pgStatements) await resetStatements(sql);
   const cpuBefore = cpuSecondsByProcess(options.processes);
+  const backendsBefore = backendTicks(options.processes);
   const wakeupsBefore = wakeupsByProcess(options.processes);
   const commitsBefore = await committed(sql);
   const payments: Payment[] = [];
@@ -305,11 +352,13 @@ async function runStep(options: {
   while (Date.now() < deadline && payments.some((p) => !p.failed && p.completedAt === undefined))
     await sleep(100);
   const cpuAfter = cpuSecondsByProcess(options.processes);
+  const backendsAfter = backendTicks(options.processes);
   const wakeupsAfter = wakeupsByProcess(options.processes);
   const commitsAfter = await committed(sql);
 
   const completed = payments.filter((p) => p.completedAt !== undefined);
   const statements = pgStatements ? await topStatements(sql, completed.length) : undefined;
+  const postgresByService = await backendCpuByService(sql, backendsBefore, backendsAfter, completed.length);
   const ids = payments.flatMap((p) => (p.id ? [p.id] : []));
   const rows = ids.length
     ? await sql<{ id: string; status: string }[]>`select id, status from payments where id = any(${ids})`
@@ -351,6 +400,7 @@ async function runStep(options: {
     p99FromCreate: percentile(fromCreate, 99),
     ...(confirmed ? { confirmed } : {}),
     cpuPerPaymentMs,
+    postgresByService,
     wakeupsPerPayment,
     machineCpu,
     commitsPerPayment: completed.length ? (commitsAfter - commitsBefore) / completed.length : Number.NaN,
@@ -570,6 +620,10 @@ out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postma
 out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} | |\n`;
 for (const s of steps)
   out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} | ${s.commitsPerPayment.toFixed(1)} |\n`;
+const served = [...new Set(steps.flatMap((s) => Object.keys(s.postgresByService)))].sort();
+out += `\nPostgreSQL's backends' CPU milliseconds per completed payment, by the service they serve (their application_name):\n\n| flow | offered /s | ${served.join(" | ")} |\n|${" - |".repeat(served.length + 2)}\n`;
+for (const s of steps)
+  out += `| ${s.flow} | ${s.offered} | ${served.map((n) => (s.postgresByService[n] ?? 0).toFixed(2)).join(" | ")} |\n`;
 const woken = [...new Set(steps.flatMap((s) => Object.keys(s.wakeupsPerPayment)))].sort();
 out += `\nWake-ups per completed payment, by process (voluntary context switches of the main thread; PostgreSQL: its backends):\n\n| flow | offered /s | ${woken.join(" | ")} |\n|${" - |".repeat(woken.length + 2)}\n`;
 for (const s of steps)
@@ -577,7 +631,7 @@ for (const s of steps)
 const failures = steps.flatMap((s) => s.failures.map((f) => `- ${s.flow} at ${s.offered}/s: ${f}`));
 if (failures.length) out += `\nFailures seen:\n${failures.join("\n")}\n`;
 for (const s of steps.filter((step) => step.statements)) {
-  out += `\nPostgreSQL's statements at ${s.flow} ${s.offered}/s (pg_stat_statements, by execution time; per completed payment):\n\n| ms | calls | rows a call | statement |\n| - | - | - | - |\n`;
+  out += `\nPostgreSQL's statements at ${s.flow} ${s.offered}/s (pg_stat_statements, by planning and execution time; per completed payment):\n\n| ms | calls | rows a call | statement |\n| - | - | - | - |\n`;
   for (const st of s.statements!)
     out += `| ${st.msPerPayment.toFixed(3)} | ${st.callsPerPayment.toFixed(2)} | ${st.rowsPerCall.toFixed(1)} | \`${st.query.replaceAll("|", "\\|").replaceAll("`", "'")}\` |\n`;
 }

@@ -59,7 +59,14 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Loca
       "-c",
       "unix_socket_directories=",
       ...(options.statStatements
-        ? ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all"]
+        ? [
+            "-c",
+            "shared_preload_libraries=pg_stat_statements",
+            "-c",
+            "pg_stat_statements.track=all",
+            "-c",
+            "pg_stat_statements.track_planning=on",
+          ]
         : []),
     ],
     onLog: (line) => log(String(line).trim()),
