@@ -13,7 +13,6 @@ export {
   createOutboxRelay,
   type OutboxRelay,
   type OutboxRelayOptions,
-  outboxChannel,
 } from "./outbox-relay.js";
 export { type BusTopology, busTopology, DUPLICATE_WINDOW_MS, ensureStreams } from "./topology.js";
 export { wakeablePause } from "./wakeable-pause.js";

@@ -1,4 +1,4 @@
-import type { Sql } from "@gateway/db";
+import { onOutboxCommitted, type Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { publishWithId } from "./message-id.js";
@@ -9,15 +9,11 @@ export interface OutboxRelayOptions {
   js: JetStreamClient;
   log: Logger;
   batchSize?: number;
-  /** Fallback poll when no NOTIFY arrives (and the retry pace while NATS is down). */
-  pollMs?: number;
   /**
-   * Whose commits wake this relay at once: the application_name of the writers' connections,
-   * whose commits notify a channel of their own (migration 1400). Default: the relay's own pool's
-   * name, so a service's relay wakes for the rows its own process commits; other services' rows
-   * reach it only by the poll, which matters only when their own relays are gone.
+   * The poll that finds rows other processes committed (this process's own wake it at once), and
+   * the retry pace while NATS is down.
    */
-  wakeFor?: string;
+  pollMs?: number;
 }
 
 export interface OutboxRelay {
@@ -39,15 +35,14 @@ export function createOutboxRelay({
   log,
   batchSize = 256,
   pollMs = 500,
-  wakeFor = applicationNameOf(sql) ?? "",
 }: OutboxRelayOptions): OutboxRelay {
   let running = false;
   const idle = wakeablePause();
-  // A NOTIFY that arrives while a drain runs must not be lost: its rows may have committed after
+  // A wake-up that arrives while a drain runs must not be lost: its rows may have committed after
   // the drain's last read, and the next pass would otherwise wait a whole poll.
   let woken = false;
   let loop: Promise<void> | undefined;
-  let unlisten: (() => Promise<void>) | undefined;
+  let unsubscribe: (() => void) | undefined;
   let failures = 0;
 
   async function publishBatch(): Promise<number> {
@@ -114,35 +109,20 @@ export function createOutboxRelay({
     async start() {
       if (running) return;
       running = true;
-      const listener = await sql.listen(outboxChannel(wakeFor), () => {
+      // This process's commits of outbox rows wake it at once (packages/db, outbox-commits.ts);
+      // other processes' rows are found by the poll.
+      unsubscribe = onOutboxCommitted(sql, () => {
         woken = true;
         idle.wake();
       });
-      unlisten = listener.unlisten;
       loop = run();
     },
     async stop() {
       running = false;
       idle.wake();
       await loop;
-      await unlisten?.();
+      unsubscribe?.();
     },
     drain,
   };
-}
-
-/**
- * The channel a writer's outbox commits notify (migration 1400): `outbox:` and its connection's
- * application_name, cut to the 63 bytes PostgreSQL allows a channel's name (an application_name
- * is printable ASCII: PostgreSQL replaces anything else with `?`, so characters are bytes).
- */
-export function outboxChannel(applicationName: string): string {
-  return `outbox:${applicationName}`.slice(0, 63);
-}
-
-/** The application_name the pool's connections carry (packages/db createSql), if any. */
-function applicationNameOf(sql: Sql): string | undefined {
-  const connection = (sql.options as { connection?: Record<string, unknown> }).connection;
-  const name = connection?.application_name;
-  return typeof name === "string" ? name : undefined;
 }

@@ -1,5 +1,6 @@
 import net from "node:net";
 import postgres from "postgres";
+import { trackOutboxCommits } from "./outbox-commits.js";
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
 export type TransactionSql = postgres.TransactionSql<{ bigint: bigint }>;
@@ -29,7 +30,7 @@ export function createSql({
 }: CreateSqlOptions): Sql {
   // `socket` is documented by postgres.js but missing from its type definitions.
   const socket = (options: SocketTarget) => connectWithRetry(options, connectRetryMs);
-  return postgres(url, {
+  const sql: Sql = postgres(url, {
     max,
     types: { bigint: postgres.BigInt },
     connection: { application_name: applicationName },
@@ -40,6 +41,8 @@ export function createSql({
     // failing at once: postgres.js gives up on the first refused connection otherwise.
     ...({ socket } as object),
   });
+  // This process's outbox relay hears of its commits in process (outbox-commits.ts).
+  return trackOutboxCommits(sql);
 }
 
 /** The parts of postgres.js's parsed options that say where to connect. */

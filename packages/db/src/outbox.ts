@@ -1,4 +1,5 @@
 import type { Sql, TransactionSql } from "./client.js";
+import { outboxWritten } from "./outbox-commits.js";
 
 export interface OutboxMessage {
   /** Becomes the JetStream message id: JetStream drops a second publish with the same id. */
@@ -7,7 +8,10 @@ export interface OutboxMessage {
   payload: unknown;
 }
 
-/** Writes messages to the outbox inside the caller's transaction, so they exist iff the change does. */
+/**
+ * Writes messages to the outbox inside the caller's transaction, so they exist iff the change does;
+ * this process's relay hears of them once that transaction commits (outbox-commits.ts).
+ */
 export async function enqueueOutbox(tx: TransactionSql | Sql, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   // Arrays, not a multi-row VALUES: one statement text for any number of messages, so each
@@ -20,4 +24,5 @@ export async function enqueueOutbox(tx: TransactionSql | Sql, messages: OutboxMe
                 ${messages.map((m) => m.subject)}::text[],
                 ${messages.map((m) => JSON.stringify(m.payload))}::text[]) as m(id, subject, payload)
     on conflict (id) do nothing`;
+  outboxWritten(tx);
 }
