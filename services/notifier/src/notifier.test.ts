@@ -1,5 +1,5 @@
 import { type Bus, connectBus } from "@gateway/bus";
-import { newId } from "@gateway/db";
+import { createSql, newId } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import { createLogger } from "@gateway/logging";
 import {
@@ -115,7 +115,50 @@ async function deliveryOf(eventId: string) {
   return row;
 }
 
+/** Rows of webhook_deliveries read by sequential scans so far, as the statistics tell it now. */
+async function deliveriesSeqRead(): Promise<number> {
+  const [row] = await db.sql.begin(async (tx) => {
+    await tx`select pg_stat_clear_snapshot()`;
+    return tx<{ read: string }[]>`
+      select seq_tup_read::text as read from pg_stat_user_tables where relname = 'webhook_deliveries'`;
+  });
+  return Number(row?.read ?? 0);
+}
+
 describe("notifier", () => {
+  it("records outcomes without reading the whole deliveries table, however much it grew since it was small", async () => {
+    // One connection, so the statements are prepared, and their generic plans made, while the
+    // table is small; then it grows by 20,000 finished deliveries.
+    const single = createSql({ url: db.url, max: 1, applicationName: "notifier-plan-test" });
+    cleanups.push(() => single.end());
+    const mer = await merchant();
+    const rx = await receiver();
+    const { id: endpointId } = await endpoint(mer, `${rx.url}`);
+    await notifier({ sql: single, durable: "notifier-plans" });
+    for (let i = 0; i < 8; i++) {
+      const event = await publishEvent(mer);
+      await waitFor(async () => (await deliveryOf(event.id))?.status === "succeeded", {
+        what: `delivery ${i} recorded`,
+      });
+    }
+    await db.sql`
+      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+      select 'whd_bulk_' || g, ${endpointId}, 'evt_bulk_' || g, 'payment.completed', '{}', 'succeeded', now()
+      from generate_series(1, 20000) g`;
+    // A backend reports its statistics at a commit at least a second after its last report.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const before = await deliveriesSeqRead();
+    const last = await publishEvent(mer);
+    await waitFor(async () => (await deliveryOf(last.id))?.status === "succeeded", { what: "last delivery" });
+    await new Promise((r) => setTimeout(r, 1_100));
+    // Another delivery commits on the notifier's connection, so what the last one read is reported.
+    const after = await publishEvent(mer);
+    await waitFor(async () => (await deliveryOf(after.id))?.status === "succeeded", {
+      what: "one more delivery",
+    });
+    expect((await deliveriesSeqRead()) - before).toBeLessThan(1_000);
+  });
+
   it("POSTs the event with a signature the helper accepts, and the documented headers", async () => {
     const mer = await merchant();
     const r = await receiver();
