@@ -31,7 +31,7 @@ import {
 import { createSuiCustomerPool, type SuiCustomerPool } from "../test/sui-localnet/src/customer-pool.js";
 import { serviceOfProcess } from "./cluster-processes.js";
 import { pgbenchInsertRate } from "./load-tools.js";
-import { machineLine, machineSplit, machineTicks, percentile } from "./machine.js";
+import { machineBusySeconds, machineLine, machineSplit, machineTicks, percentile } from "./machine.js";
 
 const quick = process.argv.includes("--quick");
 const pgStatements = process.argv.includes("--pg-statements");
@@ -112,6 +112,11 @@ interface Step {
   machineCpu: string;
   /** PostgreSQL transactions committed per completed payment (pg_stat_database). */
   commitsPerPayment: number;
+  /**
+   * The whole machine's busy CPU milliseconds per completed payment, from the step's start to its
+   * last payment (every process and the kernel; the idle work of the cluster included).
+   */
+  machineMsPerPayment: number;
   /** `--pg-statements`: the statements that took most of PostgreSQL's execution time. */
   statements?: StatementCost[];
   failures: string[];
@@ -297,6 +302,7 @@ async function runStep(options: {
   if (flow === "sui" && suiPool) await suiPool.prepare(total - suiPool.ready);
   if (pgStatements) await resetStatements(sql);
   const cpuBefore = cpuSecondsByProcess(options.processes);
+  const machineBefore = machineBusySeconds();
   const backendsBefore = backendTicks(options.processes);
   const wakeupsBefore = wakeupsByProcess(options.processes);
   const commitsBefore = await committed(sql);
@@ -352,6 +358,7 @@ async function runStep(options: {
   while (Date.now() < deadline && payments.some((p) => !p.failed && p.completedAt === undefined))
     await sleep(100);
   const cpuAfter = cpuSecondsByProcess(options.processes);
+  const machineAfter = machineBusySeconds();
   const backendsAfter = backendTicks(options.processes);
   const wakeupsAfter = wakeupsByProcess(options.processes);
   const commitsAfter = await committed(sql);
@@ -404,6 +411,9 @@ async function runStep(options: {
     wakeupsPerPayment,
     machineCpu,
     commitsPerPayment: completed.length ? (commitsAfter - commitsBefore) / completed.length : Number.NaN,
+    machineMsPerPayment: completed.length
+      ? ((machineAfter - machineBefore) * 1000) / completed.length
+      : Number.NaN,
     ...(statements ? { statements } : {}),
     failures: [...new Set(payments.flatMap((p) => (p.failed ? [p.failed] : [])))].slice(0, 5),
     load,
@@ -616,10 +626,10 @@ out +=
 for (const s of steps) {
   out += `| ${s.flow} | ${s.offered} | ${s.started} | ${s.achieved.toFixed(1)} | ${s.lost} | ${s.wrongState} | ${s.duplicates} | ${s.badSignatures} | ${s.p50} | ${s.p99} | ${s.p50FromCreate} / ${s.p99FromCreate} | ${s.load} | ${s.machineCpu} |\n`;
 }
-out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postmaster, backends and reaped children; load-generator: this bench process, the customers and the webhook receiver). Each step's figure is all the CPU the process used during the step divided by the payments completed, so it includes the process's idle work (first row, measured for ${IDLE_SECONDS} s before the load), which weighs most at low rates. The last column counts PostgreSQL transactions committed per completed payment (pg_stat_database, by every process; about a second's worth uncertain at each end of a step):\n\n| flow | offered /s | ${names.join(" | ")} | PostgreSQL commits |\n|${" - |".repeat(names.length + 3)}\n`;
-out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} | |\n`;
+out += `\nCPU milliseconds per completed payment, by process (PostgreSQL: postmaster, backends and reaped children; load-generator: this bench process, the customers and the webhook receiver). Each step's figure is all the CPU the process used during the step divided by the payments completed, so it includes the process's idle work (first row, measured for ${IDLE_SECONDS} s before the load), which weighs most at low rates. The last two columns: PostgreSQL transactions committed per completed payment (pg_stat_database, by every process; about a second's worth uncertain at each end of a step), and the whole machine's busy CPU milliseconds per completed payment (/proc/stat: every process and the kernel):\n\n| flow | offered /s | ${names.join(" | ")} | PostgreSQL commits | machine, all cores |\n|${" - |".repeat(names.length + 4)}\n`;
+out += `| idle, CPU ms per second | | ${names.map((n) => (idleMsPerSecond[n] ?? Number.NaN).toFixed(1)).join(" | ")} | | |\n`;
 for (const s of steps)
-  out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} | ${s.commitsPerPayment.toFixed(1)} |\n`;
+  out += `| ${s.flow} | ${s.offered} | ${names.map((n) => (s.cpuPerPaymentMs[n] ?? Number.NaN).toFixed(2)).join(" | ")} | ${s.commitsPerPayment.toFixed(1)} | ${s.machineMsPerPayment.toFixed(2)} |\n`;
 const served = [...new Set(steps.flatMap((s) => Object.keys(s.postgresByService)))].sort();
 out += `\nPostgreSQL's backends' CPU milliseconds per completed payment, by the service they serve (their application_name):\n\n| flow | offered /s | ${served.join(" | ")} |\n|${" - |".repeat(served.length + 2)}\n`;
 for (const s of steps)
