@@ -4,6 +4,8 @@ import { trackOutboxCommits } from "./outbox-commits.js";
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
 export type TransactionSql = postgres.TransactionSql<{ bigint: bigint }>;
+/** A statement written with `sql\`…\`` and not run yet, to be placed inside another one. */
+export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 export interface CreateSqlOptions {
   url: string;

@@ -1,4 +1,4 @@
-export { type CreateSqlOptions, createSql, type Sql, type TransactionSql } from "./client.js";
+export { type CreateSqlOptions, createSql, type Fragment, type Sql, type TransactionSql } from "./client.js";
 export { idFromBytes, newId } from "./ids.js";
 export { MIGRATIONS_DIR, type Migration, MigrationError, migrate, readMigrations } from "./migrate.js";
 export { enqueueOutbox, type OutboxMessage } from "./outbox.js";

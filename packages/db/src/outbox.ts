@@ -1,4 +1,4 @@
-import type { Sql, TransactionSql } from "./client.js";
+import type { Fragment, Sql, TransactionSql } from "./client.js";
 import { outboxWritten } from "./outbox-commits.js";
 
 export interface OutboxMessage {
@@ -11,14 +11,24 @@ export interface OutboxMessage {
 /**
  * Writes messages to the outbox inside the caller's transaction, so they exist iff the change does;
  * this process's relay hears of them once that transaction commits (outbox-commits.ts).
+ * `alongside`: another insert of the caller's (a payment's events), run in the same statement as
+ * a data-modifying `with`, one round trip for both.
  */
-export async function enqueueOutbox(tx: TransactionSql | Sql, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
+export async function enqueueOutbox(
+  tx: TransactionSql | Sql,
+  messages: OutboxMessage[],
+  { alongside }: { alongside?: Fragment } = {},
+): Promise<void> {
+  if (messages.length === 0) {
+    if (alongside) await tx`${alongside}`;
+    return;
+  }
   // Arrays, not a multi-row VALUES: one statement text for any number of messages, so each
   // connection prepares it once (docs/operations.md, "One statement text per query"). The
   // payloads go as JSON text: postgres.js would read an object with a `type` field in a jsonb[]
   // as a typed parameter and send its `value` instead.
-  await tx`insert into outbox (id, subject, payload)
+  await tx`${alongside ? tx`with alongside as (${alongside})` : tx``}
+    insert into outbox (id, subject, payload)
     select m.id, m.subject, m.payload::jsonb
     from unnest(${messages.map((m) => m.id)}::text[],
                 ${messages.map((m) => m.subject)}::text[],

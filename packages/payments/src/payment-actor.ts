@@ -1,6 +1,13 @@
 import type { BusTopology } from "@gateway/bus";
 import type { EventMessage, PaymentEvent, RefundCommand, SweepCommand } from "@gateway/contracts";
-import { enqueueOutbox, newId, type OutboxMessage, type Sql, type TransactionSql } from "@gateway/db";
+import {
+  enqueueOutbox,
+  type Fragment,
+  newId,
+  type OutboxMessage,
+  type Sql,
+  type TransactionSql,
+} from "@gateway/db";
 import {
   assertNever,
   type Decision,
@@ -53,7 +60,8 @@ export async function applyPaymentMessage(
     }
     const { state } = decision;
     const updated = await writeState(t, paymentId, state);
-    await enqueueOutbox(t, await effectMessages(t, deps, updated!, decision.effects));
+    const { messages, events } = await effectMessages(t, deps, updated!, decision.effects);
+    await enqueueOutbox(t, messages, events ? { alongside: events } : {});
     if (message.type === "refund_sent") {
       // A surplus refund leaves the vault now; one from a deposit address never entered it.
       const refund = state.refunds.find((r) => r.refundId === message.refundId);
@@ -110,13 +118,19 @@ export function stateAssignments(t: TransactionSql | Sql, state: PaymentState) {
       version = version + 1, updated_at = now()`;
 }
 
+/**
+ * The effects' work in the transaction (the ledger's postings), and what goes with the new state:
+ * the outbox's messages and the insert of the events, which the caller runs with the outbox's in
+ * one statement.
+ */
 async function effectMessages(
   tx: TransactionSql,
   deps: PaymentActorDeps,
   row: PaymentRow,
   effects: PaymentEffect[],
-): Promise<OutboxMessage[]> {
+): Promise<{ messages: OutboxMessage[]; events: Fragment | undefined }> {
   const messages: OutboxMessage[] = [];
+  const events: { id: string; type: string; data: string; createdAt: string }[] = [];
   const { subjects } = deps.topology;
   for (const effect of effects) {
     switch (effect.type) {
@@ -130,8 +144,12 @@ async function effectMessages(
           is_test: row.mode === "test",
           data: { payment: toPaymentResource(row, deps.publicBaseUrl) },
         };
-        await tx`insert into events (id, merchant_id, mode, type, payment_id, data, created_at)
-          values (${id}, ${row.merchant_id}, ${row.mode}, ${effect.event}, ${row.id}, ${tx.json(event.data as never)}, ${createdAt})`;
+        events.push({
+          id,
+          type: effect.event,
+          data: JSON.stringify(event.data),
+          createdAt: event.created_at,
+        });
         messages.push({
           id,
           subject: subjects.event(effect.event),
@@ -204,7 +222,17 @@ async function effectMessages(
         assertNever(effect);
     }
   }
-  return messages;
+  // In the effects' order: the events' insertion sequence orders a payment's events.
+  const inserted =
+    events.length === 0
+      ? undefined
+      : tx`insert into events (id, merchant_id, mode, type, payment_id, data, created_at)
+          select e.id, ${row.merchant_id}, ${row.mode}, e.type, ${row.id}, e.data::jsonb, e.created_at
+          from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[],
+                      ${events.map((e) => e.data)}::text[], ${events.map((e) => e.createdAt)}::timestamptz[])
+            with ordinality as e(id, type, data, created_at, ord)
+          order by e.ord`;
+  return { messages, events: inserted };
 }
 
 /** When the current wallet's quote ends, while it runs; the expiry sweeper's index reads it. */
