@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createSql, enqueueOutbox, newId, onOutboxCommitted } from "@gateway/db";
+import { createSql, enqueueOutbox, newId } from "@gateway/db";
 import { freePort, type LocalNats, startNats } from "@gateway/local-infra";
 import { createLogger } from "@gateway/logging";
 import {
@@ -188,46 +188,6 @@ describe("outbox relay wake-ups", () => {
       await other.end();
       await bus.close();
       await testBus.cleanup();
-    }
-  });
-
-  it("hears of this process's outbox commits once they commit, and of nothing else", async () => {
-    const commits: number[] = [];
-    const stop = onOutboxCommitted(db.sql, () => commits.push(Date.now()));
-    const subject = "gw.test.x";
-    try {
-      // Alone (autocommit): told at once.
-      await enqueueOutbox(db.sql, [{ id: newId("evt"), subject, payload: {} }]);
-      expect(commits).toHaveLength(1);
-      // In a transaction: told after its commit, once for all its rows, not when the rows are written.
-      let wroteAt = 0;
-      await db.sql.begin(async (tx) => {
-        await enqueueOutbox(tx, [{ id: newId("evt"), subject, payload: {} }]);
-        await enqueueOutbox(tx, [{ id: newId("evt"), subject, payload: {} }]);
-        wroteAt = Date.now();
-        expect(commits).toHaveLength(1);
-        await new Promise((r) => setTimeout(r, 50));
-      });
-      expect(commits).toHaveLength(2);
-      expect(commits[1]! - wroteAt).toBeGreaterThanOrEqual(45);
-      // Rolled back, or without outbox rows: nothing to tell.
-      await db.sql
-        .begin(async (tx) => {
-          await enqueueOutbox(tx, [{ id: newId("evt"), subject, payload: {} }]);
-          throw new Error("changed my mind");
-        })
-        .catch(() => {});
-      await db.sql.begin((tx) => tx`select 1`);
-      // Another pool's commits (another process, as far as this one can tell) are the poll's.
-      const other = createSql({ url: db.url, max: 1, applicationName: "other-service" });
-      await enqueueOutbox(other, [{ id: newId("evt"), subject, payload: {} }]);
-      await other.end();
-      expect(commits).toHaveLength(2);
-      // And the database no longer notifies anyone of outbox rows.
-      const [trigger] = await db.sql`select 1 from pg_trigger where tgname = 'outbox_notify'`;
-      expect(trigger).toBeUndefined();
-    } finally {
-      stop();
     }
   });
 
