@@ -35,6 +35,11 @@ export interface SignatureTrackerOptions {
   crediting?: () => boolean;
 }
 
+interface Status {
+  err: unknown;
+  confirmationStatus?: string;
+}
+
 interface Tracked {
   signature: string;
   firstHintAt: number;
@@ -57,8 +62,43 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     if (settled.size > rememberSettled) settled.delete(settled.values().next().value!);
   }
 
-  async function read(signature: string, commitment: "confirmed" | "finalized") {
+  type Commitment = "confirmed" | "finalized";
+  type Read = VersionedTransactionResponse | null;
+
+  async function read(signature: string, commitment: Commitment): Promise<Read> {
     return connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 });
+  }
+
+  /** The read a status calls for: at `finalized` the transaction is read again, at `confirmed` once. */
+  function readNeeded(entry: Tracked, status: Status | null): Commitment | null {
+    if (!status || status.err) return null;
+    if (status.confirmationStatus === "finalized") return "finalized";
+    return entry.seen ? null : "confirmed";
+  }
+
+  /**
+   * Every transaction a poll must read, in one JSON-RPC batch per commitment rather than one
+   * request each: each request costs the watcher and the RPC node an HTTP exchange, two a
+   * payment. A signature missing from the answer (a lone one, or all of a failed batch) is read
+   * alone by its step, so a transaction the node cannot return fails only its own step, retried
+   * at the next poll, as before.
+   */
+  async function readAll(wanted: { signature: string; commitment: Commitment }[]) {
+    const reads = new Map<string, Read>();
+    const readBatch = async (commitment: Commitment) => {
+      const signatures = wanted.filter((w) => w.commitment === commitment).map((w) => w.signature);
+      if (signatures.length < 2) return;
+      const batch = await connection
+        .getTransactions(signatures, { commitment, maxSupportedTransactionVersion: 0 })
+        .catch((err: unknown) => {
+          log.warn({ err, count: signatures.length }, "batched transaction read failed; reading each");
+          return null;
+        });
+      if (!batch) return;
+      for (const [n, signature] of signatures.entries()) reads.set(signature, batch[n] ?? null);
+    };
+    await Promise.all([readBatch("confirmed"), readBatch("finalized")]);
+    return reads;
   }
 
   async function publishAll(deposits: FoundDeposit[], signature: string, stage: DepositStage) {
@@ -66,7 +106,8 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     for (const deposit of deposits) await publish(deposit, signature, stage);
   }
 
-  async function step(entry: Tracked, status: { err: unknown; confirmationStatus?: string } | null) {
+  /** `tx`: the transaction as the poll's batch read it, if it did. */
+  async function step(entry: Tracked, status: Status | null, tx: Read | undefined) {
     const now = Date.now();
     if (!status) {
       if (now - (entry.seen ? entry.lastFoundAt : entry.firstHintAt) < giveUpMs) return;
@@ -84,18 +125,18 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
       return;
     }
     if (status.confirmationStatus === "finalized") {
-      const tx = await read(entry.signature, "finalized");
-      if (!tx) return;
-      const deposits = found(tx);
+      const finalized = tx !== undefined ? tx : await read(entry.signature, "finalized");
+      if (!finalized) return;
+      const deposits = found(finalized);
       if (!entry.seen) await publishAll(deposits, entry.signature, "seen");
       await publishAll(deposits, entry.signature, "final");
       settle(entry.signature);
       return;
     }
     if (!entry.seen) {
-      const tx = await read(entry.signature, "confirmed");
-      if (!tx) return;
-      const deposits = found(tx);
+      const confirmed = tx !== undefined ? tx : await read(entry.signature, "confirmed");
+      if (!confirmed) return;
+      const deposits = found(confirmed);
       if (deposits.length === 0) {
         settle(entry.signature);
         return;
@@ -119,9 +160,14 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
         batch.map((e) => e.signature),
         { searchTransactionHistory: true },
       );
+      const wanted = batch.flatMap((entry, j) => {
+        const commitment = readNeeded(entry, value[j] ?? null);
+        return commitment ? [{ signature: entry.signature, commitment }] : [];
+      });
+      const reads = await readAll(wanted);
       await Promise.all(
         batch.map((entry, j) =>
-          step(entry, value[j] ?? null).catch((err) =>
+          step(entry, value[j] ?? null, reads.get(entry.signature)).catch((err) =>
             log.warn({ err, signature: entry.signature }, "signature step failed; retried next poll"),
           ),
         ),
