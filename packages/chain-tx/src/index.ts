@@ -1,2 +1,3 @@
 export * from "./solana.js";
+export * from "./solana-message.js";
 export * from "./sui.js";

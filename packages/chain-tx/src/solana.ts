@@ -14,9 +14,9 @@ import {
   NONCE_ACCOUNT_LENGTH,
   PublicKey,
   SystemProgram,
-  Transaction,
   type TransactionInstruction,
 } from "@solana/web3.js";
+import { compactU16, compileLegacyMessage } from "./solana-message.js";
 
 /** The asset name for native SOL; any other asset is an SPL mint address. */
 export const SOL_ASSET = "SOL";
@@ -96,8 +96,7 @@ function message(
   recentBlockhash: string,
   instructions: TransactionInstruction[],
 ): Uint8Array {
-  const tx = new Transaction({ feePayer: new PublicKey(feePayer), recentBlockhash }).add(...instructions);
-  return new Uint8Array(tx.serializeMessage());
+  return compileLegacyMessage(new PublicKey(feePayer), recentBlockhash, instructions);
 }
 
 // Finding the canonical bump costs curve arithmetic in JS (about a millisecond); vault
@@ -292,21 +291,6 @@ function signingKeys(message: Uint8Array): Uint8Array[] {
   return Array.from({ length: required }, (_, index) =>
     message.subarray(at + 32 * index, at + 32 * (index + 1)),
   );
-}
-
-/** Solana's compact-u16 ("shortvec"): seven bits a byte, low first, at most three bytes. */
-function compactU16(value: number): Uint8Array {
-  const bytes: number[] = [];
-  let rest = value;
-  for (;;) {
-    const low = rest & 0x7f;
-    rest >>= 7;
-    if (rest === 0) {
-      bytes.push(low);
-      return Uint8Array.from(bytes);
-    }
-    bytes.push(low | 0x80);
-  }
 }
 
 function readCompactU16(bytes: Uint8Array, offset: number): [value: number, size: number] {

@@ -1,0 +1,157 @@
+// A legacy Solana message, compiled exactly as web3.js compiles a `Transaction` (its
+// `compileMessage`, then `Message.serialize`), byte for byte, at a fraction of the cost. web3.js
+// compares account keys as base58 text built again for every comparison, through
+// `localeCompare` with options (a new collator each time), and encodes each instruction's data to
+// base58 and back; the settlement's builders and the bench's customers paid for that on every
+// transaction (bench/RESULTS.md, 2026-11-27 evening). Here each key is encoded once, one collator
+// sorts them, and the bytes are written straight. The order of keys and every byte are web3.js's:
+// the tests compare both on random messages, so the signer sees the same messages as before.
+import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+
+/** The most a transaction may take on the wire; web3.js refuses instructions beyond it too. */
+const PACKET_DATA_SIZE = 1232;
+
+// web3.js's tie-break: `a.localeCompare(b, "en", options)` is, by definition, this collator's compare.
+const byKeyText = new Intl.Collator("en", {
+  localeMatcher: "best fit",
+  usage: "sort",
+  sensitivity: "variant",
+  ignorePunctuation: false,
+  numeric: false,
+  caseFirst: "lower",
+}).compare;
+
+interface Meta {
+  key: PublicKey;
+  bytes: Uint8Array;
+  /** Base58, only when the order needs it: encoding is most of what compiling costs. */
+  text?: string;
+  isSigner: boolean;
+  isWritable: boolean;
+}
+
+const identity = (bytes: Uint8Array) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+
+/**
+ * Base58 both ways for keys and blockhashes seen recently: programs, mints, the vault, the gas
+ * wallet and a blockhash recur in transaction after transaction, and base58 is the costly part.
+ */
+const CACHE_SIZE = 4096;
+const texts = new Map<string, string>();
+const blockhashes = new Map<string, Uint8Array>();
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+  return value;
+}
+function textOf(meta: Meta): string {
+  if (meta.text !== undefined) return meta.text;
+  const id = identity(meta.bytes);
+  meta.text = texts.get(id) ?? remember(texts, id, meta.key.toBase58());
+  return meta.text;
+}
+const blockhashBytes = (text: string) =>
+  blockhashes.get(text) ?? remember(blockhashes, text, new PublicKey(text).toBytes());
+
+/** The message bytes web3.js's `new Transaction({ feePayer, recentBlockhash }).add(...instructions).serializeMessage()` gives. */
+export function compileLegacyMessage(
+  feePayer: PublicKey,
+  recentBlockhash: string,
+  instructions: readonly TransactionInstruction[],
+): Uint8Array {
+  // Every account each instruction names, in order, then each program once, read-only; a key
+  // named twice keeps the first place and the union of its flags.
+  const metas = new Map<string, Meta>();
+  const add = (key: PublicKey, isSigner: boolean, isWritable: boolean) => {
+    const bytes = key.toBytes();
+    const id = identity(bytes);
+    const known = metas.get(id);
+    if (known) {
+      known.isSigner ||= isSigner;
+      known.isWritable ||= isWritable;
+    } else metas.set(id, { key, bytes, isSigner, isWritable });
+    return id;
+  };
+  const programs: PublicKey[] = [];
+  const instructionIds = instructions.map((instruction) => ({
+    keys: instruction.keys.map((meta) => add(meta.pubkey, meta.isSigner, meta.isWritable)),
+    program: identity(instruction.programId.toBytes()),
+  }));
+  const programIds = new Set<string>();
+  for (const [n, instruction] of instructions.entries()) {
+    const { program } = instructionIds[n]!;
+    if (programIds.has(program)) continue;
+    programIds.add(program);
+    programs.push(instruction.programId);
+  }
+  for (const program of programs) add(program, false, false);
+
+  const sorted = [...metas.values()].sort((x, y) => {
+    if (x.isSigner !== y.isSigner) return x.isSigner ? -1 : 1;
+    if (x.isWritable !== y.isWritable) return x.isWritable ? -1 : 1;
+    return byKeyText(textOf(x), textOf(y));
+  });
+  // The fee payer goes first, a writable signer whatever the instructions said.
+  const payerBytes = feePayer.toBytes();
+  const payerId = identity(payerBytes);
+  const payerAt = sorted.findIndex((meta) => identity(meta.bytes) === payerId);
+  const payer = payerAt >= 0 ? sorted.splice(payerAt, 1)[0]! : { key: feePayer, bytes: payerBytes };
+  const accounts: Meta[] = [{ ...payer, isSigner: true, isWritable: true }, ...sorted];
+
+  // Indices are single bytes in a legacy message.
+  if (accounts.length > 256)
+    throw new RangeError(`a legacy message holds at most 256 accounts, not ${accounts.length}`);
+  const index = new Map(accounts.map((meta, at) => [identity(meta.bytes), at]));
+  const signers = accounts.filter((meta) => meta.isSigner);
+  const header = [
+    signers.length,
+    signers.filter((meta) => !meta.isWritable).length,
+    accounts.filter((meta) => !meta.isSigner && !meta.isWritable).length,
+  ];
+
+  const parts: Uint8Array[] = [Uint8Array.from(header), compactU16(accounts.length)];
+  for (const meta of accounts) parts.push(meta.bytes);
+  parts.push(blockhashBytes(recentBlockhash));
+  const body: Uint8Array[] = [compactU16(instructions.length)];
+  for (const [n, instruction] of instructions.entries()) {
+    const { program, keys } = instructionIds[n]!;
+    body.push(
+      Uint8Array.of(index.get(program)!),
+      compactU16(keys.length),
+      Uint8Array.from(keys, (id) => index.get(id)!),
+      compactU16(instruction.data.length),
+      instruction.data,
+    );
+  }
+  const instructionBytes = concat(body);
+  if (instructionBytes.length > PACKET_DATA_SIZE)
+    throw new RangeError(`the instructions take ${instructionBytes.length} bytes, over ${PACKET_DATA_SIZE}`);
+  parts.push(instructionBytes);
+  return concat(parts);
+}
+
+/** Solana's compact-u16 ("shortvec"): seven bits a byte, low first, at most three bytes. */
+export function compactU16(value: number): Uint8Array {
+  const bytes: number[] = [];
+  let rest = value;
+  for (;;) {
+    const low = rest & 0x7f;
+    rest >>= 7;
+    if (rest === 0) {
+      bytes.push(low);
+      return Uint8Array.from(bytes);
+    }
+    bytes.push(low | 0x80);
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
