@@ -16,6 +16,7 @@
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
+import { keepAliveFetch } from "../packages/chain-kit/src/keep-alive-fetch.js";
 import { createSql, type Sql } from "../packages/db/src/index.js";
 import { startWebhookReceiver } from "../packages/testkit/src/webhook-receiver.js";
 import { verifyWebhook } from "../packages/webhook-signature/src/index.js";
@@ -511,7 +512,9 @@ async function customersFor(cluster: SoakCluster): Promise<Customers> {
     ...(FLOWS.includes("solana")
       ? { solana: await createSolanaCustomerPool({ rpcUrl: cluster.solanaRpcUrl, wallets: 32 }) }
       : {}),
-    ...(FLOWS.includes("sui") ? { sui: await createSuiCustomerPool({ url: cluster.suiUrl }) } : {}),
+    ...(FLOWS.includes("sui")
+      ? { sui: await createSuiCustomerPool({ url: cluster.suiUrl, fetch: keepAliveFetch }) }
+      : {}),
   };
 }
 

@@ -38,6 +38,12 @@ const GAS_FUNDING = "0.05";
 
 export async function createSuiCustomerPool(options: {
   url: string;
+  /**
+   * What the client executes transfers through; Node's fetch by default. A load generator that
+   * shares the cores with what it measures passes a cheaper one (the pipeline bench passes the
+   * services' keepAliveFetch).
+   */
+  fetch?: typeof fetch;
   coin?: Exclude<CoinSymbol, "SUI">;
   /** Decimal amount of the coin each wallet starts with: more than any one payment. */
   fundEach?: string;
@@ -46,7 +52,11 @@ export async function createSuiCustomerPool(options: {
   // Funding happens before the load it feeds, so plain fetch serves it.
   const info = (await (await fetch(`${options.url}/info`)).json()) as LocalnetInfo;
   const gasPrice = BigInt(info.referenceGasPrice);
-  const client = new SuiGrpcClient({ network: "localnet", baseUrl: options.url });
+  const client = new SuiGrpcClient({
+    network: "localnet",
+    baseUrl: options.url,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const wallets: PreparedWallet[] = [];
 
   const grant = async (owner: string, symbol: CoinSymbol, amount: string): Promise<ObjectRef> => {
