@@ -91,10 +91,18 @@ const fingerprint = (file: string) => {
   return stat ? `${stat.size}:${stat.mtimeMs}` : "missing";
 };
 
-function optionsKey(target: BuildTarget): string {
+function optionsKey(root: string, target: BuildTarget): string {
   const builder = readFileSync(new URL(import.meta.url));
   const plugin = readFileSync(new URL("./import-meta-plugin.ts", import.meta.url));
-  return createHash("sha256").update(JSON.stringify(target)).update(builder).update(plugin).digest("hex");
+  // The lockfile too: a patched or upgraded package may resolve to another folder while the
+  // files the last build read are still there unchanged, which the inputs' fingerprints miss.
+  const lockfile = readFileSync(path.join(root, "pnpm-lock.yaml"));
+  return createHash("sha256")
+    .update(JSON.stringify(target))
+    .update(builder)
+    .update(plugin)
+    .update(lockfile)
+    .digest("hex");
 }
 
 /** True when the last build's outputs exist and none of its inputs or options changed. */
@@ -102,7 +110,7 @@ function isCurrent(root: string, target: BuildTarget): boolean {
   const manifestFile = path.join(root, target.dir, "dist", ".build-manifest.json");
   if (!existsSync(manifestFile)) return false;
   const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest;
-  if (manifest.options !== optionsKey(target)) return false;
+  if (manifest.options !== optionsKey(root, target)) return false;
   if (
     !Object.keys(target.entries).every((out) => existsSync(path.join(root, target.dir, "dist", `${out}.js`)))
   )
@@ -139,7 +147,7 @@ export async function buildTarget(root: string, target: BuildTarget): Promise<Bu
       .filter((file) => !file.includes(":"))
       .map((file) => [file, fingerprint(path.join(root, file))]),
   );
-  const manifest: Manifest = { options: optionsKey(target), inputs };
+  const manifest: Manifest = { options: optionsKey(root, target), inputs };
   writeAtomically(path.join(root, target.dir, "dist", ".build-manifest.json"), JSON.stringify(manifest));
   return { dir: target.dir, built: true, ms: performance.now() - started };
 }
