@@ -30,6 +30,8 @@ export interface SolanaLocalnetOptions {
   /** Retries after a failed webhook delivery (default 3) and the pause between them (default 60 s). */
   readonly webhookRetries?: number;
   readonly webhookRetryDelayMs?: number;
+  /** How long a delivery may take before it counts as failed (default 5 s). */
+  readonly webhookTimeoutMs?: number;
   /** When set, `/v0/webhooks` wants `?api-key=<this>`. */
   readonly webhookApiKey?: string;
   /** Mint addresses; mainnet's USDC and USDT addresses by default. */
@@ -88,6 +90,7 @@ export async function createSolanaLocalnet(options: SolanaLocalnetOptions = {}):
     chain,
     ...(options.webhookRetries === undefined ? {} : { retries: options.webhookRetries }),
     ...(options.webhookRetryDelayMs === undefined ? {} : { retryDelayMs: options.webhookRetryDelayMs }),
+    ...(options.webhookTimeoutMs === undefined ? {} : { timeoutMs: options.webhookTimeoutMs }),
   });
 
   let rpcUrl = "";

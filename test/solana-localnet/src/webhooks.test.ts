@@ -81,7 +81,10 @@ beforeAll(async () => {
       const record = net.chain.getTransaction(body[0]?.signature ?? "");
       const commitment = record ? net.chain.commitmentOf(record) : undefined;
       received.push({ headers: req.headers, body, commitment });
-      res.writeHead(answers.shift() ?? 200);
+      const status = answers.shift() ?? 200;
+      // 0: no answer at all, until the sender gives up.
+      if (status === 0) return;
+      res.writeHead(status);
       res.end();
     });
   });
@@ -101,6 +104,7 @@ beforeEach(() => {
 
 afterAll(async () => {
   await net.close();
+  receiver.closeAllConnections();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
 
@@ -232,5 +236,40 @@ describe("Helius-style webhooks", () => {
     const abandoned = await pay(from, owner, 1_000_001n, true);
     await net.webhooks.idle();
     expect(forSignature(abandoned)).toHaveLength(4);
+  });
+
+  it("gives up on a delivery that gets no answer in time, and tries it again", async () => {
+    const impatient = await createSolanaLocalnet({
+      rpcPort: 0,
+      wsPort: 0,
+      slotMs: 0,
+      webhookRetryDelayMs: 50,
+      webhookTimeoutMs: 300,
+    });
+    try {
+      const owner = Keypair.generate().publicKey;
+      const created = await fetch(`${impatient.rpcUrl}/v0/webhooks?api-key=test`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          webhookURL: receiverUrl,
+          transactionTypes: ["ANY"],
+          accountAddresses: [owner.toBase58()],
+          webhookType: "enhanced",
+        }),
+      });
+      expect(created.status).toBe(200);
+      answers = [0];
+      const signature = impatient.fund(owner.toBase58(), "SOL", "1");
+      await impatient.webhooks.idle();
+      const attempts = impatient.webhooks.deliveries().filter((entry) => entry.signature === signature);
+      expect(attempts.map((entry) => [entry.attempt, entry.outcome, entry.status])).toEqual([
+        [1, "failed", null],
+        [2, "delivered", 200],
+      ]);
+      expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(40);
+    } finally {
+      await impatient.close();
+    }
   });
 });

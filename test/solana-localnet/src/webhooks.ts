@@ -4,6 +4,8 @@
 // vanish or arrive twice, which real providers do now and then.
 
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import https from "node:https";
 import type { Chain, TransactionRecord } from "./chain.js";
 import { type EnhancedTransaction, enhanceTransaction, touchedAddresses } from "./enhanced-transaction.js";
 
@@ -138,22 +140,56 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     }
   }
 
-  async function post(hook: Webhook, payload: EnhancedTransaction[]): Promise<number | null> {
-    try {
-      const response = await fetch(hook.webhookURL, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(hook.authHeader === undefined ? {} : { authorization: hook.authHeader }),
+  // node:http with kept-alive connections, not Node's fetch: a payment's webhook is one of the
+  // local network's costs on the cores the pipeline bench shares with the cluster it measures,
+  // and undici's fetch was a seventh of this process's time under live load (docs/solana-localnet.md).
+  const agents = {
+    "http:": new http.Agent({ keepAlive: true }),
+    "https:": new https.Agent({ keepAlive: true }),
+  };
+  /** The answer's status, or null when none came within `timeoutMs` (or the URL is unusable). */
+  function post(hook: Webhook, payload: EnhancedTransaction[]): Promise<number | null> {
+    return new Promise((resolve) => {
+      let url: URL;
+      try {
+        url = new URL(hook.webhookURL);
+      } catch {
+        return resolve(null);
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") return resolve(null);
+      const body = JSON.stringify(payload);
+      let done = false;
+      const finish = (status: number | null) => {
+        if (done) return;
+        done = true;
+        clearTimeout(deadline);
+        resolve(status);
+      };
+      const request = (url.protocol === "https:" ? https : http).request(
+        url,
+        {
+          method: "POST",
+          agent: agents[url.protocol],
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            ...(hook.authHeader === undefined ? {} : { authorization: hook.authHeader }),
+          },
         },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      await response.arrayBuffer();
-      return response.status;
-    } catch {
-      return null;
-    }
+        (response) => {
+          response.resume();
+          response.on("end", () => finish(response.statusCode ?? null));
+          response.on("error", () => finish(null));
+        },
+      );
+      // The whole exchange within the timeout, as AbortSignal.timeout bounded the fetch.
+      const deadline = setTimeout(() => {
+        request.destroy();
+        finish(null);
+      }, timeoutMs);
+      request.on("error", () => finish(null));
+      request.end(body);
+    });
   }
 
   function attempt(
@@ -283,6 +319,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       off();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      agents["http:"].destroy();
+      agents["https:"].destroy();
       settle();
     },
   };
