@@ -15,9 +15,12 @@ interface Seen {
 describe("keepAliveFetch", () => {
   const seen: Seen[] = [];
   const sockets = new Map<unknown, number>();
+  /** Calls each connection has brought before this one. */
+  const served = new Map<unknown, number>();
   let base = "";
   const server = http.createServer((request, response) => {
     if (!sockets.has(request.socket)) sockets.set(request.socket, sockets.size + 1);
+    served.set(request.socket, (served.get(request.socket) ?? 0) + 1);
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -39,6 +42,9 @@ describe("keepAliveFetch", () => {
       } else if (path === "/empty") {
         response.writeHead(204);
         response.end();
+      } else if (path === "/closed-as-sent" && served.get(request.socket)! > 1) {
+        // The server closes a kept connection just as a call arrives on it, without answering.
+        request.socket.destroy();
       } else if (path === "/hang") {
         // Never answers: the caller's signal must end the call.
       } else if (path === "/cut") {
@@ -102,6 +108,43 @@ describe("keepAliveFetch", () => {
       await (await keepAliveFetch(`${base}/echo`, { method: "POST", body: String(i) })).text();
     const used = new Set(seen.slice(before).map((request) => request.socket));
     expect(used.size).toBe(1);
+  });
+
+  it("sends a call again on a new connection when the server closed the kept one as it went out", async () => {
+    await (await keepAliveFetch(`${base}/echo`, { method: "POST", body: "first" })).text();
+    const before = seen.length;
+    const response = await keepAliveFetch(`${base}/closed-as-sent`, { method: "POST", body: "again" });
+    expect(await response.text()).toBe("echo:again");
+    // The server read it on the kept connection (and dropped it), then on a new one.
+    const calls = seen.slice(before).filter((request) => request.url === "/closed-as-sent");
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.socket).not.toBe(calls[1]!.socket);
+    expect(calls[1]!.socket).toBe(sockets.size);
+  });
+
+  it("leaves an idle connection a second before the server's announced keep-alive ends", async () => {
+    const connections = new Set<unknown>();
+    const brief = http.createServer((request, response) => {
+      connections.add(request.socket);
+      request.resume();
+      request.on("end", () => response.end("ok"));
+    });
+    brief.keepAliveTimeout = 2_000; // announced as Keep-Alive: timeout=2
+    await new Promise<void>((resolve) => brief.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(brief.address() as AddressInfo).port}/`;
+    try {
+      await (await keepAliveFetch(url)).text();
+      await (await keepAliveFetch(url)).text();
+      expect(connections.size).toBe(1);
+      // Past the announced timeout less a second, still inside it: a new connection, not one
+      // the server is about to close.
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      await (await keepAliveFetch(url)).text();
+      expect(connections.size).toBe(2);
+    } finally {
+      brief.closeAllConnections();
+      await new Promise((resolve) => brief.close(resolve));
+    }
   });
 
   it("hands back an error status as a response, as fetch does", async () => {

@@ -7,16 +7,28 @@
 // clients send: a URL, a method, headers as a plain object, pairs or Headers, a string or byte
 // body, an AbortSignal; anything else (a Request object, a streamed body) goes to the global
 // fetch. Redirects are not followed (RPC endpoints do not redirect); compressed answers are
-// inflated as fetch would.
+// inflated as fetch would. Idle connections are left before the server's announced keep-alive
+// runs out, and a call that still meets a connection the server closed as it went out is sent
+// again on a new one (every call through here is safe to repeat). Without them a live Sui sweep
+// now and then failed with "fetch failed" and waited seconds for its redelivery (bench/RESULTS.md,
+// 2026-11-27 evening).
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 
+/**
+ * How long an idle connection is kept when the server does not say. A server that announces its
+ * own keep-alive timeout (`Keep-Alive: timeout=5`, as Node's servers do) is left a second early:
+ * node's agent does that only when it has a timeout of its own (Node 20 ignores the hint
+ * otherwise), and a connection the server closes just as a call goes out fails that call.
+ */
+const IDLE_CONNECTION_MS = 30_000;
+
 /** Idle connections are kept per origin; concurrent calls open more, as fetch does. */
 const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
+  "http:": new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  "https:": new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
 } as const;
 
 /** A call that gets no answer for this long fails, as undici's fetch does by default (300 s). */
@@ -43,34 +55,52 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | undefined
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     let settled = false;
-    const request = transport.request(
-      url,
-      { method: init.method ?? "GET", headers, agent: agents[url.protocol as "http:" | "https:"] },
-      (response) => {
-        const chunks: Buffer[] = [];
-        const stream = inflated(response);
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("error", fail);
-        response.on("error", fail);
-        // A connection closed before the whole body came.
-        response.on("close", () => {
-          if (!response.complete) fail(new Error(`the answer from ${url.origin} was cut short`));
-        });
-        stream.on("end", () => {
-          if (settled) return;
-          settled = true;
-          signal?.removeEventListener("abort", onAbort);
-          const status = response.statusCode ?? 0;
-          resolve(
-            new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), {
-              status,
-              statusText: response.statusMessage ?? "",
-              headers: responseHeaders(response.headers),
-            }),
-          );
-        });
-      },
-    );
+    let request: http.ClientRequest;
+    function attempt(retry: boolean) {
+      let answered = false;
+      request = transport.request(
+        url,
+        { method: init.method ?? "GET", headers, agent: agents[url.protocol as "http:" | "https:"] },
+        (response) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          const stream = inflated(response);
+          stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+          stream.on("error", fail);
+          response.on("error", fail);
+          // A connection closed before the whole body came.
+          response.on("close", () => {
+            if (!response.complete) fail(new Error(`the answer from ${url.origin} was cut short`));
+          });
+          stream.on("end", () => {
+            if (settled) return;
+            settled = true;
+            signal?.removeEventListener("abort", onAbort);
+            const status = response.statusCode ?? 0;
+            resolve(
+              new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), {
+                status,
+                statusText: response.statusMessage ?? "",
+                headers: responseHeaders(response.headers),
+              }),
+            );
+          });
+        },
+      );
+      request.setTimeout(IDLE_TIMEOUT_MS, () =>
+        fail(new Error(`no answer from ${url.origin} in ${IDLE_TIMEOUT_MS} ms`)),
+      );
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the server closed as the call went out: the call is sent
+        // once more on a new connection, as Node's documentation advises (http, "reusedSocket").
+        // Only calls to chain RPC nodes come here, and each of those is safe to repeat: a read,
+        // or a transaction the chain knows by its signature or digest.
+        if (!retry && !answered && !settled && request.reusedSocket && error.code === "ECONNRESET")
+          return attempt(true);
+        fail(error);
+      });
+      request.end(body);
+    }
     function fail(error: unknown) {
       if (settled) return;
       settled = true;
@@ -85,11 +115,7 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | undefined
       reject(signal!.reason);
     }
     signal?.addEventListener("abort", onAbort, { once: true });
-    request.setTimeout(IDLE_TIMEOUT_MS, () =>
-      fail(new Error(`no answer from ${url.origin} in ${IDLE_TIMEOUT_MS} ms`)),
-    );
-    request.on("error", fail);
-    request.end(body);
+    attempt(false);
   });
 }
 
