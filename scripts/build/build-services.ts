@@ -94,15 +94,29 @@ const fingerprint = (file: string) => {
 function optionsKey(root: string, target: BuildTarget): string {
   const builder = readFileSync(new URL(import.meta.url));
   const plugin = readFileSync(new URL("./import-meta-plugin.ts", import.meta.url));
-  // The lockfile too: a patched or upgraded package may resolve to another folder while the
-  // files the last build read are still there unchanged, which the inputs' fingerprints miss.
-  const lockfile = readFileSync(path.join(root, "pnpm-lock.yaml"));
   return createHash("sha256")
     .update(JSON.stringify(target))
     .update(builder)
     .update(plugin)
-    .update(lockfile)
+    .update(lockfileHash(root))
     .digest("hex");
+}
+
+/**
+ * The lockfile too: a patched or upgraded package may resolve to another folder while the files
+ * the last build read are still there unchanged, which the inputs' fingerprints miss. Read once
+ * per build process, however many bundles it checks.
+ */
+const lockfileHashes = new Map<string, string>();
+function lockfileHash(root: string): string {
+  let hash = lockfileHashes.get(root);
+  if (hash === undefined) {
+    hash = createHash("sha256")
+      .update(readFileSync(path.join(root, "pnpm-lock.yaml")))
+      .digest("hex");
+    lockfileHashes.set(root, hash);
+  }
+  return hash;
 }
 
 /** True when the last build's outputs exist and none of its inputs or options changed. */

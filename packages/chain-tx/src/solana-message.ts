@@ -73,19 +73,15 @@ export function compileLegacyMessage(
     } else metas.set(id, { key, bytes, isSigner, isWritable });
     return id;
   };
-  const programs: PublicKey[] = [];
-  const instructionIds = instructions.map((instruction) => ({
-    keys: instruction.keys.map((meta) => add(meta.pubkey, meta.isSigner, meta.isWritable)),
-    program: identity(instruction.programId.toBytes()),
-  }));
-  const programIds = new Set<string>();
-  for (const [n, instruction] of instructions.entries()) {
-    const { program } = instructionIds[n]!;
-    if (programIds.has(program)) continue;
-    programIds.add(program);
-    programs.push(instruction.programId);
-  }
-  for (const program of programs) add(program, false, false);
+  // Each program once, in the order instructions first name it.
+  const programs = new Map<string, PublicKey>();
+  const instructionIds = instructions.map((instruction) => {
+    const keys = instruction.keys.map((meta) => add(meta.pubkey, meta.isSigner, meta.isWritable));
+    const program = identity(instruction.programId.toBytes());
+    if (!programs.has(program)) programs.set(program, instruction.programId);
+    return { keys, program };
+  });
+  for (const program of programs.values()) add(program, false, false);
 
   const sorted = [...metas.values()].sort((x, y) => {
     if (x.isSigner !== y.isSigner) return x.isSigner ? -1 : 1;
