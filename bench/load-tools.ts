@@ -26,6 +26,8 @@ export function runWrk(options: {
   seconds: number;
   body: string;
   headers: Record<string, string>;
+  /** Sends an Idempotency-Key, a new one on every request. */
+  keyed?: boolean;
 }): WrkResult {
   const lua = path.join("/tmp", `gw-bench-${process.pid}.lua`);
   writeFileSync(
@@ -34,6 +36,7 @@ export function runWrk(options: {
       'wrk.method = "POST"',
       `wrk.body = '${options.body}'`,
       ...Object.entries(options.headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"`),
+      ...(options.keyed ? uniqueKeys(`${process.pid}-${Date.now()}`) : []),
     ].join("\n"),
   );
   const wrk = findExecutable("wrk") ?? "/usr/bin/wrk";
@@ -55,6 +58,20 @@ export function runWrk(options: {
     return m[2] === "us" ? value / 1000 : m[2] === "s" ? value * 1000 : value;
   };
   return { rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]), p50: ms("50"), p99: ms("99") };
+}
+
+/** wrk Lua: every request of every thread with an Idempotency-Key of its own. */
+function uniqueKeys(run: string): string[] {
+  return [
+    "local threads = 0",
+    "function setup(thread) threads = threads + 1; thread:set('thread', threads) end",
+    "local sent = 0",
+    "function request()",
+    "  sent = sent + 1",
+    `  wrk.headers["Idempotency-Key"] = "bench-${run}-" .. thread .. "-" .. sent`,
+    "  return wrk.format()",
+    "end",
+  ];
 }
 
 /**

@@ -2,7 +2,9 @@
 // answers (bench/http-floor-server.ts, the floor any Express endpoint meets) and pgbench's
 // single-row INSERT rate, each with the same number of clients, in the same run; the open-loop latency at half the measured rate; and the CPU one
 // request costs the API process and its PostgreSQL backends (from Linux /proc).
-//   pnpm exec tsx bench/payments-bench.ts [clients=16] [seconds=10]
+//   pnpm exec tsx bench/payments-bench.ts [clients=16] [seconds=10] [--keyed] [--record]
+// --keyed sends an Idempotency-Key, a new one on every request, as a careful merchant does
+// (recorded in a results file of its own, apart from the unkeyed runs the goal is read from).
 // Uses DATABASE_URL / NATS_URL when set, else the machine's PostgreSQL (127.0.0.1:5432, user
 // postgres) and NATS (127.0.0.1:4222). Needs Debian's pgbench.
 import { createHash, randomBytes } from "node:crypto";
@@ -15,8 +17,10 @@ import { createBenchDatabase, recordResults } from "./harness.js";
 import { measureFloorServer, pgbenchInsertRate, runWrk } from "./load-tools.js";
 import { cpuSeconds, machineBusySeconds, machineLine, percentile } from "./machine.js";
 
-const clients = Number(process.argv[2] ?? 16);
-const seconds = Number(process.argv[3] ?? 10);
+const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const clients = Number(positional[0] ?? 16);
+const seconds = Number(positional[1] ?? 10);
+const keyed = process.argv.includes("--keyed");
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
@@ -35,6 +39,7 @@ const body = JSON.stringify({ amount: 12.5, currency: "USD", description: "bench
 // node:http with a keep-alive agent: several times cheaper per request than fetch, which matters
 // when the client shares two cores with the API and PostgreSQL.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+let opened = 0;
 function create(): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -42,7 +47,12 @@ function create(): Promise<void> {
       {
         method: "POST",
         agent,
-        headers: { "x-api-key": key, "content-type": "application/json", "content-length": body.length },
+        headers: {
+          "x-api-key": key,
+          "content-type": "application/json",
+          "content-length": body.length,
+          ...(keyed ? { "idempotency-key": `bench-open-${process.pid}-${++opened}` } : {}),
+        },
       },
       (res) => {
         res.resume();
@@ -85,6 +95,7 @@ const wrkRun = (durationS: number) =>
     seconds: durationS,
     body,
     headers: { "Content-Type": "application/json", "x-api-key": key },
+    keyed,
   });
 
 try {
@@ -137,7 +148,7 @@ try {
   const loadAfter = os.loadavg()[0]!;
 
   const lines = [
-    `## POST /payments on one API node (${new Date().toISOString().slice(0, 10)})`,
+    `## POST /payments on one API node${keyed ? ", every request with its own Idempotency-Key" : ""} (${new Date().toISOString().slice(0, 10)})`,
     "",
     `Machine: ${machineLine()}. PostgreSQL and NATS on the same machine; the load generator runs on it too.`,
     `Load average (1 min) ${loadBefore.toFixed(1)} before the run, ${loadAfter.toFixed(1)} after.`,
@@ -159,7 +170,8 @@ try {
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
-  if (process.argv.includes("--record")) recordResults("RESULTS-payments.md", lines);
+  if (process.argv.includes("--record"))
+    recordResults(keyed ? "RESULTS-payments-keyed.md" : "RESULTS-payments.md", lines);
 } finally {
   await api?.stop();
   await db.drop();

@@ -53,6 +53,55 @@ describe("startConsumer", () => {
     }
   }, 20_000);
 
+  it("says in the log, once, when a handler is still running after its ack wait", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const subject = bus.topology.subjects.event("stalled");
+    const lines: { msg: string; messageId?: string; deliveryCount?: number }[] = [];
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line)) };
+    const watched = createLogger({ name: "consumer-test", level: "warn", destination });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handled: number[] = [];
+    // The first delivery hangs (as a handler awaiting a promise that never settles); the copy
+    // JetStream hands out after the ack wait is handled at once.
+    const consumer = await startConsumer<{ n: number }>({
+      js: bus.js,
+      jsm: bus.jsm,
+      log: watched,
+      stream: bus.topology.streams.events,
+      durable: "stalled-test",
+      filterSubjects: [subject],
+      concurrency: 2,
+      ackWaitMs: 1_000,
+      handle: async (message) => {
+        handled.push(message.deliveryCount);
+        if (message.deliveryCount === 1) await held;
+      },
+    });
+    try {
+      await bus.js.publish(subject, JSON.stringify({ n: 1 }), { msgID: "stalled-1" });
+      await waitFor(async () => handled.length >= 2, {
+        what: "the message delivered again",
+        timeoutMs: 10_000,
+      });
+      const stalled = () => lines.filter((l) => l.msg.startsWith("message handler still running"));
+      await waitFor(async () => stalled().length > 0, { what: "the stall in the log" });
+      expect(stalled()[0]).toMatchObject({ messageId: "stalled-1", deliveryCount: 1 });
+      // The copy that ended in time said nothing; the hung one said it once.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(stalled().filter((l) => l.deliveryCount === 1)).toHaveLength(1);
+      expect(stalled().filter((l) => l.deliveryCount !== 1)).toEqual([]);
+    } finally {
+      release();
+      await consumer.stop();
+      await bus.close();
+      await testBus.cleanup();
+    }
+  }, 30_000);
+
   it("reports each durable's backlog: not yet delivered, in hand, and redelivered", async () => {
     const testBus = await createTestBus();
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });

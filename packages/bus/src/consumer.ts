@@ -145,6 +145,16 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
       msg.term();
       return;
     }
+    // A handler still running when its ack wait ends has lost its message to another delivery
+    // and keeps its slot until it ends: said once, so a hung one (a promise that never settles)
+    // shows in the log instead of as a consumer that quietly runs out of slots.
+    const stalled = setTimeout(() => {
+      log.warn(
+        { messageId: id, subject: msg.subject, deliveryCount, ackWaitMs },
+        "message handler still running after its ack wait; the message is delivered again",
+      );
+    }, ackWaitMs);
+    stalled.unref();
     try {
       await handle({ id, subject: msg.subject, data, deliveryCount, seq: msg.seq });
       msg.ack();
@@ -159,6 +169,8 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
         "message handling failed; will retry",
       );
       msg.nak(retryDelay(deliveryCount));
+    } finally {
+      clearTimeout(stalled);
     }
   }
 

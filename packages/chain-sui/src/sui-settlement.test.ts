@@ -30,14 +30,7 @@ beforeAll(async () => {
   client = new SuiGrpcClient({ network: "localnet", baseUrl: net.url });
   ({ vault, gas } = (await signer.client.getServiceAddresses()).sui.live);
   for (let i = 0; i < 4; i++) await net.fund(gas, "SUI", 1_000_000_000n);
-  settlement = createSuiSettlement({
-    sql: db.sql,
-    client,
-    signer: signer.client,
-    log,
-    coinTypes: { SUI: "0x2::sui::SUI", USDC: net.coinType("USDC"), USDT: net.coinType("USDT") },
-    approver: { keyId: signer.approvers.settlement.keyId, key: signer.approvers.settlement.key },
-  });
+  settlement = settlementWith(client);
 });
 afterAll(async () => {
   await signer?.close();
@@ -54,22 +47,76 @@ async function deposit() {
   return { index, address };
 }
 
+/** A client whose listings (by owner) and object and transaction reads are counted. */
+function countingClient() {
+  const counted = new SuiGrpcClient({ network: "localnet", baseUrl: net.url });
+  const listed: string[] = [];
+  let objects = 0;
+  let transactions = 0;
+  const list = counted.stateService.listOwnedObjects.bind(counted.stateService);
+  counted.stateService.listOwnedObjects = (input, options) => {
+    listed.push(input.owner ?? "");
+    return list(input, options);
+  };
+  const getObjects = counted.ledgerService.batchGetObjects.bind(counted.ledgerService);
+  counted.ledgerService.batchGetObjects = (input, options) => {
+    objects++;
+    return getObjects(input, options);
+  };
+  const getTransaction = counted.ledgerService.getTransaction.bind(counted.ledgerService);
+  counted.ledgerService.getTransaction = (input, options) => {
+    transactions++;
+    return getTransaction(input, options);
+  };
+  return { client: counted, listed, reads: () => ({ objects, transactions }) };
+}
+
+/** The test signer with its sign calls counted. */
+function countingSigner() {
+  let signs = 0;
+  const counting = new Proxy(signer.client, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (key !== "sign") return typeof value === "function" ? value.bind(target) : value;
+      return (...args: Parameters<typeof target.sign>) => {
+        signs++;
+        return target.sign(...args);
+      };
+    },
+  });
+  return { signer: counting, signs: () => signs };
+}
+
+/** A settlement of its own (what it knows of the gas wallet is its own), as a second replica. */
+function settlementWith(suiClient: SuiGrpcClient, signerClient: typeof signer.client = signer.client) {
+  return createSuiSettlement({
+    sql: db.sql,
+    client: suiClient,
+    signer: signerClient,
+    log,
+    coinTypes: { SUI: "0x2::sui::SUI", USDC: net.coinType("USDC"), USDT: net.coinType("USDT") },
+    approver: { keyId: signer.approvers.settlement.keyId, key: signer.approvers.settlement.key },
+  });
+}
+
+const sweepWork = (address: string, index: number, amount: bigint) => ({
+  intentId: `sweep:${randomUUID()}`,
+  paymentId: randomUUID(),
+  mode: "live" as const,
+  chain: "sui" as const,
+  coin: "USDC" as const,
+  depositAddress: address,
+  derivationIndex: index,
+  amount,
+});
+
 describe("sui settlement", () => {
   it("sweeps a deposit of two coins to the vault with gas paid by the gas wallet, once per intent", async () => {
     const { index, address } = await deposit();
     await net.fund(address, "USDC", 7_000_000n);
     await net.fund(address, "USDC", 5_500_000n);
     const [vaultBefore, gasBefore] = [await balance(vault), await balance(gas, "SUI")];
-    const work = {
-      intentId: `sweep:${randomUUID()}`,
-      paymentId: randomUUID(),
-      mode: "live" as const,
-      chain: "sui" as const,
-      coin: "USDC" as const,
-      depositAddress: address,
-      derivationIndex: index,
-      amount: 12_500_000n,
-    };
+    const work = sweepWork(address, index, 12_500_000n);
     const [first, concurrent] = await Promise.all([settlement.sweep(work), settlement.sweep(work)]);
     expect(concurrent.txid).toBe(first.txid);
     expect(await balance(address)).toBe(0n);
@@ -96,17 +143,7 @@ describe("sui settlement", () => {
     // recorded through the same pool): each sweep must take a free coin the moment it picks it
     // (not find it taken when the signer refuses the second use), and no sweep may hold a
     // connection while it waits for what another needs a connection to release.
-    let signs = 0;
-    const counting = new Proxy(signer.client, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (key !== "sign") return typeof value === "function" ? value.bind(target) : value;
-        return (...args: Parameters<typeof target.sign>) => {
-          signs++;
-          return target.sign(...args);
-        };
-      },
-    });
+    const { signer: counting, signs } = countingSigner();
     const twoConnections = createSql({ url: db.url, max: 2 });
     const sideBySide = createSuiSettlement({
       sql: twoConnections,
@@ -130,23 +167,53 @@ describe("sui settlement", () => {
     );
     const vaultBefore = await balance(vault);
     const results = await Promise.all(
-      sweeps.map(({ address, index }) =>
-        sideBySide.sweep({
-          intentId: `sweep:${randomUUID()}`,
-          paymentId: randomUUID(),
-          mode: "live",
-          chain: "sui",
-          coin: "USDC",
-          depositAddress: address,
-          derivationIndex: index,
-          amount: 1_000_000n,
-        }),
-      ),
+      sweeps.map(({ address, index }) => sideBySide.sweep(sweepWork(address, index, 1_000_000n))),
     );
     await twoConnections.end();
     expect(new Set(results.map((r) => r.txid)).size).toBe(sweeps.length);
-    expect(signs).toBe(sweeps.length);
+    expect(signs()).toBe(sweeps.length);
     expect(await balance(vault)).toBe(vaultBefore + BigInt(sweeps.length) * 1_000_000n);
+  });
+
+  it("lists the gas wallet once for a run of sweeps and reads no coin twice", async () => {
+    // The gas coin's next version comes from each execution's effects, and the source coins'
+    // BCS with their listing: a sweep lists its deposit, signs and executes, nothing more.
+    const { client: counted, listed, reads } = countingClient();
+    const own = settlementWith(counted);
+    const gasBefore = await balance(gas, "SUI");
+    for (let i = 0; i < 3; i++) {
+      const { index, address } = await deposit();
+      await net.fund(address, "USDC", 2_000_000n);
+      await own.sweep(sweepWork(address, index, 2_000_000n));
+      expect(await balance(address)).toBe(0n);
+    }
+    expect(listed.filter((owner) => owner === gas)).toHaveLength(1);
+    expect(listed.filter((owner) => owner !== gas)).toHaveLength(3);
+    expect(reads()).toEqual({ objects: 0, transactions: 0 });
+    expect(await balance(gas, "SUI")).toBe(gasBefore - 3_000_000n);
+  });
+
+  it("reads the gas wallet again when another replica has spent the coins it knew", async () => {
+    const { client: countedA, listed } = countingClient();
+    const { signer: signerA, signs } = countingSigner();
+    const replicaA = settlementWith(countedA, signerA);
+    const replicaB = settlementWith(client);
+    const sweepOnce = async (replica: typeof settlement) => {
+      const { index, address } = await deposit();
+      await net.fund(address, "USDC", 1_000_000n);
+      await replica.sweep(sweepWork(address, index, 1_000_000n));
+      expect(await balance(address)).toBe(0n);
+    };
+    await sweepOnce(replicaA);
+    // B goes round the whole wallet: every coin A knows is now at a later version.
+    const gasCoins = (await client.listCoins({ owner: gas, coinType: "0x2::sui::SUI" })).objects.length;
+    for (let i = 0; i < gasCoins; i++) await sweepOnce(replicaB);
+    const vaultBefore = await balance(vault);
+    await sweepOnce(replicaA);
+    expect(await balance(vault)).toBe(vaultBefore + 1_000_000n);
+    expect(listed.filter((owner) => owner === gas)).toHaveLength(2);
+    // One attempt on a coin it knew at an old version, refused; the wallet read again; one more.
+    expect(signs()).toBeLessThanOrEqual(3);
   });
 
   it("rebuilds when a stored attempt's inputs moved on, and refunds from a deposit through the vault", async () => {

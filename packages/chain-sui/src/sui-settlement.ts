@@ -16,13 +16,11 @@ import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { TransactionDataBuilder } from "@mysten/sui/transactions";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import pLimit from "p-limit";
+import { createFinalityWatch, type FinalTransaction } from "./finality-watch.js";
+import { createGasCoins } from "./gas-coins.js";
 import { createIntentStore, type IntentRecords, type StoredAttempt } from "./intent-store.js";
-import {
-  findSuiTransaction,
-  ownedInputs,
-  ownedInputsCurrent,
-  type SuiTransactionView,
-} from "./transaction-outcome.js";
+import { listOwnedCoins } from "./owned-coins.js";
+import { findSuiTransaction, ownedInputs, ownedInputsCurrent } from "./transaction-outcome.js";
 
 /** Sui's settlement adapter (the contract every chain's follows, packages/chain-kit). */
 export type SuiSettlement = SettlementAdapter<"sui">;
@@ -40,6 +38,8 @@ export interface SuiSettlementOptions {
   gasBudget?: bigint;
   /** How long to wait for a sent transaction's checkpoint before giving up (and retrying later). */
   finalityTimeoutMs?: number;
+  /** Between two reads of the transactions waiting for a checkpoint (finality-watch.ts). */
+  finalityPollMs?: number;
   /**
    * Intents deciding at once (default 4). Each holds a connection for its lock, and its signer
    * call takes another from the pool (the audit head, withAuditHeadCheck): at most half of
@@ -110,23 +110,13 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     return normalizeStructTag(type);
   }
 
-  async function listCoins(owner: string, type: string) {
-    const out: { objectId: string; version: string; digest: string; balance: bigint }[] = [];
-    let cursor: string | null | undefined;
-    do {
-      const page = await client.listCoins({ owner, coinType: type, limit: 200, cursor });
-      // Normalized as transaction inputs are (ownedInputs), so `busy` compares like with like.
-      for (const c of page.objects)
-        out.push({ ...c, objectId: normalizeSuiAddress(c.objectId), balance: BigInt(c.balance) });
-      cursor = page.hasNextPage ? page.cursor : null;
-    } while (cursor);
-    return out;
-  }
-
   /** Largest free coins first until they cover the amount; waits while others hold what is missing. */
   async function pickCoins(owner: string, type: string, amount: bigint, what: string) {
     for (let wait = 0; ; wait++) {
-      const coins = (await listCoins(owner, type)).sort((a, b) => (b.balance > a.balance ? 1 : -1));
+      // With their BCS: the signer checks a sweep's coins against their contents.
+      const coins = (await listOwnedCoins(client, owner, type, { bcs: true })).sort((a, b) =>
+        b.balance > a.balance ? 1 : -1,
+      );
       const free = coins.filter((c) => !busy.has(c.objectId));
       const picked: typeof coins = [];
       let sum = 0n;
@@ -148,47 +138,62 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     }
   }
 
-  /** One free gas-wallet coin that covers the budget on its own. */
-  async function pickGasCoin(gas: string) {
-    for (let wait = 0; ; wait++) {
-      const coins = await listCoins(gas, coinType("SUI"));
-      const usable = coins.filter((c) => c.balance >= gasBudget);
-      const free = usable.find((c) => !busy.has(c.objectId));
-      if (free) {
-        busy.add(free.objectId);
-        return free;
-      }
-      if (usable.length === 0 || wait >= 100) {
-        throw new Error(`gas wallet ${gas} has no free coin of ${gasBudget} MIST`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  /** The gas wallet's coins, known from the effects of what this process spends (gas-coins.ts). */
+  const gasCoins = createGasCoins({
+    list: (owner) => listOwnedCoins(client, owner, coinType("SUI")),
+    budget: gasBudget,
+    busy,
+  });
 
   const transaction = (digest: string) => findSuiTransaction(client, digest);
 
+  const finality = createFinalityWatch({ client, log, intervalMs: options.finalityPollMs });
   /** Waits until the transaction is in a checkpoint (final on Sui). */
-  async function final(digest: string): Promise<SuiTransactionView & { checkpoint: string }> {
-    const deadline = Date.now() + finalityTimeoutMs;
-    for (;;) {
-      const tx = await transaction(digest);
-      if (tx?.checkpoint !== undefined && tx.checkpoint !== null)
-        return tx as SuiTransactionView & { checkpoint: string };
-      if (Date.now() > deadline) throw new Error(`transaction ${digest} not in a checkpoint yet`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const final = (digest: string): Promise<FinalTransaction> => finality.wait(digest, finalityTimeoutMs);
 
   const inputsCurrent = (attempt: StoredAttempt) => ownedInputsCurrent(client, attempt.inputs);
+  const inputIds = (attempt: StoredAttempt) => attempt.inputs.map((input) => input.objectId);
 
+  /**
+   * Sends the signed transaction. Its effects name the gas coin's next version, which the next
+   * sweep can then use without listing the gas wallet; when they do not, the coin is forgotten.
+   */
   async function execute(attempt: StoredAttempt): Promise<void> {
-    await client.executeTransaction({ transaction: attempt.txBytes, signatures: attempt.signatures });
+    let result: Awaited<ReturnType<typeof client.executeTransaction<{ effects: true }>>>;
+    try {
+      result = await client.executeTransaction({
+        transaction: attempt.txBytes,
+        signatures: attempt.signatures,
+        include: { effects: true },
+      });
+    } catch (err) {
+      // Rejected: an input moved on (read the wallet again), or we cannot tell what happened.
+      if (STALE.test(String(err))) gasCoins.forgetAll();
+      else gasCoins.forget(inputIds(attempt));
+      throw err;
+    }
+    const effects = (result.Transaction ?? result.FailedTransaction)?.effects;
+    const gasObject = effects?.gasObject;
+    if (gasObject?.outputVersion && gasObject.outputDigest) {
+      const used = effects.gasUsed;
+      gasCoins.spent(normalizeSuiAddress(gasObject.objectId), {
+        version: gasObject.outputVersion,
+        digest: gasObject.outputDigest,
+        charged: BigInt(used.computationCost ?? 0) + BigInt(used.storageCost ?? 0),
+      });
+    } else gasCoins.forget(inputIds(attempt));
   }
 
   /** The outcome of earlier attempts: a final digest, or undefined when none can land any more. */
-  async function settlePrior(records: IntentRecords, intentId: string): Promise<string | undefined> {
-    for (const attempt of await records.attempts(intentId)) {
+  async function settlePrior(
+    records: IntentRecords,
+    intentId: string,
+    attempts: StoredAttempt[],
+  ): Promise<string | undefined> {
+    for (const attempt of attempts) {
       let tx = await transaction(attempt.digest);
+      // Sent before (by this process or another): its gas coin's version is not ours to know.
+      gasCoins.forget(inputIds(attempt));
       if (!tx && (await inputsCurrent(attempt))) {
         // Signed and stored but never executed (a crash before sending): send the same bytes.
         try {
@@ -240,7 +245,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   }
 
   /**
-   * Builds and signs with coins reserved in `busy` as they are picked (pickCoins, pickGasCoin).
+   * Builds and signs with coins reserved in `busy` as they are picked (pickCoins, gasCoins.pick).
    * The caller holds the returned attempt's inputs busy until it is final; picked coins the
    * attempt does not spend (a failure, or the signer answering with a transaction bound earlier)
    * are released here.
@@ -259,22 +264,15 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     const picked = coins.map((c) => c.objectId);
     let stored: StoredAttempt | undefined;
     try {
-      const gasCoin = await pickGasCoin(gas);
+      const gasCoin = await gasCoins.pick(gas);
       picked.push(gasCoin.objectId);
-      const objectIds = coins.map((c) => c.objectId);
-      const { objects } = await client.getObjects({ objectIds, include: { objectBcs: true } });
-      const refs: SuiCoinRef[] = [];
-      const bcsList: Uint8Array[] = [];
-      objects.forEach((object, i) => {
-        if (object instanceof Error || !object.objectBcs) throw new Error(`coin ${objectIds[i]} is gone`);
-        refs.push({
-          objectId: object.objectId,
-          version: object.version,
-          digest: object.digest,
-          balance: coins[i]!.balance,
-        });
-        bcsList.push(object.objectBcs);
-      });
+      const refs: SuiCoinRef[] = coins.map(({ objectId, version, digest, balance }) => ({
+        objectId,
+        version,
+        digest,
+        balance,
+      }));
+      const bcsList = coins.map((coin) => coin.bcs!);
       const bytes = await spec.build({
         depositAddress: spec.source,
         vault: spec.destination,
@@ -312,12 +310,17 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   async function run(spec: IntentSpec, mode: Mode): Promise<string> {
     const sent = await deciding(() =>
       store.exclusive<{ final: string } | { sent: StoredAttempt }>(spec.intentId, async (locked) => {
-        const done = await locked.done(spec.intentId);
+        // Both asked in one round trip (pipelined on the lock's connection).
+        const [done, stored] = await Promise.all([
+          locked.done(spec.intentId),
+          locked.attempts(spec.intentId),
+        ]);
         if (done) return { final: done };
+        // Newest first, as stored; this runner's own attempts join it as it records them.
+        const previous = [...stored];
         for (let round = 0; round < ROUNDS; round++) {
-          const prior = await settlePrior(locked, spec.intentId);
+          const prior = await settlePrior(locked, spec.intentId, previous);
           if (prior) return { final: prior };
-          const previous = await locked.attempts(spec.intentId);
           let attempt: StoredAttempt;
           try {
             attempt = await buildAndSign(spec, mode, (previous[0]?.attempt ?? 0) + 1);
@@ -326,12 +329,15 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
             if (!(err instanceof SignerRefusedError && err.refusal.code === "INPUT_IN_USE")) throw err;
             const held = /sui-object:(0x[0-9a-f]+)@/.exec(err.refusal.reason)?.[1];
             if (held) holdFor(held, 5_000);
+            // Another replica spends from the same wallets: what we know of them may be behind.
+            gasCoins.forgetAll();
             continue;
           }
           for (const input of attempt.inputs) busy.add(input.objectId);
           let inFlight = false;
           try {
             await locked.record(spec.intentId, attempt);
+            previous.unshift(attempt);
             try {
               await execute(attempt);
             } catch (err) {
@@ -344,7 +350,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
             inFlight = true;
             return { sent: attempt };
           } finally {
-            if (!inFlight) release(attempt.inputs.map((input) => input.objectId));
+            if (!inFlight) release(inputIds(attempt));
           }
         }
         throw new Error(`intent ${spec.intentId}: inputs kept moving, giving up for now`);
@@ -359,7 +365,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       // The coins stay ours until the checkpoint (their next versions come from this
       // transaction), and not a moment longer: runners holding the lock's connection may be
       // waiting for one, and this runner needs a pool connection for what follows.
-      release(attempt.inputs.map((input) => input.objectId));
+      release(inputIds(attempt));
     }
     if (!result.status.success) {
       throw new Error(

@@ -7,6 +7,7 @@
 // sorts them, and the bytes are written straight. The order of keys and every byte are web3.js's:
 // the tests compare both on random messages, so the signer sees the same messages as before.
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { flatCopy, recentCache } from "./recent-cache.js";
 
 /** The most a transaction may take on the wire; web3.js refuses instructions beyond it too. */
 const PACKET_DATA_SIZE = 1232;
@@ -36,23 +37,21 @@ const identity = (bytes: Uint8Array) =>
 /**
  * Base58 both ways for keys and blockhashes seen recently: programs, mints, the vault, the gas
  * wallet and a blockhash recur in transaction after transaction, and base58 is the costly part.
+ * What is kept is kept compact: a flat copy of the text (base58 builds it a character at a time,
+ * a tree of concatenations of about a kilobyte), and a blockhash's bytes in a buffer of their own
+ * (PublicKey's come sliced from Node's 8 KiB pool, which a kept slice holds whole).
  */
-const CACHE_SIZE = 4096;
-const texts = new Map<string, string>();
-const blockhashes = new Map<string, Uint8Array>();
-function remember<V>(cache: Map<string, V>, key: string, value: V): V {
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
-  return value;
-}
+const texts = recentCache<string>(1024);
+const blockhashes = recentCache<Uint8Array>(64);
 function textOf(meta: Meta): string {
   if (meta.text !== undefined) return meta.text;
   const id = identity(meta.bytes);
-  meta.text = texts.get(id) ?? remember(texts, id, meta.key.toBase58());
+  meta.text = texts.get(id) ?? texts.remember(id, flatCopy(meta.key.toBase58()));
   return meta.text;
 }
 const blockhashBytes = (text: string) =>
-  blockhashes.get(text) ?? remember(blockhashes, text, new PublicKey(text).toBytes());
+  blockhashes.get(text) ??
+  blockhashes.remember(flatCopy(text), Uint8Array.from(new PublicKey(text).toBytes()));
 
 /** The message bytes web3.js's `new Transaction({ feePayer, recentBlockhash }).add(...instructions).serializeMessage()` gives. */
 export function compileLegacyMessage(

@@ -16,6 +16,7 @@ import {
   SystemProgram,
   type TransactionInstruction,
 } from "@solana/web3.js";
+import { flatCopy, recentCache } from "./recent-cache.js";
 import { compactU16, compileLegacyMessage } from "./solana-message.js";
 
 /** The asset name for native SOL; any other asset is an SPL mint address. */
@@ -107,31 +108,14 @@ interface TokenAccount {
   /** `address` in base58, flat (flatCopy): callers keep it. */
   text: string;
 }
-const ataCache = new Map<string, TokenAccount>();
-const ATA_CACHE_SIZE = 10_000;
+const ataCache = recentCache<TokenAccount>(1024);
 
 function ataOf(mint: string, owner: string): TokenAccount {
   const id = `${owner}/${mint}`;
-  let account = ataCache.get(id);
-  if (!account) {
-    const address = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true);
-    account = { address, text: flatCopy(address.toBase58()) };
-    if (ataCache.size >= ATA_CACHE_SIZE) ataCache.delete(ataCache.keys().next().value!);
-    ataCache.set(flatCopy(id), account);
-  }
-  return account;
-}
-
-/**
- * The same characters in one flat string. A base58 encoder appends a character at a time, so
- * the address it returns is, in V8, a tree of some forty concatenations until something
- * flattens it: 1,064 bytes of heap for a 44-character address, against 71 flat (measured on
- * 20,000). A string kept for long (a cache key; the watcher keeps each deposit's token account
- * for a day after its payment expires) is kept flat. Copying through a Buffer is certain to
- * flatten, where the tricks that flatten in place may be optimized away.
- */
-function flatCopy(text: string): string {
-  return Buffer.from(text, "utf8").toString("utf8");
+  const known = ataCache.get(id);
+  if (known) return known;
+  const address = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true);
+  return ataCache.remember(flatCopy(id), { address, text: flatCopy(address.toBase58()) });
 }
 
 /** The associated token account of `owner` for `mint` (off-curve owners allowed), as a flat

@@ -238,4 +238,99 @@ describe("postgres.js when a backend dies", () => {
       await sql.end({ timeout: 1 });
     }
   });
+
+  it("a reservation waiting when the pool's connection dies gets the connection opened again", async () => {
+    // The closed connection reopens for the next in line, taking it off the pool's queue; 3.4.9
+    // then dropped a reservation while the new connection fetched its types, and it waited for
+    // ever (a Sui intent's lock never taken: settlement's chain work stalled until JetStream's
+    // ack wait, or its pool ran dry).
+    const applicationName = "driver-faults-reserve-waiting";
+    const sql = createSql({ url: pg.url, max: 1, applicationName });
+    try {
+      const first = await sql.reserve();
+      await first`select 1`;
+      const second = sql.reserve();
+      await sleep(100);
+      expect(await terminate(applicationName)).toBe(1);
+      const next = await within(10_000, second);
+      expect((await next<{ n: number }[]>`select 2 as n`)[0]?.n).toBe(2);
+      next.release();
+      first.release();
+      expect((await sql<{ n: number }[]>`select 3 as n`)[0]?.n).toBe(3);
+      expect(unhandled).toEqual([]);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  it("reservations and queries under backends ended every few hundred milliseconds all settle", async () => {
+    // The shape of a Sui intent (a reservation, a session lock, pipelined statements, the unlock
+    // in a finally) next to plain queries, while every connection is ended again and again.
+    // 3.4.9 left some waiting for ever: a statement handed to a connection between its socket
+    // error and its close stayed in `sent`, and a reservation handed a connection after it had
+    // failed took that connection out of the pool for good.
+    const applicationName = "driver-faults-reserve-churn";
+    const sql = createSql({ url: pg.url, max: 3, applicationName });
+    const stuck: string[] = [];
+    let done = 0;
+    let stop = false;
+    const lockHolder = async (n: number) => {
+      const reserved = await sql.reserve();
+      try {
+        await reserved`select pg_advisory_lock(${4200 + (n % 3)})`;
+        try {
+          await Promise.all([reserved`select 1`, reserved`select 2`]);
+          await sleep(Math.random() * 10);
+        } finally {
+          await reserved`select pg_advisory_unlock_all()`;
+        }
+      } finally {
+        reserved.release();
+      }
+    };
+    const worker = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        const op: Promise<unknown> = i % 3 === 0 ? sql`select ${n}::int`.execute() : lockHolder(n);
+        const outcome = await within(10_000, op).then(
+          () => "settled",
+          (err: Error) => (err.message === "still waiting" ? "stuck" : "failed"),
+        );
+        if (outcome === "stuck") {
+          stuck.push(`worker ${n}, operation ${i}`);
+          return;
+        }
+        done++;
+      }
+    };
+    try {
+      const workers = Array.from({ length: 8 }, (_, n) => worker(n));
+      const deadline = Date.now() + 6_000;
+      let rounds = 0;
+      while (Date.now() < deadline) {
+        rounds += (await terminate(applicationName)) > 0 ? 1 : 0;
+        await sleep(50 + Math.random() * 250);
+      }
+      stop = true;
+      await Promise.all(workers);
+      expect(stuck).toEqual([]);
+      expect(rounds).toBeGreaterThan(5);
+      expect(done).toBeGreaterThan(100);
+      expect((await sql<{ n: number }[]>`select 4 as n`)[0]?.n).toBe(4);
+      expect(unhandled).toEqual([]);
+    } finally {
+      stop = true;
+      await sql.end({ timeout: 1 });
+    }
+  }, 60_000);
 });
+
+/** `promise`, or a rejection "still waiting" once `ms` have passed without it settling. */
+function within<T>(ms: number, promise: PromiseLike<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("still waiting")), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

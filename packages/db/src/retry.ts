@@ -4,6 +4,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 const UNAVAILABLE = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
+  // A write to a connection whose backend was just ended: postgres.js writes a query on the next
+  // tick, and the socket can be closed by then (seen as a 500 in the PostgreSQL-faults suite).
+  "EPIPE",
+  "ETIMEDOUT",
+  "ERR_STREAM_DESTROYED",
+  "ERR_STREAM_WRITE_AFTER_END",
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",

@@ -214,14 +214,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         code: o.result.statusCode,
       };
     });
-    await sql.begin(async (tx) => {
+    // The three statements go out together (postgres.js pipelines the queries a transaction's
+    // callback returns as an array), one round trip between begin and commit instead of three.
+    await sql.begin((tx) => [
       // Planned for the rows at hand each time. A prepared statement's cached generic plan is
       // made once, with the sizes of its sixth execution: in a young database the deliveries
       // table is a few pages then, the plan joins the batch to a scan of the whole table, and it
       // is kept while the table grows (4.5 ms a batch of six at 25,000 deliveries, growing).
-      await tx`set local plan_cache_mode = force_custom_plan`;
+      tx`set local plan_cache_mode = force_custom_plan`,
       // Arrays and unnest: seven parameters for the whole batch instead of seven per row.
-      await tx`
+      tx`
         insert into webhook_delivery_attempts
           (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
         select * from unnest(
@@ -231,8 +233,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           ${batch.map((o) => o.result.statusCode) as number[]}::int[],
           ${batch.map((o) => o.result.latencyMs)}::int[],
           ${batch.map((o) => o.result.responseExcerpt) as string[]}::text[],
-          ${batch.map((o) => o.result.error) as string[]}::text[])`;
-      await tx`
+          ${batch.map((o) => o.result.error) as string[]}::text[])`,
+      tx`
         update webhook_deliveries d
         set status = v.status, attempts = v.attempt, next_attempt_at = v.next, last_attempt_at = v.started,
             last_status_code = v.code, claim_token = null, updated_at = now()
@@ -245,8 +247,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           unnest(${rows.map((r) => r.started)}::timestamptz[]) as started,
           unnest(${rows.map((r) => r.code) as number[]}::int[]) as code
         ) v
-        where d.id = v.id and d.claim_token = v.token`;
-    });
+        where d.id = v.id and d.claim_token = v.token`,
+    ]);
   }
 
   function startAttempt(row: Claimed) {

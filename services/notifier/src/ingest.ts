@@ -15,71 +15,77 @@ export interface EventIngestOptions {
 /**
  * Turns events into one pending delivery per matching endpoint (same merchant and mode, subscribed
  * to the type). This is `handleOnce` for a batch: the message ids are recorded as handled in the
- * transaction that inserts their deliveries, so a redelivered message adds nothing and a crash
- * before commit loses nothing. One transaction for many messages is what lets ingestion keep up
+ * statement that inserts their deliveries, so a redelivered message adds nothing and a crash
+ * before it commits loses nothing. One statement for many messages is what lets ingestion keep up
  * with delivery; a failing batch is retried message by message, so one bad message cannot hold
  * back the others. Resolves with the number of deliveries created.
  */
 export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIngestOptions) {
   async function ingestBatch(messages: BusMessage<unknown>[]): Promise<number> {
-    const byId = new Map<string, EventMessage>();
+    // One message per event id, the first: two messages of one batch carrying an event make its
+    // deliveries once (an upsert may not touch a row twice in one statement). If that first one
+    // was handled before, so was the event: its deliveries were made in that message's statement.
+    const byEvent = new Map<string, { messageId: string; data: EventMessage }>();
+    const messageIds = new Set<string>();
     for (const message of messages) {
-      if (isEventMessage(message.data)) byId.set(message.id, message.data);
-      // Retrying cannot fix a malformed message; it is acked and made visible.
-      else log.error({ messageId: message.id, subject: message.subject }, "malformed event message dropped");
-    }
-    if (byId.size === 0) return 0;
-    return sql.begin(async (tx) => {
-      const fresh = await tx<{ message_id: string }[]>`
-        insert into processed_messages (consumer, message_id)
-        select ${consumer}, unnest(${[...byId.keys()]}::text[])
-        on conflict do nothing returning message_id`;
-      if (fresh.length === 0) return 0;
-      // One event id once per batch, even if two messages carried it (the upsert below needs it).
-      const seen = new Set<string>();
-      const events = fresh
-        .map((r) => byId.get(r.message_id)!)
-        .filter((m) => !seen.has(m.event.id) && seen.add(m.event.id));
-      const merchants = [...new Set(events.map((e) => e.merchant_id))];
-      const endpoints = await tx<{ id: string; merchant_id: string; mode: Mode; events: string[] | null }[]>`
-        select id, merchant_id, mode, events from webhook_endpoints
-        where merchant_id = any(${merchants}::text[]) and deleted_at is null`;
-      const retryUntil = new Date(Date.now() + retryWindowMs);
-      const rows = events.flatMap(({ merchant_id, mode, event }) => {
-        const matching = endpoints.filter(
-          (e) =>
-            e.merchant_id === merchant_id &&
-            e.mode === mode &&
-            (e.events === null || e.events.includes(event.type)),
-        );
-        if (matching.length === 0) return [];
-        const payload = JSON.stringify(event);
-        return matching.map((e) => ({
-          id: newId("whd"),
-          endpoint_id: e.id,
-          event_id: event.id,
-          event_type: event.type,
-          payload,
-        }));
-      });
-      let created = 0;
-      for (let i = 0; i < rows.length; i += 1000) {
-        const chunk = rows.slice(i, i + 1000);
-        // Arrays, not a multi-row VALUES: one statement text for any batch size (docs/operations.md, "One statement text per query").
-        const written = (await tx`
-          insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
-          select d.*, 'pending', ${retryUntil}::timestamptz
-          from unnest(${chunk.map((r) => r.id)}::text[], ${chunk.map((r) => r.endpoint_id)}::text[],
-                      ${chunk.map((r) => r.event_id)}::text[], ${chunk.map((r) => r.event_type)}::text[],
-                      ${chunk.map((r) => r.payload)}::text[]) as d
-          on conflict (event_id, endpoint_id) do update
-            -- A manual redelivery raced ahead with a one-attempt window; the event gets its full one.
-            set retry_until = greatest(webhook_deliveries.retry_until, excluded.retry_until)
-          returning (xmax = 0) as inserted`) as unknown as { inserted: boolean }[];
-        created += written.filter((w) => w.inserted).length;
+      if (!isEventMessage(message.data)) {
+        // Retrying cannot fix a malformed message; it is acked and made visible.
+        log.error({ messageId: message.id, subject: message.subject }, "malformed event message dropped");
+        continue;
       }
-      return created;
-    }) as Promise<number>;
+      messageIds.add(message.id);
+      if (!byEvent.has(message.data.event.id))
+        byEvent.set(message.data.event.id, { messageId: message.id, data: message.data });
+    }
+    if (messageIds.size === 0) return 0;
+    const events = [...byEvent.values()];
+    const merchants = [...new Set(events.map((e) => e.data.merchant_id))];
+    // Read at the statement's side, as a read inside a READ COMMITTED transaction would be: an
+    // endpoint added a moment later serves the events after it.
+    const endpoints = await sql<{ id: string; merchant_id: string; mode: Mode; events: string[] | null }[]>`
+      select id, merchant_id, mode, events from webhook_endpoints
+      where merchant_id = any(${merchants}::text[]) and deleted_at is null`;
+    const retryUntil = new Date(Date.now() + retryWindowMs);
+    const rows = events.flatMap(({ messageId, data: { merchant_id, mode, event } }) => {
+      const matching = endpoints.filter(
+        (e) =>
+          e.merchant_id === merchant_id &&
+          e.mode === mode &&
+          (e.events === null || e.events.includes(event.type)),
+      );
+      if (matching.length === 0) return [];
+      const payload = JSON.stringify(event);
+      return matching.map((e) => ({
+        id: newId("whd"),
+        message_id: messageId,
+        endpoint_id: e.id,
+        event_id: event.id,
+        event_type: event.type,
+        payload,
+      }));
+    });
+    // One statement, so atomic without a transaction around it: the message ids recorded as
+    // handled and the deliveries of the messages not handled before. This was BEGIN, four
+    // statements and COMMIT, each a round trip, for every batch (one message at low rates).
+    // Arrays, not a multi-row VALUES: one statement text for any batch size (docs/operations.md,
+    // "One statement text per query").
+    const written = (await sql`
+      with fresh as (
+        insert into processed_messages (consumer, message_id)
+        select ${consumer}, unnest(${[...messageIds]}::text[])
+        on conflict do nothing returning message_id)
+      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+      select d.id, d.endpoint_id, d.event_id, d.event_type, d.payload, 'pending', ${retryUntil}::timestamptz
+      from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.message_id)}::text[],
+                  ${rows.map((r) => r.endpoint_id)}::text[], ${rows.map((r) => r.event_id)}::text[],
+                  ${rows.map((r) => r.event_type)}::text[], ${rows.map((r) => r.payload)}::text[])
+        as d(id, message_id, endpoint_id, event_id, event_type, payload)
+      where d.message_id in (select message_id from fresh)
+      on conflict (event_id, endpoint_id) do update
+        -- A manual redelivery raced ahead with a one-attempt window; the event gets its full one.
+        set retry_until = greatest(webhook_deliveries.retry_until, excluded.retry_until)
+      returning (xmax = 0) as inserted`) as unknown as { inserted: boolean }[];
+    return written.filter((w) => w.inserted).length;
   }
 
   return {

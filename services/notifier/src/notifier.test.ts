@@ -257,6 +257,35 @@ describe("notifier", () => {
     expect(rows).toHaveLength(1);
   });
 
+  it("a batch holding a message handled before and a new one makes only the new one's deliveries", async () => {
+    const mer = await merchant();
+    await endpoint(mer, "http://127.0.0.1:9/never");
+    await endpoint(mer, "http://127.0.0.1:9/also-never");
+    const ingest = createEventIngest({ sql: db.sql, log, consumer: "batch-mixed", retryWindowMs: 60_000 });
+    const message = (id: string, eventId: string) => ({
+      id,
+      subject: "x",
+      deliveryCount: 1,
+      data: {
+        merchant_id: mer,
+        mode: "test",
+        event: { id: eventId, type: "payment.completed", created_at: "", is_test: true, data: {} },
+      },
+    });
+    const handled = message(newId("m"), newId("evt"));
+    expect(await ingest.ingestBatch([handled])).toBe(2);
+    // The handled message's deliveries are gone (sent and pruned, say): it must not make them again.
+    await db.sql`delete from webhook_deliveries where event_id = ${handled.data.event.id}`;
+    const fresh = message(newId("m"), newId("evt"));
+    expect(await ingest.ingestBatch([handled, fresh])).toBe(2);
+    const rows = await db.sql<{ event_id: string }[]>`
+      select event_id from webhook_deliveries where event_id = any(${[handled.data.event.id, fresh.data.event.id]})`;
+    expect(rows.map((r) => r.event_id)).toEqual([fresh.data.event.id, fresh.data.event.id]);
+    // One message id twice in a batch (a redelivery arriving beside the first) is one message.
+    const twice = message(newId("m"), newId("evt"));
+    expect(await ingest.ingestBatch([twice, twice])).toBe(2);
+  });
+
   it("delivers an event once even when it is published twice or handled by two replicas", async () => {
     const mer = await merchant();
     const r = await receiver();

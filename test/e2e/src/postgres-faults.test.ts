@@ -3,7 +3,8 @@
 // process on a PostgreSQL of this file's own, under a steady stream of test-mode payments with
 // their webhooks and of live payments on both chains, while that PostgreSQL is restarted
 // PG_FAULTS times and, separately, every service connection is ended with pg_terminate_backend
-// PG_FAULTS times. No process may exit, every request must end in its answer (a documented 503
+// PG_FAULTS times (each for more rounds while the load has not yet made more than PG_FAULTS
+// payments under them). No process may exit, every request must end in its answer (a documented 503
 // is for a database down longer than 10 s, which these are not), and every payment, event,
 // sweep and refund must come out right.
 import { randomUUID } from "node:crypto";
@@ -22,6 +23,22 @@ import { startWebhookReceiver, type WebhookReceiver } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const FAULTS = Number(process.env.PG_FAULTS ?? 20);
+/**
+ * Faults go on past FAULTS until the load has made more than FAULTS test-mode payments under
+ * them (a slow machine makes fewer a round), but no further than this many rounds.
+ */
+const MAX_ROUNDS = FAULTS * 4;
+const moreFaults = (rounds: number, load: Load) =>
+  rounds < FAULTS || (load.payments.length <= FAULTS && rounds < MAX_ROUNDS);
+/**
+ * The pause after a round: `quick` for the first FAULTS rounds; the rounds past them come a
+ * second or two apart, so they add faults under load without making one long storm. Sixty more
+ * back-to-back rounds kept the database unusable for half a minute on a slow machine, and a
+ * request cut off at every attempt for 10 s gets its documented 503 (once in CI, 2026-11-28;
+ * its log was not kept, so the request is now named when that happens).
+ */
+const pauseAfter = (round: number, quick: () => number) =>
+  round < FAULTS ? quick() : 1000 + Math.random() * 1000;
 const OUTCOMES = { paid: "completed", underpaid: "refunded", expired: "expired" } as const;
 type Outcome = keyof typeof OUTCOMES;
 
@@ -72,7 +89,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** What the load saw: every answer that was neither the result nor a documented 503. */
 interface Load {
   requests: number;
-  unavailable: number;
+  /** The requests answered 503, each as method and path. */
+  unavailable: string[];
   wrong: string[];
   payments: { id: string; outcome: Outcome }[];
   live: LivePaymentRecord[];
@@ -104,7 +122,7 @@ async function request(
     }
     const json = (await res.json().catch(() => null)) as { id: string; error?: { code: string } };
     if (res.status === 503 && json?.error?.code === "service_unavailable") {
-      load.unavailable++;
+      load.unavailable.push(`${method} ${path}`);
     } else if (res.status === 409 && json?.error?.code === "idempotency_request_in_progress") {
       // The first attempt is still running on the server; its answer is stored for this key.
     } else if (res.status >= 500) {
@@ -117,9 +135,11 @@ async function request(
   }
 }
 
+const emptyLoad = (): Load => ({ requests: 0, unavailable: [], wrong: [], payments: [], live: [] });
+
 /** Workers creating test-mode payments and simulating their outcomes until `until` says stop. */
 function startLoad(until: () => boolean, workers = 3, liveWorkers = 2): { load: Load; done: Promise<void> } {
-  const load: Load = { requests: 0, unavailable: 0, wrong: [], payments: [], live: [] };
+  const load = emptyLoad();
   const ctx: LiveContext = {
     ...live,
     request: (method, path, body, key, headers) => request(load, method, path, body, key, headers),
@@ -192,29 +212,42 @@ async function settled(load: Load, timeoutMs = 180_000) {
   }
 }
 
+/**
+ * The API's own account of its 5xx answers ("request failed", logged with the error and its
+ * cause), for the message of a failed check: CI keeps only the end of its output.
+ */
+function apiFailures(): string {
+  const lines = cluster.apis.flatMap((p) => p.output().split("\n"));
+  return lines
+    .filter((line) => line.includes('"msg":"request failed"'))
+    .join("\n")
+    .slice(0, 4000);
+}
+
 function crashes(): string[] {
   return cluster.services().flatMap((p) => p.crashes);
 }
 
 describe("services under PostgreSQL faults", () => {
   it("a webhook endpoint is registered", async () => {
-    const load: Load = { requests: 0, unavailable: 0, wrong: [], payments: [], live: [] };
+    const load = emptyLoad();
     const res = await request(load, "POST", "/webhooks", { url: receiver.url });
     expect(res.status).toBe(201);
   });
 
   it(`PostgreSQL restarted ${FAULTS} times under load: no process exits, nothing is lost`, async () => {
     let faults = 0;
-    const { load, done } = startLoad(() => faults >= FAULTS);
+    let stopping = false;
+    const { load, done } = startLoad(() => stopping);
     try {
       await sleep(500);
-      for (; faults < FAULTS; faults++) {
+      for (; moreFaults(faults, load); faults++) {
         await cluster.restartPostgres();
         // Long enough for the pools to reconnect (and fetch their types) before the next restart.
-        await sleep(200 + Math.random() * 600);
+        await sleep(pauseAfter(faults, () => 200 + Math.random() * 600));
       }
     } finally {
-      faults = FAULTS;
+      stopping = true;
       console.log(`faults done at ${new Date().toISOString()}`);
       await done;
       console.log(`load done at ${new Date().toISOString()}`);
@@ -222,13 +255,13 @@ describe("services under PostgreSQL faults", () => {
     const { wrong, missing, chains, sweeps, refunds } = await settled(load);
     console.log(`settled at ${new Date().toISOString()}`);
     console.log(
-      `restarts: ${FAULTS}; requests ${load.requests}, 503 ${load.unavailable}, payments ${load.payments.length} test, ${load.live.length} live`,
+      `restarts: ${faults}; requests ${load.requests}, 503 ${load.unavailable.length}, payments ${load.payments.length} test, ${load.live.length} live`,
     );
     expect(crashes()).toEqual([]);
     expect(load.wrong).toEqual([]);
     // 503 is documented for a database down longer than 10 s; these restarts are shorter, and
     // a request cut off by one is run again by the API (services/api/src/http/database-rerun.ts).
-    expect(load.unavailable).toBe(0);
+    expect(load.unavailable, apiFailures()).toEqual([]);
     expect(load.payments.length).toBeGreaterThan(FAULTS);
     expect(wrong).toEqual([]);
     expect(missing).toEqual([]);
@@ -241,16 +274,17 @@ describe("services under PostgreSQL faults", () => {
   it(`every service connection ended ${FAULTS} times under load: no process exits, nothing is lost`, async () => {
     let faults = 0;
     let ended = 0;
-    const { load, done } = startLoad(() => faults >= FAULTS);
+    let stopping = false;
+    const { load, done } = startLoad(() => stopping);
     try {
       await sleep(500);
-      for (; faults < FAULTS; faults++) {
+      for (; moreFaults(faults, load); faults++) {
         ended += await cluster.terminatePostgresConnections();
         // Short gaps: the next round often lands on connections still starting up.
-        await sleep(50 + Math.random() * 400);
+        await sleep(pauseAfter(faults, () => 50 + Math.random() * 400));
       }
     } finally {
-      faults = FAULTS;
+      stopping = true;
       console.log(`faults done at ${new Date().toISOString()}`);
       await done;
       console.log(`load done at ${new Date().toISOString()}`);
@@ -258,14 +292,14 @@ describe("services under PostgreSQL faults", () => {
     const { wrong, missing, chains, sweeps, refunds } = await settled(load);
     console.log(`settled at ${new Date().toISOString()}`);
     console.log(
-      `terminations: ${FAULTS} rounds, ${ended} connections; requests ${load.requests}, 503 ${load.unavailable}, payments ${load.payments.length} test, ${load.live.length} live`,
+      `terminations: ${faults} rounds, ${ended} connections; requests ${load.requests}, 503 ${load.unavailable.length}, payments ${load.payments.length} test, ${load.live.length} live`,
     );
     expect(ended).toBeGreaterThan(FAULTS);
     expect(crashes()).toEqual([]);
     expect(load.wrong).toEqual([]);
     // 503 is documented for a database down longer than 10 s; these restarts are shorter, and
     // a request cut off by one is run again by the API (services/api/src/http/database-rerun.ts).
-    expect(load.unavailable).toBe(0);
+    expect(load.unavailable, apiFailures()).toEqual([]);
     expect(load.payments.length).toBeGreaterThan(FAULTS);
     expect(wrong).toEqual([]);
     expect(missing).toEqual([]);

@@ -119,8 +119,11 @@ export async function createSoakLoad(options: {
   );
 
   // Kept-alive node:http: fetch costs the driver about 0.4 ms of CPU a request, node:http under
-  // 0.05 ms, and the driver shares the cores with the cluster it measures.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // 0.05 ms, and the driver shares the cores with the cluster it measures. Idle connections are
+  // left after 30 s, before the API's keep-alive (65 s) ends them: a burst that reached for a
+  // connection the API was closing at that moment failed with "socket hang up" (10 Sui payments
+  // of a 15-minute soak, 2026-11-28, where each refill of the Sui payer let a burst through).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
   async function api(operation: string, method: string, path: string, key: string | null, body?: unknown) {
     const started = performance.now();
     const { status, text } = await rawRequest(

@@ -93,6 +93,46 @@ describe("soak verdict", () => {
     );
   });
 
+  it("judges a service on its heap when a third holds a single new full collection", () => {
+    // Settlement in the 3-minute soak of 2026-11-28 12:13, one sample every 10 s: collections
+    // 3 → 16 in the middle third, 16 → 17 in the last, the heap after each flat near 58 MiB while
+    // the resident size climbed 165 → 204 MiB (and 200 → 261 MiB in CI, which failed on it).
+    const counts = [1, 2, 2, 3, 4, 6, 7, 10, 11, 12, 14, 15, 15, 16, 16, 16, 17, 17];
+    const samples = run(18, (i) => ({ mem: (i < 12 ? 165 : 165 + (i - 11) * 14) * MiB })).map((s, i) => ({
+      ...s,
+      liveHeap: { api: { bytes: (58 + (i % 3)) * MiB, collections: counts[i]! } },
+    }));
+    expect(failed(samples)).toEqual([]);
+    expect(judge(samples).find((c) => c.judged?.process === "api")?.judged?.on).toBe(
+      "heap after full collections",
+    );
+    // The same resident sizes judged alone fail.
+    expect(failed(samples.map(({ liveHeap: _, ...s }) => s))).toEqual(["memory api"]);
+    // A heap that grew between the third's collections fails, one collection or many.
+    const grown = samples.map((s, i) => ({
+      ...s,
+      liveHeap: { api: { bytes: (i < 12 ? 58 : 120) * MiB, collections: counts[i]! } },
+    }));
+    expect(failed(grown)).toEqual(["memory api (heap after full collections)"]);
+
+    // No new collection in the last third: the latest reading stands for it. A heap that grew
+    // before that collection still fails.
+    const none = [...counts.slice(0, 12), 15, 15, 15, 15, 15, 15];
+    const still = samples.map((s, i) => ({
+      ...s,
+      liveHeap: { api: { bytes: (i < 11 ? 58 : 60) * MiB, collections: none[i]! } },
+    }));
+    expect(failed(still)).toEqual([]);
+    expect(judge(still).find((c) => c.judged?.process === "api")?.detail).toContain(
+      "none new in the last third",
+    );
+    const grewBefore = still.map((s, i) => ({
+      ...s,
+      liveHeap: { api: { bytes: (i < 11 ? 58 : 120) * MiB, collections: none[i]! } },
+    }));
+    expect(failed(grewBefore)).toEqual(["memory api (heap after full collections)"]);
+  });
+
   it("judges the resident size of a service that seldom collected: a repeated reading is not new", () => {
     // One full collection in the whole run: every later sample repeats it.
     const samples = run(30, (i) => ({ mem: (i >= 20 ? 300 : 200) * MiB }), 60).map((s, i) => ({

@@ -143,9 +143,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   // node:http with kept-alive connections, not Node's fetch: a payment's webhook is one of the
   // local network's costs on the cores the pipeline bench shares with the cluster it measures,
   // and undici's fetch was a seventh of this process's time under live load (docs/solana-localnet.md).
+  // With a timeout of their own, the agents leave an idle connection a second before the server's
+  // announced keep-alive (`Keep-Alive: timeout=N`) runs out: Node 20 ignores the hint otherwise,
+  // and a delivery sent on a connection the server is closing fails and waits out the retry
+  // delay (packages/chain-kit/src/keep-alive-fetch.ts has the same for RPC calls).
   const agents = {
-    "http:": new http.Agent({ keepAlive: true }),
-    "https:": new https.Agent({ keepAlive: true }),
+    "http:": new http.Agent({ keepAlive: true, timeout: 30_000 }),
+    "https:": new https.Agent({ keepAlive: true, timeout: 30_000 }),
   };
   /** The answer's status, or null when none came within `timeoutMs` (or the URL is unusable). */
   function post(hook: Webhook, payload: EnhancedTransaction[]): Promise<number | null> {

@@ -35,4 +35,18 @@ describe("Ed25519 transaction signatures with node's crypto", () => {
     const { signature: secp } = await new Secp256k1Keypair().signTransaction(transaction);
     expect(ed25519Signer(transaction, fromBase64(secp))).toBeNull();
   });
+
+  it("verifies a key that signs again with the key object it kept, and never another key's", () => {
+    const a = ed25519Key(new Uint8Array(randomBytes(32)));
+    const b = ed25519Key(new Uint8Array(randomBytes(32)));
+    const byA = signTransactionEd25519(a, transaction);
+    const byB = signTransactionEd25519(b, transaction);
+    expect(ed25519Signer(transaction, byA)).toBe(suiAddressOf(a.publicKey));
+    expect(ed25519Signer(transaction, byB)).toBe(suiAddressOf(b.publicKey));
+    expect(ed25519Signer(transaction, byA)).toBe(suiAddressOf(a.publicKey));
+    // B's signature presented under A's (kept) public key.
+    const forged = Uint8Array.from(byB);
+    forged.set(a.publicKey, 65);
+    expect(() => ed25519Signer(transaction, forged)).toThrow(/does not verify/);
+  });
 });

@@ -28,6 +28,24 @@ export function suiAddressOf(publicKey: Uint8Array): string {
 }
 
 /**
+ * Node's key object for a public key, kept for the keys that sign again and again (the gas
+ * wallet sponsors every sweep, the bench's customers pay from a pool): parsing the DER cost more
+ * than verifying the signature. Emptied when full; a key signing once costs what it did.
+ */
+const publicKeys = new Map<string, KeyObject>();
+const PUBLIC_KEYS_KEPT = 4096;
+function publicKeyObject(publicKey: Uint8Array): KeyObject {
+  const id = Buffer.from(publicKey).toString("hex");
+  let key = publicKeys.get(id);
+  if (!key) {
+    if (publicKeys.size >= PUBLIC_KEYS_KEPT) publicKeys.clear();
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" });
+    publicKeys.set(id, key);
+  }
+  return key;
+}
+
+/**
  * The address that signed `transaction` with this serialized Ed25519 signature; null when the
  * signature is not an Ed25519 one (the caller verifies other schemes its own way); throws when
  * it is one and does not verify.
@@ -35,8 +53,7 @@ export function suiAddressOf(publicKey: Uint8Array): string {
 export function ed25519Signer(transaction: Uint8Array, signature: Uint8Array): string | null {
   if (signature.length !== SIGNATURE_LENGTH || signature[0] !== ED25519_FLAG) return null;
   const publicKey = signature.subarray(65);
-  const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" });
-  if (!verify(null, signedDigest(transaction), key, signature.subarray(1, 65)))
+  if (!verify(null, signedDigest(transaction), publicKeyObject(publicKey), signature.subarray(1, 65)))
     throw new Error("the Ed25519 signature does not verify against the transaction");
   return suiAddressOf(publicKey);
 }

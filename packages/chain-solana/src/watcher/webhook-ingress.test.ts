@@ -1,3 +1,4 @@
+import http from "node:http";
 import { createLogger } from "@gateway/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookIngress, type WebhookIngress } from "./webhook-ingress.js";
@@ -32,6 +33,32 @@ const post = (body: unknown, auth: string | null = AUTH) =>
   });
 
 describe("webhook ingress", () => {
+  it("keeps a provider's connection open past Node's 5 s idle close", async () => {
+    // A webhook sent on a connection the server is closing fails and waits for the provider's
+    // retry, a minute later: the connection stays ours for longer than providers keep one idle.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const request = http.request(
+          url,
+          { method: "POST", agent, headers: { authorization: AUTH, "content-type": "application/json" } },
+          (response) => {
+            response.resume();
+            response.on("end", () => resolve({ status: response.statusCode!, reused: request.reusedSocket }));
+          },
+        );
+        request.on("error", reject);
+        request.end("[]");
+      });
+    try {
+      expect(await send()).toEqual({ status: 200, reused: false });
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await send()).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  }, 15_000);
+
   it("refuses a missing or wrong Authorization header", async () => {
     expect((await post([], null)).status).toBe(401);
     expect((await post([], `${AUTH}x`)).status).toBe(401);

@@ -75,6 +75,40 @@ describe("Idempotency-Key claims", () => {
     expect(left.map((r) => r.key)).toEqual(["young"]);
   });
 
+  it("a key back after the 24 h retention is a new claim, whatever it was used for before", async () => {
+    const scope = `key:${merchant.merchantId}:test`;
+    await api.db.sql`insert into idempotency_keys (scope, key, request_hash, status, response, created_at)
+      values (${scope}, 'reused-later', ${Buffer.alloc(32, 9)}, 201, '{"id":"old"}', now() - interval '25 hours')`;
+    const body = { amount: 8, currency: "USD" };
+    const headers = { "x-api-key": merchant.testKey, "Idempotency-Key": "reused-later" };
+    const res = await call(api.baseUrl, "POST", "/payments", { body, headers });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("idempotent-replayed")).toBeNull();
+    expect(res.body.id).not.toBe("old");
+    const again = await call(api.baseUrl, "POST", "/payments", { body, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.id).toBe(res.body.id);
+  });
+
+  it("answers concurrent keyed requests each with its own payment, and replays each", async () => {
+    const headers = (n: number) => ({ "x-api-key": merchant.testKey, "Idempotency-Key": `together-${n}` });
+    const body = (n: number) => ({ amount: 10 + n, currency: "USD" });
+    const first = await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        call(api.baseUrl, "POST", "/payments", { body: body(n), headers: headers(n) }),
+      ),
+    );
+    expect(first.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(new Set(first.map((r) => r.body.id)).size).toBe(12);
+    const again = await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        call(api.baseUrl, "POST", "/payments", { body: body(n), headers: headers(n) }),
+      ),
+    );
+    expect(again.map((r) => r.headers.get("idempotent-replayed"))).toEqual(Array(12).fill("true"));
+    expect(again.map((r) => r.body.id)).toEqual(first.map((r) => r.body.id));
+  });
+
   it("still answers 409 for a claim that is in progress right now", async () => {
     const body = { amount: 6, currency: "USD" };
     const hash = createHash("sha256")

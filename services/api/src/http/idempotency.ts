@@ -62,11 +62,17 @@ export async function claimKey(
   claim: { scope: string; key: string; requestHash: Buffer; token: string },
 ): Promise<{ claimed: true } | { claimed: false; existing: ExistingClaim | undefined }> {
   const { scope, key, requestHash, token } = claim;
-  await sql`delete from idempotency_keys where scope = ${scope} and key = ${key}
-    and created_at < now() - make_interval(hours => ${RETENTION_HOURS})`;
-  const inserted = await sql`insert into idempotency_keys (scope, key, request_hash, claim_token)
-    values (${scope}, ${key}, ${requestHash}, ${token}) on conflict do nothing returning 1`;
-  if (inserted.length > 0) return { claimed: true };
+  const insert = async () =>
+    (
+      await sql`insert into idempotency_keys (scope, key, request_hash, claim_token)
+        values (${scope}, ${key}, ${requestHash}, ${token}) on conflict do nothing returning 1`
+    ).length > 0;
+  // A new key, nearly every one, is claimed in one round trip. Only a key already held goes on:
+  // a row past the retention is removed and the claim made again.
+  if (await insert()) return { claimed: true };
+  const expired = await sql`delete from idempotency_keys where scope = ${scope} and key = ${key}
+    and created_at < now() - make_interval(hours => ${RETENTION_HOURS}) returning 1`;
+  if (expired.length > 0 && (await insert())) return { claimed: true };
   const [existing] = await sql<(ExistingClaim & { claim_token: string | null })[]>`
     select request_hash, status, response, claim_token from idempotency_keys
     where scope = ${scope} and key = ${key}`;
