@@ -27,7 +27,7 @@ describe("PostgreSQL's backends by application", () => {
         // Not the asking connection's own backend; PostgreSQL's own processes under their type.
         expect(groups.checkpointer?.connections).toBe(1);
         // The soak hands in what it already read of each process, and that is what is added up.
-        const given = await backendsByApplication(db.sql, () => 1000);
+        const given = await backendsByApplication(db.sql, async () => 1000);
         expect(given[name]).toEqual({ connections: 2, bytes: 2000 });
       });
     } finally {

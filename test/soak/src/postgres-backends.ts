@@ -17,7 +17,7 @@ export interface BackendGroup {
  * soak passes what it read of the whole cluster this sample, so each rollup is read once. */
 export async function backendsByApplication(
   sql: Sql,
-  anonBytesOf: (pid: number) => number = (pid) => memoryOf(pid).anonBytes,
+  anonBytesOf: (pid: number) => Promise<number> = async (pid) => (await memoryOf(pid)).anonBytes,
 ): Promise<Record<string, BackendGroup>> {
   const rows = await sql<{ pid: number; name: string }[]>`
     select pid, coalesce(nullif(application_name, ''), backend_type) as name
@@ -26,7 +26,7 @@ export async function backendsByApplication(
   for (const { pid, name } of rows) {
     const group = groups[name] ?? { connections: 0, bytes: 0 };
     group.connections += 1;
-    group.bytes += anonBytesOf(pid);
+    group.bytes += await anonBytesOf(pid);
     groups[name] = group;
   }
   return groups;

@@ -20,7 +20,7 @@ describe("the cluster's memory, process by process", () => {
       children.push(child);
       await new Promise((resolve) => child.once("spawn", resolve));
     }
-    const names = clusterMemory(process.pid)
+    const names = (await clusterMemory(process.pid))
       .filter((p) => children.some((c) => p.pids.includes(c.pid!)))
       .map((p) => p.name)
       .sort();
@@ -57,7 +57,7 @@ describe("shared memory segments", () => {
         if (ready === 2) resolve();
       });
     });
-    const tree = clusterMemory(child.pid!);
+    const tree = await clusterMemory(child.pid!);
     const pids = tree.flatMap((p) => p.pids);
     expect(pids).toHaveLength(2); // the runner's slot is the parent; its fork is its child
     const whole = {
@@ -68,13 +68,17 @@ describe("shared memory segments", () => {
     // The 16 MiB touched, split between the two: together they count it once.
     expect(whole.sharedBytes).toBeGreaterThanOrEqual(15.5 * MiB);
     expect(whole.sharedBytes).toBeLessThanOrEqual(16.5 * MiB);
-    expect(memoryOf(child.pid!).sharedBytes).toBeLessThan(12 * MiB);
+    expect((await memoryOf(child.pid!)).sharedBytes).toBeLessThan(12 * MiB);
     // The segment is 64 MiB, mapped by both, counted once.
-    expect(segmentBytesOf(pids)).toBe(64 * MiB);
+    expect(await segmentBytesOf(pids)).toBe(64 * MiB);
     // Each process's own memory as this reading found it: a part of their PSS outside the shared pages.
     const anonOf = anonBytesReadIn(tree);
-    for (const pid of pids) expect(anonOf(pid)).toBeGreaterThan(0);
-    const anon = pids.reduce((a, pid) => a + anonOf(pid), 0);
+    let anon = 0;
+    for (const pid of pids) {
+      const bytes = await anonOf(pid);
+      expect(bytes).toBeGreaterThan(0);
+      anon += bytes;
+    }
     expect(anon).toBeLessThanOrEqual(whole.bytes - whole.sharedBytes);
     process.kill(-child.pid!);
   });

@@ -1,6 +1,14 @@
 // Memory of every process of the cluster, read from /proc: the runner's children are the
 // services (named by their folder), nats-server and PostgreSQL (counted with all its backends).
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+//
+// Read asynchronously, a file at a time: the soak's driver measures request latencies on the same
+// event loop, and a sample read synchronously (the stat of every process, the rollup of each of
+// the cluster's, the whole smaps of each PostgreSQL backend) held that loop 200–330 ms every 10 s
+// with 45 backends, which every request in flight then counted as its own latency (a soak of
+// 2026-11-28: the driver's event-loop delay peaked at 124–334 ms in each window, and the slowest
+// POST /payments of each window matched it). Live POST /payments, at under 100 requests a window,
+// had that stall as its p99 and failed CI's verdict twice.
+import { readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 import { serviceOfProcess } from "../../../bench/cluster-processes.js";
 
@@ -21,22 +29,22 @@ export interface ProcessMemory {
   anonBytesByPid: ReadonlyMap<number, number>;
 }
 
-function parentOf(pid: number): number | undefined {
+async function parentOf(pid: number): Promise<number | undefined> {
   try {
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
     return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
   } catch {
     return undefined;
   }
 }
 
-function childrenByParent(): Map<number, number[]> {
+async function childrenByParent(): Promise<Map<number, number[]>> {
   const map = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
+  for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
-    const ppid = parentOf(pid);
+    const ppid = await parentOf(pid);
     if (ppid === undefined) continue;
     map.set(ppid, [...(map.get(ppid) ?? []), pid]);
   }
@@ -59,9 +67,11 @@ const kB = (text: string, field: string) =>
 
 /** A process's PSS and, of it, the shared memory's (`Pss_Shmem`) and its own anonymous memory's
  * (`Pss_Anon`: heap and stacks, what a process allocates for itself). */
-export function memoryOf(pid: number): { bytes: number; sharedBytes: number; anonBytes: number } {
+export async function memoryOf(
+  pid: number,
+): Promise<{ bytes: number; sharedBytes: number; anonBytes: number }> {
   try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8");
     if (/^Pss:/m.test(rollup))
       return {
         bytes: kB(rollup, "Pss"),
@@ -72,7 +82,7 @@ export function memoryOf(pid: number): { bytes: number; sharedBytes: number; ano
     // fall back to the resident size
   }
   try {
-    const resident = kB(readFileSync(`/proc/${pid}/status`, "utf8"), "VmRSS");
+    const resident = kB(await readFile(`/proc/${pid}/status`, "utf8"), "VmRSS");
     return { bytes: resident, sharedBytes: 0, anonBytes: 0 };
   } catch {
     return { bytes: 0, sharedBytes: 0, anonBytes: 0 };
@@ -85,35 +95,40 @@ const SHMEM_MAPPING = /^(\/dev\/zero|\/SYSV|\/dev\/shm\/|\/memfd:)/;
 
 /** The total size of the shared memory segments the processes map, each segment once however many
  * map it (keyed by device and inode): the most their shared pages' PSS can add up to. */
-export function segmentBytesOf(pids: number[]): number {
+export async function segmentBytesOf(pids: number[]): Promise<number> {
   const segments = new Map<string, number>();
   for (const pid of pids) {
     let smaps: string;
     try {
-      smaps = readFileSync(`/proc/${pid}/smaps`, "utf8");
+      smaps = await readFile(`/proc/${pid}/smaps`, "utf8");
     } catch {
       continue; // exited meanwhile
     }
     let key: string | undefined;
     let size = 0;
     for (const line of smaps.split("\n")) {
-      const header = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ (\S+) (\d+)\s*(.*)$/);
-      if (header) {
-        key = SHMEM_MAPPING.test(header[3]!) ? `${header[1]} ${header[2]} ${header[3]}` : undefined;
+      // A mapping's header starts with its address (a digit or a-f); its fields with a capital.
+      // Only headers are matched against the pattern: a backend's smaps has some 25 field lines a
+      // mapping, and matching every line was most of a sample's time.
+      const first = line.charCodeAt(0);
+      if (!((first >= 48 && first <= 57) || (first >= 97 && first <= 102))) {
+        if (key === undefined) continue;
+        if (line.startsWith("Size:")) size = kB(line, "Size");
+        else if (line.startsWith("VmFlags:") && / sh( |$)/.test(line))
+          segments.set(key, Math.max(segments.get(key) ?? 0, size));
         continue;
       }
-      if (line.startsWith("Size:")) size = kB(line, "Size");
-      else if (key && line.startsWith("VmFlags:") && / sh( |$)/.test(line)) {
-        segments.set(key, Math.max(segments.get(key) ?? 0, size));
-      }
+      const header = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ (\S+) (\d+)\s*(.*)$/);
+      key = header && SHMEM_MAPPING.test(header[3]!) ? `${header[1]} ${header[2]} ${header[3]}` : undefined;
     }
   }
   return [...segments.values()].reduce((a, b) => a + b, 0);
 }
 
 /** The memory of a process and its children, one figure. */
-function treeMemory(name: string, pids: number[]): ProcessMemory {
-  const each = pids.map(memoryOf);
+async function treeMemory(name: string, pids: number[]): Promise<ProcessMemory> {
+  const each: Awaited<ReturnType<typeof memoryOf>>[] = [];
+  for (const pid of pids) each.push(await memoryOf(pid));
   const sharedBytes = each.reduce((sum, m) => sum + m.sharedBytes, 0);
   return {
     name,
@@ -121,48 +136,48 @@ function treeMemory(name: string, pids: number[]): ProcessMemory {
     bytes: each.reduce((sum, m) => sum + m.bytes, 0),
     sharedBytes,
     // Reading every mapping costs more than the rollup: only where there are shared pages.
-    segmentBytes: sharedBytes > 0 ? segmentBytesOf(pids) : 0,
+    segmentBytes: sharedBytes > 0 ? await segmentBytesOf(pids) : 0,
     anonBytesByPid: new Map(pids.map((pid, i) => [pid, each[i]!.anonBytes])),
   };
 }
 
 /** The runner's name for a service (the two watchers share a folder, so the folder alone named
  * both `watcher` and one hid the other), else the program's. */
-function nameOf(pid: number): string {
-  const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+async function nameOf(pid: number): Promise<string> {
+  const comm = (await readFile(`/proc/${pid}/comm`, "utf8")).trim();
   if (comm !== "node" && !comm.startsWith("node")) return comm;
   const service = serviceOfProcess(pid);
   if (service) return service;
   try {
-    return path.basename(readlinkSync(`/proc/${pid}/cwd`));
+    return path.basename(await readlink(`/proc/${pid}/cwd`));
   } catch {
     return comm;
   }
 }
 
 /** One entry per direct child of the runner (a child's own children are counted with it), plus the runner. */
-export function clusterMemory(runnerPid: number): ProcessMemory[] {
-  const tree = childrenByParent();
-  const out: ProcessMemory[] = [treeMemory("runner", [runnerPid])];
+export async function clusterMemory(runnerPid: number): Promise<ProcessMemory[]> {
+  const tree = await childrenByParent();
+  const out: ProcessMemory[] = [await treeMemory("runner", [runnerPid])];
   for (const child of tree.get(runnerPid) ?? []) {
     let name: string;
     try {
-      name = nameOf(child);
+      name = await nameOf(child);
     } catch {
       continue; // exited meanwhile
     }
-    out.push(treeMemory(name, [child, ...descendants(child, tree)]));
+    out.push(await treeMemory(name, [child, ...descendants(child, tree)]));
   }
   return out;
 }
 
 /** A process's `Pss_Anon` as `clusterMemory` read it, or read now for one that started since. */
-export function anonBytesReadIn(processes: readonly ProcessMemory[]): (pid: number) => number {
-  return (pid) => {
+export function anonBytesReadIn(processes: readonly ProcessMemory[]): (pid: number) => Promise<number> {
+  return async (pid) => {
     for (const process of processes) {
       const bytes = process.anonBytesByPid.get(pid);
       if (bytes !== undefined) return bytes;
     }
-    return memoryOf(pid).anonBytes;
+    return (await memoryOf(pid)).anonBytes;
   };
 }

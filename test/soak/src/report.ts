@@ -57,12 +57,12 @@ export function liveHeapTable(result: SoakResult): string[] {
 
 export function loadTable(result: SoakResult): string[] {
   const lines = [
-    "| t (s) | started test/sol/sui | finished test/sol/sui | in flight | open payments | POST /payments test p50/p95/p99 ms | simulate p99 | generate-wallet p99 | test paid→webhook p50/p95/p99 | Solana paid→webhook p50/p95/p99 | Sui paid→webhook p50/p95/p99 | outbox backlog | consumer lag | deliveries pending | driver cores | Sui wallet waits |",
-    "| - | - | - | - | - | - | - | - | - | - | - | - | - | - | - | - |",
+    "| t (s) | started test/sol/sui | finished test/sol/sui | in flight | open payments | POST /payments test p50/p95/p99 ms | simulate p99 | generate-wallet p99 | test paid→webhook p50/p95/p99 | Solana paid→webhook p50/p95/p99 | Sui paid→webhook p50/p95/p99 | outbox backlog | consumer lag | deliveries pending | driver cores | driver loop delay max ms | Sui wallet waits |",
+    "| - | - | - | - | - | - | - | - | - | - | - | - | - | - | - | - | - |",
   ];
   for (const row of result.samples) {
     lines.push(
-      `| ${row.t} | ${KINDS.map((k) => row.started[k]).join("/")} | ${KINDS.map((k) => row.finished[k]).join("/")} | ${row.inFlight} | ${row.openPayments} | ${pct(row, "POST /payments (test)")} | ${ms(row.latency["POST simulate"]?.p99)} | ${ms(row.latency["POST generate-wallet"]?.p99)} | ${pct(row, "test: paid → final webhook")} | ${pct(row, "solana: paid → final webhook")} | ${pct(row, "sui: paid → final webhook")} | ${row.queues.outboxBacklog} | ${row.queues.consumerLag} | ${row.queues.deliveriesPending} | ${row.driverCores.toFixed(2)} | ${row.suiWalletWaits} |`,
+      `| ${row.t} | ${KINDS.map((k) => row.started[k]).join("/")} | ${KINDS.map((k) => row.finished[k]).join("/")} | ${row.inFlight} | ${row.openPayments} | ${pct(row, "POST /payments (test)")} | ${ms(row.latency["POST simulate"]?.p99)} | ${ms(row.latency["POST generate-wallet"]?.p99)} | ${pct(row, "test: paid → final webhook")} | ${pct(row, "solana: paid → final webhook")} | ${pct(row, "sui: paid → final webhook")} | ${row.queues.outboxBacklog} | ${row.queues.consumerLag} | ${row.queues.deliveriesPending} | ${row.driverCores.toFixed(2)} | ${row.driverDelayMs?.toFixed(0) ?? "-"} | ${row.suiWalletWaits} |`,
     );
   }
   return lines;

@@ -6,6 +6,7 @@
 import { copyFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createSql } from "@gateway/db";
 import { removeClusterData, startSoakCluster } from "./cluster.js";
 import { createCustomers, SOLANA_WALLETS, suiReserveFor } from "./customers.js";
@@ -45,6 +46,9 @@ export interface SampleRow extends Sample {
   driverCores: number;
   /** Sui pays in the window that found no funded wallet and waited for the refill. */
   suiWalletWaits: number;
+  /** The driver's longest event-loop delay in the window, in ms: every request in flight then
+   * counts it in its latency, so a window's slowest requests are read beside it. */
+  driverDelayMs?: number;
   /** The signer's ledger and heap at the sample, when its /metrics answered. */
   signer?: SignerState;
   /** PostgreSQL's backends by the service that opened them: connections and their own memory. */
@@ -219,6 +223,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     })();
 
     const samples: SampleRow[] = [];
+    const driverDelay = monitorEventLoopDelay({ resolution: 10 });
+    driverDelay.enable();
     let lastStarted = { ...counters.started };
     let lastFinished = { ...counters.finished };
     let lastCpu = driverCpuSeconds();
@@ -226,18 +232,34 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let lastAt = Date.now();
     for (let n = 1; n * options.sampleSeconds <= options.seconds; n++) {
       await sleep(Math.max(0, t0 + n * options.sampleSeconds * 1000 - Date.now()));
+      // The window closes at the tick: what the driver counted and timed is taken before the
+      // readings below, which take a second or more on a busy machine (they read /proc a file at a
+      // time, so as not to hold the driver's event loop).
+      const window = {
+        t: Math.round((Date.now() - t0) / 1000),
+        latency: latency.drain(),
+        started: delta(counters.started, lastStarted),
+        finished: delta(counters.finished, lastFinished),
+        inFlight: load.inFlight(),
+        cpu: driverCpuSeconds(),
+        now: Date.now(),
+        suiWalletWaits: sui.waits - lastWaits,
+        driverDelayMs: driverDelay.max / 1e6,
+      };
+      driverDelay.reset();
+      lastStarted = { ...counters.started };
+      lastFinished = { ...counters.finished };
+      lastWaits = sui.waits;
       const queues = await gauges.read();
-      const processes = clusterMemory(cluster.runnerPid);
+      const processes = await clusterMemory(cluster.runnerPid);
       const metrics = await readMetricsTexts(cluster.healthUrls);
       const signer = metrics.signer === undefined ? undefined : parseSignerMetrics(metrics.signer);
       const liveHeap = liveHeapsOf(metrics);
       const postgresBackends = await backendsByApplication(sql, anonBytesReadIn(processes)).catch(
         () => undefined,
       );
-      const cpu = driverCpuSeconds();
-      const now = Date.now();
       const row: SampleRow = {
-        t: Math.round((Date.now() - t0) / 1000),
+        t: window.t,
         memory: Object.fromEntries(processes.map((p) => [p.name, p.bytes])),
         sharedMemory: Object.fromEntries(
           processes
@@ -245,27 +267,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             .map((p) => [p.name, { bytes: p.sharedBytes, segment: p.segmentBytes }]),
         ),
         liveHeap,
-        latency: latency.drain(),
+        latency: window.latency,
         queues,
-        started: delta(counters.started, lastStarted),
-        finished: delta(counters.finished, lastFinished),
-        inFlight: load.inFlight(),
+        started: window.started,
+        finished: window.finished,
+        inFlight: window.inFlight,
         openPayments: queues.openPayments,
         byConsumer: queues.byConsumer,
         driverBytes: process.memoryUsage().rss,
-        driverCores: (cpu - lastCpu) / ((now - lastAt) / 1000),
-        suiWalletWaits: sui.waits - lastWaits,
+        driverCores: (window.cpu - lastCpu) / ((window.now - lastAt) / 1000),
+        suiWalletWaits: window.suiWalletWaits,
+        driverDelayMs: window.driverDelayMs,
         ...(signer && { signer }),
         ...(postgresBackends && { postgresBackends }),
       };
-      lastStarted = { ...counters.started };
-      lastFinished = { ...counters.finished };
-      lastCpu = cpu;
-      lastWaits = sui.waits;
-      lastAt = now;
+      lastCpu = window.cpu;
+      lastAt = window.now;
       samples.push(row);
       say(sampleLine(row));
     }
+    driverDelay.disable();
     stopLoad = true;
     await scheduler;
 
@@ -285,7 +306,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     say(
       `drained in ${drainedSeconds.toFixed(1)} s: ${load.inFlight()} payments in flight, outbox ${queues.outboxBacklog}, deliveries pending ${queues.deliveriesPending}, consumer lag ${queues.consumerLag}`,
     );
-    const finalMemory = Object.fromEntries(clusterMemory(cluster.runnerPid).map((p) => [p.name, p.bytes]));
+    const finalMemory = Object.fromEntries(
+      (await clusterMemory(cluster.runnerPid)).map((p) => [p.name, p.bytes]),
+    );
 
     const endChecks = await finalChecks(sql, load, queues);
     const result: SoakResult = {
@@ -400,7 +423,7 @@ export function sampleLine(row: SampleRow): string {
     `p50/p99 ms create(test) ${fmt(row.latency["POST /payments (test)"])}, test→webhook ${fmt(row.latency["test: paid → final webhook"])}, ` +
     `solana→webhook ${fmt(row.latency["solana: paid → final webhook"])}, sui→webhook ${fmt(row.latency["sui: paid → final webhook"])}; ` +
     `outbox ${row.queues.outboxBacklog}, lag ${row.queues.consumerLag}, deliveries ${row.queues.deliveriesPending}; ` +
-    `driver ${row.driverCores.toFixed(2)} cores, Sui wallet waits ${row.suiWalletWaits}; MiB ${mem}` +
+    `driver ${row.driverCores.toFixed(2)} cores, loop delay ≤ ${row.driverDelayMs?.toFixed(0) ?? "-"} ms, Sui wallet waits ${row.suiWalletWaits}; MiB ${mem}` +
     `; heap after full collections MiB ${Object.entries(row.liveHeap ?? {})
       .map(([name, heap]) => `${name} ${MiB(heap.bytes)} (${heap.collections})`)
       .join(", ")}` +
