@@ -247,7 +247,7 @@ describe("after a restore of the database", () => {
     };
     const vault = async () =>
       (
-        await db.sql<{ balance: bigint }[]>`select balance from ledger_accounts
+        await db.sql<{ balance: bigint }[]>`select balance from ledger_balances
           where kind = 'platform_vault' and mode = 'live' and chain = 'solana' and coin = 'USDC'`
       )[0]?.balance ?? 0n;
     const vaultBefore = await vault();
@@ -274,7 +274,7 @@ describe("after a restore of the database", () => {
     ]);
     // The vault's account moves as the vault did on chain; the suspense account holds the difference.
     expect((await vault()) - vaultBefore).toBe(5_000_000n);
-    const [suspense] = await db.sql<{ balance: bigint }[]>`select balance from ledger_accounts
+    const [suspense] = await db.sql<{ balance: bigint }[]>`select balance from ledger_balances
       where kind = 'platform_suspense' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
     expect(suspense!.balance).toBe(5_000_000n);
     expect((await checkLedger(db.sql)).total).toBe(0n);

@@ -13,7 +13,8 @@ export interface MerchantBalance {
 
 /**
  * One row per (chain, coin) the merchant has ever held in `mode`. The account balances are the
- * entry sums kept in the inserting transaction, so this is one indexed read.
+ * entry sums kept in the inserting transaction, so this is one indexed read (a merchant's accounts
+ * have no shards; the view adds nothing to them).
  */
 export async function merchantBalances(
   sql: Sql | TransactionSql,
@@ -24,7 +25,7 @@ export async function merchantBalances(
     select chain, coin,
       coalesce(sum(balance) filter (where kind = 'merchant_available'), 0)::bigint as available,
       coalesce(sum(balance) filter (where kind = 'merchant_reserved'), 0)::bigint as pending
-    from ledger_accounts where merchant_id = ${merchantId} and mode = ${mode}
+    from ledger_balances where merchant_id = ${merchantId} and mode = ${mode}
     group by chain, coin order by chain, coin`;
   return rows.map((r) => ({ chain: r.chain, coin: r.coin, available: r.available, pending: r.pending }));
 }
@@ -45,8 +46,10 @@ export async function checkLedger(sql: Sql | TransactionSql): Promise<LedgerChec
   >`select coalesce(sum(amount), 0)::bigint as total from ledger_entries`;
   const unbalanced = await sql<{ transaction_id: string }[]>`
     select transaction_id from ledger_entries group by transaction_id having sum(amount) <> 0`;
+  // Through ledger_balances: a platform account's balance is its row's plus its shards'
+  // (migration 1600).
   const drifted = await sql<{ id: bigint }[]>`
-    select a.id from ledger_accounts a
+    select a.id from ledger_balances a
     left join (select account_id, sum(amount) as s from ledger_entries group by account_id) e on e.account_id = a.id
     where a.balance <> coalesce(case when a.normal_side = 'debit' then e.s else -e.s end, 0)`;
   return {

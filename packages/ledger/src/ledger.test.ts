@@ -43,6 +43,30 @@ async function credit(merchantId: string, gross: bigint, fee: bigint) {
   return paymentId;
 }
 
+/** A ledger account of `book`, created if new. */
+async function accountOf(kind: string, normalSide: "debit" | "credit", merchantId: string | null = null) {
+  const [row] = await db.sql<{ id: bigint }[]>`
+    insert into ledger_accounts (kind, merchant_id, mode, chain, coin, normal_side)
+    values (${kind}, ${merchantId}, ${book.mode}, ${book.chain}, ${book.coin}, ${normalSide})
+    on conflict (kind, (coalesce(merchant_id, '')), mode, chain, coin) do update set kind = excluded.kind
+    returning id`;
+  return row!.id;
+}
+
+/** A ledger transaction of `book` with no entries yet, written below the library. */
+async function rawTransaction(merchantId: string | null = null) {
+  const id = newId("ltx");
+  await db.sql`insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id)
+    values (${id}, ${id}, 'payment_credited', ${book.mode}, ${book.chain}, ${book.coin}, ${merchantId})`;
+  return id;
+}
+
+async function balancesOf(ids: bigint[]): Promise<bigint[]> {
+  const rows = await db.sql<{ id: bigint; balance: bigint }[]>`
+    select id, balance from ledger_balances where id in ${db.sql(ids)}`;
+  return ids.map((id) => rows.find((r) => r.id === id)!.balance);
+}
+
 async function expectSound() {
   const check = await checkLedger(db.sql);
   expect(check).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
@@ -98,7 +122,7 @@ describe("ledger", () => {
       pending: 0n,
     });
     const [fees] = await db.sql<{ balance: bigint }[]>`
-      select balance from ledger_accounts where kind = 'platform_gas_recovered' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
+      select balance from ledger_balances where kind = 'platform_gas_recovered' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
     expect(fees!.balance).toBe(300_000n);
     await expectSound();
   });
@@ -174,7 +198,7 @@ describe("ledger", () => {
       }),
     );
     await expect(unbalanced).rejects.toBeInstanceOf(LedgerError);
-    // Below the library: raw entries that do not sum to zero fail at commit.
+    // Below the library: raw entries that do not sum to zero fail with their statement.
     const raw = db.sql.begin(async (tx) => {
       const id = newId("ltx");
       await tx`insert into ledger_transactions (id, reference, kind, mode, chain, coin)
@@ -195,6 +219,73 @@ describe("ledger", () => {
     await expectSound();
   });
 
+  it("keeps what credits add in shards; a payout folds the merchant's into its row and checks the whole", async () => {
+    const m = await merchant();
+    const vault = await accountOf("platform_vault", "debit");
+    const available = await accountOf("merchant_available", "credit", m);
+    const [vaultBefore] = await balancesOf([vault]);
+    await Promise.all(Array.from({ length: 40 }, () => credit(m, 1_000n, 10n)));
+    // Neither row moved; the 40 credits landed on several of each account's 16 shards.
+    const rows = async (id: bigint) => {
+      const [row] = await db.sql<{ balance: bigint }[]>`select balance from ledger_accounts where id = ${id}`;
+      const shards = await db.sql<{ shard: number; amount: bigint }[]>`
+        select shard, amount from ledger_balance_shards where account_id = ${id}`;
+      return { row: row!.balance, shards };
+    };
+    expect((await rows(vault)).row).toBe(0n);
+    const before = await rows(available);
+    expect(before.row).toBe(0n);
+    expect(before.shards.length).toBeGreaterThan(1);
+    expect(before.shards.every((s) => s.shard >= 0 && s.shard < 16)).toBe(true);
+    // Read whole through the view: the row plus its shards.
+    expect(await balancesOf([vault, available])).toEqual([vaultBefore! + 40_000n, 40n * 990n]);
+    expect(await merchantBalances(db.sql, m, "live")).toEqual([
+      { chain: "solana", coin: "USDC", available: 40n * 990n, pending: 0n },
+    ]);
+    // A payout of the whole balance is allowed (it sees the shards) and folds them into the row.
+    const payout = { ...book, merchantId: m, networkFee: 0n };
+    await db.sql.begin((tx) => reservePayout(tx, { ...payout, payoutId: newId("po"), amount: 39_600n }));
+    expect(await rows(available)).toEqual({ row: 0n, shards: [] });
+    // Nothing is left: one unit more is refused, by the library and by the row's check below it.
+    await expect(
+      db.sql.begin((tx) => reservePayout(tx, { ...payout, payoutId: newId("po"), amount: 1n })),
+    ).rejects.toBeInstanceOf(InsufficientBalanceError);
+    const t = await rawTransaction(m);
+    await expect(
+      db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+        values (${t}, ${available}, 'live', 'solana', 'USDC', 1), (${t}, ${vault}, 'live', 'solana', 'USDC', -1)`,
+    ).rejects.toThrow(/ledger_merchant_not_overdrawn/);
+    await expectSound();
+  });
+
+  it("refuses unbalanced entries beside balanced ones, and entries that unbalance a transaction later", async () => {
+    const vault = await accountOf("platform_vault", "debit");
+    const fees = await accountOf("platform_fees", "credit");
+    const before = await balancesOf([vault, fees]);
+    const [a, b] = [await rawTransaction(), await rawTransaction()];
+    // Two transactions in one statement, the second unbalanced: the statement (its own SQL
+    // transaction) is refused whole.
+    await expect(
+      db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+        values (${a}, ${vault}, 'live', 'solana', 'USDC', 7), (${a}, ${fees}, 'live', 'solana', 'USDC', -7),
+               (${b}, ${vault}, 'live', 'solana', 'USDC', 3)`,
+    ).rejects.toThrow(new RegExp(`ledger transaction ${b} does not balance \\(sum 3\\)`));
+    expect(await balancesOf([vault, fees])).toEqual(before);
+    // Balanced in one statement: both accounts move, each by its normal side.
+    await db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+      values (${a}, ${vault}, 'live', 'solana', 'USDC', 7), (${a}, ${fees}, 'live', 'solana', 'USDC', -7)`;
+    expect(await balancesOf([vault, fees])).toEqual([before[0]! + 7n, before[1]! + 7n]);
+    // A later statement cannot unbalance it: its entries are summed with the ones before.
+    await expect(
+      db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+        values (${a}, ${vault}, 'live', 'solana', 'USDC', 2)`,
+    ).rejects.toThrow(/does not balance \(sum 2\)/);
+    await db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+      values (${a}, ${vault}, 'live', 'solana', 'USDC', 2), (${a}, ${fees}, 'live', 'solana', 'USDC', -2)`;
+    expect(await balancesOf([vault, fees])).toEqual([before[0]! + 9n, before[1]! + 9n]);
+    await expectSound();
+  });
+
   it("records vault refunds and gas", async () => {
     const paymentId = randomUUID();
     const refund = { ...book, paymentId, refundId: `${paymentId}:overpayment`, amount: 250_000n };
@@ -210,7 +301,7 @@ describe("ledger", () => {
       }),
     );
     const [refunds] = await db.sql<{ balance: bigint }[]>`
-      select balance from ledger_accounts where kind = 'platform_refunds' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
+      select balance from ledger_balances where kind = 'platform_refunds' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
     expect(refunds!.balance).toBe(0n);
     await expectSound();
   });

@@ -99,14 +99,17 @@ export async function accountId(tx: Db, book: Book, account: AccountRef): Promis
 }
 
 /**
- * Locks a merchant account's row for the rest of the transaction and returns its balance: the
- * movement that follows is checked against a balance no concurrent transaction can change.
+ * Locks a merchant account's row for the rest of the transaction and returns its balance, the
+ * row's and its shards' (migration 1600): the movement that follows is checked against a balance
+ * no concurrent transaction can lower (what takes from it waits for this lock), while credits
+ * committed meanwhile can only raise it.
  */
 export async function lockedBalance(tx: TransactionSql, book: Book, account: AccountRef): Promise<bigint> {
   const id = await accountId(tx, book, account);
-  const [row] = await tx<
-    { balance: bigint }[]
-  >`select balance from ledger_accounts where id = ${id} for update`;
+  const [row] = await tx<{ balance: bigint }[]>`
+    select a.balance + coalesce((select sum(s.amount) from ledger_balance_shards s where s.account_id = a.id), 0)::bigint
+      as balance
+    from ledger_accounts a where a.id = ${id} for update of a`;
   return row!.balance;
 }
 

@@ -247,7 +247,7 @@ async function driveLivePaymentSteps(
 
 async function available(ctx: LiveContext, merchantId: string, chain: LiveChain): Promise<bigint> {
   const [row] = await ctx.db(
-    (sql) => sql<{ balance: bigint }[]>`select balance from ledger_accounts
+    (sql) => sql<{ balance: bigint }[]>`select balance from ledger_balances
       where kind = 'merchant_available' and merchant_id = ${merchantId}
         and mode = 'live' and chain = ${chain} and coin = 'USDC'`,
   );
@@ -480,7 +480,7 @@ export async function checkLive(
       }
     }
     const [ledger] = await ctx.db(
-      (sql) => sql<{ balance: bigint }[]>`select balance from ledger_accounts
+      (sql) => sql<{ balance: bigint }[]>`select balance from ledger_balances
         where kind = 'platform_vault' and merchant_id is null and mode = 'live' and chain = ${chain} and coin = 'USDC'`,
     );
     const onChain = await ctx.live[chain].usdcBalance(vault);

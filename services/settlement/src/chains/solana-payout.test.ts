@@ -197,7 +197,7 @@ describe("Solana payouts on the local network", () => {
       { chain: "solana", coin: "USDC", available: 8_000_000n, pending: 0n },
     ]);
     const [ledgerVault] = await db.sql<{ balance: bigint }[]>`
-      select balance from ledger_accounts where kind = 'platform_vault' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
+      select balance from ledger_balances where kind = 'platform_vault' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
     // The gas wallet's real cost (fee and the new token account's rent) is booked as gas spent.
     const [gas] = await db.sql<{ amount: bigint }[]>`
       select e.amount from ledger_entries e join ledger_transactions t on t.id = e.transaction_id

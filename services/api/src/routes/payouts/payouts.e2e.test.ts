@@ -107,7 +107,7 @@ describe("payouts end to end (test mode)", () => {
 
     // Balances equal credits minus payouts; the platform kept the fee and the network fee.
     const accounts = await api.db.sql<{ kind: string; balance: bigint }[]>`
-      select kind, balance from ledger_accounts where mode = 'test' and chain = 'solana' and coin = 'USDC'
+      select kind, balance from ledger_balances where mode = 'test' and chain = 'solana' and coin = 'USDC'
         and (merchant_id = ${owner.merchantId} or merchant_id is null) order by kind`;
     expect(Object.fromEntries(accounts.map((a) => [a.kind, a.balance]))).toMatchObject({
       merchant_available: 0n,
