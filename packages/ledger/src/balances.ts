@@ -13,8 +13,9 @@ export interface MerchantBalance {
 
 /**
  * One row per (chain, coin) the merchant has ever held in `mode`. The account balances are the
- * entry sums kept in the inserting transaction, so this is one indexed read (a merchant's accounts
- * have no shards; the view adds nothing to them).
+ * entry sums kept in the inserting transaction, so this is one indexed read: through the view,
+ * since a merchant's credits wait in its accounts' shards until a payout folds them into the row
+ * (migration 1600).
  */
 export async function merchantBalances(
   sql: Sql | TransactionSql,

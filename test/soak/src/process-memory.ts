@@ -3,11 +3,10 @@
 //
 // Read asynchronously, a file at a time: the soak's driver measures request latencies on the same
 // event loop, and a sample read synchronously (the stat of every process, the rollup of each of
-// the cluster's, the whole smaps of each PostgreSQL backend) held that loop 200–330 ms every 10 s
-// with 45 backends, which every request in flight then counted as its own latency (a soak of
-// 2026-11-28: the driver's event-loop delay peaked at 124–334 ms in each window, and the slowest
-// POST /payments of each window matched it). Live POST /payments, at under 100 requests a window,
-// had that stall as its p99 and failed CI's verdict twice.
+// the cluster's, the whole smaps of each of some 45 PostgreSQL backends) held that loop 124–334 ms
+// in every 10 s window of a soak of 2026-11-28, and the slowest POST /payments of each window
+// matched the hold: every request in flight counted it as its own latency. Live POST /payments,
+// at under 100 requests a window, had that hold as its p99 and failed CI's verdict twice.
 import { readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 import { serviceOfProcess } from "../../../bench/cluster-processes.js";
