@@ -1,11 +1,11 @@
-// The ledger's posting with the platform's balances in one row per account (migrations before
-// 1600) and in shards (migration 1600): `workers` concurrent callers credit test payments to
-// `merchants` merchants, each credit its own SQL transaction as settlement posts it (vault,
-// merchant, fees: three entries, the platform's two accounts shared by every payment). After each
-// run every balance is checked against its entries. Per variant: credits a second,
-// PostgreSQL's CPU a credit (its backends for this run, from /proc), and the credit's latency.
-// The two alternate `rounds` times, each on a new throwaway database of the local PostgreSQL
-// (DATABASE_URL's server; 127.0.0.1:5432 by default).
+// The ledger's posting with the balances every payment moves in one row per account
+// (migrations before 1600) and in shards (migration 1600): `workers` concurrent callers credit
+// test payments to `merchants` merchants, each credit its own SQL transaction as settlement posts
+// it (vault, merchant, fees: three entries, the platform's two accounts shared by every payment,
+// the merchant's by every payment of a flash sale). After each run every balance is checked
+// against its entries. Per variant: credits a second, PostgreSQL's CPU a credit (its backends for
+// this run, from /proc), and the credit's latency. The two alternate `rounds` times, each on a new
+// throwaway database of the local PostgreSQL (DATABASE_URL's server; 127.0.0.1:5432 by default).
 //   pnpm exec tsx bench/ledger-bench.ts [workers=8] [seconds=10] [rounds=3] [merchants=20]
 import { randomUUID } from "node:crypto";
 import { createSql } from "../packages/db/src/client.js";
@@ -97,7 +97,7 @@ for (let round = 1; round <= rounds; round++) {
   for (const variant of Object.keys(VARIANTS) as (keyof typeof VARIANTS)[]) {
     const r = await run(variant, round);
     process.stdout.write(
-      `round ${round}, platform balances in ${variant}: ${r.perSecond.toFixed(0)} credits/s, PostgreSQL ${r.pgMicrosPerCredit.toFixed(0)} µs of CPU a credit, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms\n`,
+      `round ${round}, balances in ${variant}: ${r.perSecond.toFixed(0)} credits/s, PostgreSQL ${r.pgMicrosPerCredit.toFixed(0)} µs of CPU a credit, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms\n`,
     );
   }
 }
