@@ -8,6 +8,7 @@ import {
   creditPayment,
   InsufficientBalanceError,
   LedgerError,
+  lockedBalance,
   merchantBalances,
   owePaymentRefund,
   payPaymentRefund,
@@ -255,6 +256,41 @@ describe("ledger", () => {
       db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
         values (${t}, ${available}, 'live', 'solana', 'USDC', 1), (${t}, ${vault}, 'live', 'solana', 'USDC', -1)`,
     ).rejects.toThrow(/ledger_merchant_not_overdrawn/);
+    await expectSound();
+  });
+
+  it("reads a balance locked after a payout that folded the shards: each credit counted once", async () => {
+    const m = await merchant();
+    await Promise.all(Array.from({ length: 4 }, () => credit(m, 1_000n, 0n)));
+    const available = { kind: "merchant_available", merchantId: m } as const;
+    // A payout holds the row, its posting having folded the 4,000 of the shards into it.
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let folded!: () => void;
+    const hasFolded = new Promise<void>((resolve) => {
+      folded = resolve;
+    });
+    const payout = db.sql.begin(async (tx) => {
+      await reservePayout(tx, {
+        ...book,
+        merchantId: m,
+        networkFee: 0n,
+        payoutId: newId("po"),
+        amount: 100n,
+      });
+      folded();
+      await held;
+    });
+    await hasFolded;
+    // A second reader waits for the row; once the payout commits it must see 3,900, not the
+    // row's 3,900 plus the 4,000 its shards held when it started waiting.
+    const reading = db.sql.begin((tx) => lockedBalance(tx, book, available));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    commit();
+    await payout;
+    expect(await reading).toBe(3_900n);
     await expectSound();
   });
 

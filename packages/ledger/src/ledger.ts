@@ -103,13 +103,18 @@ export async function accountId(tx: Db, book: Book, account: AccountRef): Promis
  * row's and its shards' (migration 1600): the movement that follows is checked against a balance
  * no concurrent transaction can lower (what takes from it waits for this lock), while credits
  * committed meanwhile can only raise it.
+ *
+ * The balance is read by a statement of its own, after the lock is held: a statement that waited
+ * for the lock reads the row as the holder left it but the shards as they were when it started,
+ * so a holder that folded the shards into the row would have them counted twice. Both statements
+ * go out together (pipelined on the transaction's connection), one round trip.
  */
 export async function lockedBalance(tx: TransactionSql, book: Book, account: AccountRef): Promise<bigint> {
   const id = await accountId(tx, book, account);
-  const [row] = await tx<{ balance: bigint }[]>`
-    select a.balance + coalesce((select sum(s.amount) from ledger_balance_shards s where s.account_id = a.id), 0)::bigint
-      as balance
-    from ledger_accounts a where a.id = ${id} for update of a`;
+  const [, [row]] = await Promise.all([
+    tx`select 1 from ledger_accounts where id = ${id} for update`,
+    tx<{ balance: bigint }[]>`select balance from ledger_balances where id = ${id}`,
+  ]);
   return row!.balance;
 }
 
