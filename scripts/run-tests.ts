@@ -70,9 +70,10 @@ function vitest(extra: string[], outputFile: string): { ok: boolean; report: Rep
 }
 
 // The soak judges whether latency and memory grow over its three minutes, so it runs alone
-// after everything else: sharing two cores with other files, its last third measured whatever
-// they did then (CI at 3eef0be: live POST /payments p99 49 -> 356 ms as the rest of the suite
-// ran beside it). Asked for files by name, one run does it all.
+// after everything else: sharing two cores with other files, its last third would measure
+// whatever they did then. (CI's soak failures at 3eef0be and 228aec2 were mostly the soak's own
+// driver stalling its event loop on /proc reads, since mended: docs/testing.md.) Asked for files
+// by name, one run does it all.
 const soak = "test/soak/src/soak.test.ts";
 const runs = only
   ? [vitest(args, reportPath)]
