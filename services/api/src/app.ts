@@ -11,6 +11,7 @@ import { rerunAfterDatabaseRestart } from "./http/database-rerun.js";
 import { errorMiddleware, notFound } from "./http/error-middleware.js";
 import { jsonBody } from "./http/json-body.js";
 import { rateLimitByIp } from "./http/rate-limit.js";
+import { routedOnly } from "./http/routed-only.js";
 import { openApiDocument } from "./openapi/document.js";
 import { apiKeyRoutes } from "./routes/api-keys/index.js";
 import { authRoutes } from "./routes/auth/index.js";
@@ -56,7 +57,7 @@ export function createApp(deps: ApiDeps): Express {
       );
     next();
   });
-  app.use(healthRoutes(deps));
+  app.use(routedOnly(healthRoutes(deps)));
   app.get("/metrics", async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
   });
@@ -64,20 +65,27 @@ export function createApp(deps: ApiDeps): Express {
     res.json(openApiDocument(deps.config.PUBLIC_BASE_URL));
   });
 
-  // Pages and assets (no rate limit).
-  app.use(dashboardPageRoutes());
-  app.use(checkoutPageRoutes(deps));
+  // Pages and assets (no rate limit). Each router is entered only by the paths it could serve
+  // (routed-only.ts): the JSON API's calls walk past all but their own.
+  app.use(routedOnly(dashboardPageRoutes()));
+  app.use(routedOnly(checkoutPageRoutes(deps)));
 
   // The JSON API.
   const api = express.Router();
   api.use(rateLimitByIp(deps.limiter, deps.config.RATE_LIMIT_PER_MINUTE, clientIp));
   api.use(jsonBody);
-  api.use(checkoutRoutes(deps));
-  api.use(paymentRoutes(deps));
-  api.use(authRoutes(deps), apiKeyRoutes(deps), payoutWalletRoutes(deps), dashboardApiRoutes(deps));
-  api.use(webhookRoutes(deps));
-  api.use(payoutRoutes(deps, { approver: deps.payoutApprover }));
-  api.use(payoutDestinationRoutes(deps));
+  for (const routes of [
+    checkoutRoutes(deps),
+    paymentRoutes(deps),
+    authRoutes(deps),
+    apiKeyRoutes(deps),
+    payoutWalletRoutes(deps),
+    dashboardApiRoutes(deps),
+    webhookRoutes(deps),
+    payoutRoutes(deps, { approver: deps.payoutApprover }),
+    payoutDestinationRoutes(deps),
+  ])
+    api.use(routedOnly(routes));
   api.use(rerunAfterDatabaseRestart(api));
   app.use(api);
 
