@@ -11,7 +11,7 @@ import { rerunAfterDatabaseRestart } from "./http/database-rerun.js";
 import { errorMiddleware, notFound } from "./http/error-middleware.js";
 import { jsonBody } from "./http/json-body.js";
 import { rateLimitByIp } from "./http/rate-limit.js";
-import { routedOnly } from "./http/routed-only.js";
+import { routedBySegment } from "./http/routed-by-segment.js";
 import { openApiDocument } from "./openapi/document.js";
 import { apiKeyRoutes } from "./routes/api-keys/index.js";
 import { authRoutes } from "./routes/auth/index.js";
@@ -57,7 +57,6 @@ export function createApp(deps: ApiDeps): Express {
       );
     next();
   });
-  app.use(routedOnly(healthRoutes(deps)));
   app.get("/metrics", async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
   });
@@ -65,27 +64,27 @@ export function createApp(deps: ApiDeps): Express {
     res.json(openApiDocument(deps.config.PUBLIC_BASE_URL));
   });
 
-  // Pages and assets (no rate limit). Each router is entered only by the paths it could serve
-  // (routed-only.ts): the JSON API's calls walk past all but their own.
-  app.use(routedOnly(dashboardPageRoutes()));
-  app.use(routedOnly(checkoutPageRoutes(deps)));
+  // Health, pages and assets (no rate limit). Each router is entered only by the paths it could
+  // serve (routed-by-segment.ts): the JSON API's calls walk past them in one step.
+  app.use(routedBySegment(healthRoutes(deps), dashboardPageRoutes(), checkoutPageRoutes(deps)));
 
   // The JSON API.
   const api = express.Router();
   api.use(rateLimitByIp(deps.limiter, deps.config.RATE_LIMIT_PER_MINUTE, clientIp));
   api.use(jsonBody);
-  for (const routes of [
-    checkoutRoutes(deps),
-    paymentRoutes(deps),
-    authRoutes(deps),
-    apiKeyRoutes(deps),
-    payoutWalletRoutes(deps),
-    dashboardApiRoutes(deps),
-    webhookRoutes(deps),
-    payoutRoutes(deps, { approver: deps.payoutApprover }),
-    payoutDestinationRoutes(deps),
-  ])
-    api.use(routedOnly(routes));
+  api.use(
+    routedBySegment(
+      checkoutRoutes(deps),
+      paymentRoutes(deps),
+      authRoutes(deps),
+      apiKeyRoutes(deps),
+      payoutWalletRoutes(deps),
+      dashboardApiRoutes(deps),
+      webhookRoutes(deps),
+      payoutRoutes(deps, { approver: deps.payoutApprover }),
+      payoutDestinationRoutes(deps),
+    ),
+  );
   api.use(rerunAfterDatabaseRestart(api));
   app.use(api);
 

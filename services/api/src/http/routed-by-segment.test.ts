@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routedOnly } from "./routed-only.js";
+import { routedBySegment } from "./routed-by-segment.js";
 
 /**
  * Routes alone, one of them in a nested router, and an error handler, as the API's resource and
@@ -60,7 +60,7 @@ const PATHS: [string, string][] = [
   ["OPTIONS", "/elsewhere"],
 ];
 
-describe("routedOnly", () => {
+describe("routedBySegment", () => {
   const servers: { close(): void }[] = [];
   let plain = "";
   let wrapped = "";
@@ -72,7 +72,7 @@ describe("routedOnly", () => {
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     };
     plain = await listen(resourceRouter());
-    wrapped = await listen(routedOnly(resourceRouter()));
+    wrapped = await listen(routedBySegment(resourceRouter()));
   });
   afterAll(() => {
     for (const s of servers) s.close();
@@ -99,17 +99,50 @@ describe("routedOnly", () => {
     expect(await (await fetch(`${plain}/webhooks`)).text()).toBe("fell through GET /webhooks hopped=true");
   });
 
-  it("leaves a router that could match any path as it is", () => {
-    const withMiddleware = Router();
-    withMiddleware.use((_req, _res, next) => next());
-    expect(routedOnly(withMiddleware)).toBe(withMiddleware);
-    const withParameter = Router();
-    withParameter.get("/:anything", (_req, res) => void res.end());
-    expect(routedOnly(withParameter)).toBe(withParameter);
-    const mountedAtPath = Router();
-    mountedAtPath.use("/payments", resourceRouter());
-    expect(routedOnly(mountedAtPath)).toBe(mountedAtPath);
-    const resources = resourceRouter();
-    expect(routedOnly(resources)).not.toBe(resources);
+  it("runs the routers of a segment, and those that could match any path, in their given order", async () => {
+    const seen: string[] = [];
+    const pass =
+      (name: string): RequestHandler =>
+      (_req, _res, next) => {
+        seen.push(name);
+        next();
+      };
+    const first = Router();
+    first.get("/payments", pass("first"));
+    const anyPath = Router();
+    anyPath.use(pass("any path"));
+    const serving = Router();
+    serving.get("/payments", (_req, res) => void res.send("served"));
+    const other = Router();
+    other.get("/webhooks", (_req, res) => void res.send("webhooks"));
+    const server = appWith(routedBySegment(first, anyPath, other, serving)).listen(0, "127.0.0.1");
+    servers.push(server);
+    await new Promise((r) => server.once("listening", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect(await (await fetch(`${base}/payments`)).text()).toBe("served");
+    expect(seen).toEqual(["first", "any path"]);
+    seen.length = 0;
+    expect(await (await fetch(`${base}/webhooks`)).text()).toBe("webhooks");
+    expect(seen).toEqual(["any path"]);
+    seen.length = 0;
+    expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
+    expect(seen).toEqual(["any path"]);
+  });
+
+  it("passes on an error a router's routes raise, to the handlers after it", async () => {
+    const failing = Router();
+    failing.get("/payments", () => {
+      throw new Error("route failed");
+    });
+    const app = express();
+    app.use(routedBySegment(failing, resourceRouter()));
+    app.use(
+      ((err, _req, res, _next) => void res.status(500).send(`after: ${err.message}`)) as ErrorRequestHandler,
+    );
+    const server = app.listen(0, "127.0.0.1");
+    servers.push(server);
+    await new Promise((r) => server.once("listening", r));
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`);
+    expect(await res.text()).toBe("after: route failed");
   });
 });
