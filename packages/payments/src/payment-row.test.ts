@@ -3,7 +3,7 @@ import { newId } from "@gateway/db";
 import { computeFee, initialPaymentState, STATIC_TEST_PRICES, serializePaymentState } from "@gateway/domain";
 import { createTestDatabase, singleConnection, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InsertPayment, insertPayments } from "./payment-row.js";
+import { findPayment, type InsertPayment, insertPayment, insertPayments, stateOf } from "./payment-row.js";
 
 let db: TestDatabase;
 const merchantId = newId("mer");
@@ -75,5 +75,15 @@ describe("insertPayments", () => {
     } finally {
       await one.sql.end();
     }
+  });
+
+  it("gives a row it inserted its state without decoding it, the state decoding would give", async () => {
+    const { state } = input(7);
+    const inserted = await insertPayment(db.sql, { ...input(7), state });
+    expect(stateOf(inserted)).toBe(state);
+    // The same row read back is decoded from what PostgreSQL holds: an equal state, another object.
+    const read = await findPayment(db.sql, { id: state.id });
+    expect(stateOf(read!)).not.toBe(state);
+    expect(stateOf(read!)).toEqual(state);
   });
 });

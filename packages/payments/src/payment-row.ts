@@ -26,8 +26,18 @@ export interface PaymentRow {
   updated_at: Date;
 }
 
+/**
+ * The state a row was inserted with, by the serialized object that went into the row: a row this
+ * process just inserted carries that object, and decoding it would give back what was encoded (a
+ * measurable share of the API's CPU a created payment). Rows read from PostgreSQL carry objects
+ * of their own and are decoded.
+ */
+const insertedStates = new WeakMap<object, PaymentState>();
+
 export function stateOf(row: PaymentRow): PaymentState {
-  return deserializePaymentState(row.state);
+  const inserted =
+    typeof row.state === "object" && row.state !== null ? insertedStates.get(row.state) : undefined;
+  return inserted ?? deserializePaymentState(row.state);
 }
 
 export interface InsertPayment {
@@ -48,6 +58,7 @@ export async function insertPayments(
   inputs: InsertPayment[],
 ): Promise<PaymentRow[]> {
   const serialized = inputs.map(({ state }) => serializePaymentState(state));
+  for (const [n, { state }] of inputs.entries()) insertedStates.set(serialized[n]!, state);
   const states = new Map<string, unknown>(inputs.map(({ state }, n) => [state.id, serialized[n]]));
   // One array per column, so the statement's text is the same for any number of payments: a
   // multi-row VALUES is a new prepared statement for each batch size, which every connection
