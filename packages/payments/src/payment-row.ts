@@ -89,8 +89,9 @@ export async function insertPayments(
     returning id, merchant_id, mode, amount, currency, fee, description, redirect_url, status, chain, coin,
       version, expires_at, created_at, updated_at`;
   // RETURNING promises no order.
+  // The row postgres.js made is completed in place: copying its fields showed in the profile.
   const byId = new Map<string, PaymentRow>(
-    rows.map((row) => [row.id, { ...row, state: states.get(row.id) }]),
+    rows.map((row) => [row.id, Object.assign(row, { state: states.get(row.id) })]),
   );
   // An id that exists already was made by an earlier attempt of the same idempotent request
   // (ids derived from an Idempotency-Key): that payment is the answer.

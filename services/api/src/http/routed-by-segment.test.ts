@@ -53,6 +53,8 @@ const PATHS: [string, string][] = [
   ["GET", "/gateway/assets/app.js"],
   ["GET", "/failing"],
   ["GET", "/gateway"],
+  ["GET", "/gateway/qr"],
+  ["GET", "/Gateway/Assets/app.js"],
   ["GET", "/webhooks"],
   ["GET", "/"],
   ["GET", "/pay%6Dents"],
@@ -95,6 +97,10 @@ describe("routedBySegment", () => {
 
   it("passes a request its routes cannot match on in the same turn of the event loop", async () => {
     expect(await (await fetch(`${wrapped}/webhooks`)).text()).toBe("fell through GET /webhooks hopped=false");
+    // Its first segment is a route's, but not the segment after it.
+    expect(await (await fetch(`${wrapped}/gateway/qr`)).text()).toBe(
+      "fell through GET /gateway/qr hopped=false",
+    );
     // The router alone leaves through setImmediate: what routedOnly saves.
     expect(await (await fetch(`${plain}/webhooks`)).text()).toBe("fell through GET /webhooks hopped=true");
   });
