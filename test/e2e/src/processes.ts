@@ -15,8 +15,13 @@ export interface ServiceProcess {
 }
 
 /** Starts a service's main.ts as its own process, as the local runner and production do. */
-export function startService(dir: string, env: Record<string, string>): ServiceProcess {
-  return spawnService(["--import", TSX_LOADER, "src/main.ts"], path.join(ROOT, dir), {
+export function startService(
+  dir: string,
+  env: Record<string, string>,
+  /** Node's own options before the loader (a profiler's, say). */
+  nodeOptions: string[] = [],
+): ServiceProcess {
+  return spawnService([...nodeOptions, "--import", TSX_LOADER, "src/main.ts"], path.join(ROOT, dir), {
     ...process.env,
     LOG_LEVEL: "warn",
     ...env,
