@@ -12,6 +12,7 @@ function resourceRouter(): Router {
   router.get("/payments", (_req, res) => void res.send("list"));
   router.post("/payments/:id/cancel", (req, res) => void res.send(`cancel ${req.params.id}`));
   router.get(["/dashboard", "/dashboard/"], (_req, res) => void res.send("page"));
+  router.get("/double//slash", (_req, res) => void res.send("double"));
   const assets = Router();
   assets.get("/gateway/assets/:name", (req, res) => void res.send(`asset ${req.params.name}`));
   router.use(assets);
@@ -54,6 +55,8 @@ const PATHS: [string, string][] = [
   ["GET", "/failing"],
   ["GET", "/gateway"],
   ["GET", "/gateway/qr"],
+  ["GET", "/double//slash"],
+  ["GET", "/double/slash"],
   ["GET", "/Gateway/Assets/app.js"],
   ["GET", "/webhooks"],
   ["GET", "/"],

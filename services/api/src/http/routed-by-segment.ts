@@ -81,7 +81,9 @@ function routePrefixes(router: Router): string[][] | undefined {
         const segments = segmentsOf(path);
         // Up to the first parameter or pattern, which matches other segments too.
         const known = segments.findIndex((segment) => /[:*?(){}+\\]/.test(segment));
-        const prefix = (known === -1 ? segments : segments.slice(0, known)).filter((s) => s !== "");
+        const prefix = known === -1 ? segments : segments.slice(0, known);
+        // A trailing slash: the route matches the path without it too (non-strict routing).
+        while (prefix.at(-1) === "") prefix.pop();
         if (prefix.length === 0) return undefined;
         prefixes.push(prefix);
       }
