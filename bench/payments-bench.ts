@@ -7,12 +7,9 @@
 // (recorded in a results file of its own, apart from the unkeyed runs the goal is read from).
 // Uses DATABASE_URL / NATS_URL when set, else the machine's PostgreSQL (127.0.0.1:5432, user
 // postgres) and NATS (127.0.0.1:4222). Needs Debian's pgbench.
-import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import os from "node:os";
-import { migrate, newId } from "@gateway/db";
-import { freePort } from "@gateway/local-infra";
-import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
+import { startBenchApi } from "./bench-api.js";
 import { createBenchDatabase, recordResults } from "./harness.js";
 import { measureFloorServer, pgbenchInsertRate, runWrk } from "./load-tools.js";
 import { cpuSeconds, machineBusySeconds, machineLine, percentile } from "./machine.js";
@@ -26,14 +23,12 @@ const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
 const db = await createBenchDatabase(adminUrl, "bench", 4);
 const { sql } = db;
-
-// A merchant with a test key, written directly (key format and hashing as the API does).
-const key = `gw_test_${randomBytes(30).toString("base64url").replace(/[-_]/g, "x").slice(0, 40)}`;
-const live = `gw_live_${randomBytes(30).toString("base64url").replace(/[-_]/g, "x").slice(0, 40)}`;
-const merchantId = newId("mer");
-const port = await freePort();
-let api: ServiceProcess | undefined;
-const base = `http://127.0.0.1:${port}`;
+const bench = await startBenchApi(db, natsUrl).catch(async (err) => {
+  await db.drop();
+  throw err;
+});
+const { baseUrl: base, key } = bench;
+const api = bench.process;
 
 const body = JSON.stringify({ amount: 12.5, currency: "USD", description: "bench" });
 // node:http with a keep-alive agent: several times cheaper per request than fetch, which matters
@@ -99,29 +94,8 @@ const wrkRun = (durationS: number) =>
   });
 
 try {
-  await migrate(sql);
-  await sql`insert into merchants (id, email, business_name, password_hash) values (${merchantId}, 'bench@example.test', 'Bench', 'x')`;
-  await sql`insert into api_keypairs (id, merchant_id, test_key_hash, test_key_prefix, live_key_hash, live_key_prefix)
-    values (${newId("key")}, ${merchantId}, ${createHash("sha256").update(key).digest()}, 'gw_test_…',
-            ${createHash("sha256").update(live).digest()}, 'gw_live_…')`;
-  api = startService("services/api", {
-    DATABASE_URL: db.url,
-    NATS_URL: natsUrl,
-    BUS_PREFIX: `bench${Date.now().toString(36)}`,
-    PORT: String(port),
-    JWT_SECRET: "bench-secret-bench-secret-bench-secret-00",
-    WEBHOOK_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"),
-    RATE_LIMIT_PER_MINUTE: "100000000",
-    LOG_LEVEL: "warn",
-  });
-  await waitForReady(`${base}/readyz`, api);
-
   wrkRun(2); // warm-up: JIT, connection pools (the pool's connections all exist after it)
-  const backends = (
-    await sql<
-      { pid: number }[]
-    >`select pid from pg_stat_activity where datname = ${new URL(db.url).pathname.slice(1)} and pid <> pg_backend_pid()`
-  ).map((r) => r.pid);
+  const backends = await bench.backendPids();
   const apiPid = api.child.pid ?? 0;
   const loadBefore = os.loadavg()[0]!;
   const before = { api: cpuSeconds([apiPid]), pg: cpuSeconds(backends), machine: machineBusySeconds() };
@@ -173,6 +147,6 @@ try {
   if (process.argv.includes("--record"))
     recordResults(keyed ? "RESULTS-payments-keyed.md" : "RESULTS-payments.md", lines);
 } finally {
-  await api?.stop();
+  await api.stop();
   await db.drop();
 }
