@@ -1,8 +1,8 @@
 // One API process over a bench database, with a merchant and its keys written directly: what
 // payments-bench.ts and payments-cpu.ts put under load.
-import { createHash, randomBytes } from "node:crypto";
-import { migrate, newId } from "@gateway/db";
+import { migrate } from "@gateway/db";
 import { freePort } from "@gateway/local-infra";
+import { createTestMerchant } from "../services/api/src/testing/merchant.js";
 import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
 import type { BenchDatabase } from "./harness.js";
 
@@ -15,12 +15,8 @@ export interface BenchApi {
   backendPids(): Promise<number[]>;
 }
 
-const apiKey = (mode: "test" | "live") =>
-  `gw_${mode}_${randomBytes(30).toString("base64url").replace(/[-_]/g, "x").slice(0, 40)}`;
-const hashed = (key: string) => createHash("sha256").update(key).digest();
-
 /**
- * Migrates `db`, writes a merchant with a test and a live key (format and hashing as the API's),
+ * Migrates `db`, writes a merchant with its keys as the API's tests do (`createTestMerchant`),
  * and starts the API through tsx, as the end-to-end tests do, with its rate limit raised as for a
  * merchant's flash sale from one server. `nodeOptions`: Node's own (a profiler's, say).
  */
@@ -30,12 +26,8 @@ export async function startBenchApi(
   nodeOptions: string[] = [],
 ): Promise<BenchApi> {
   const { sql } = db;
-  const key = apiKey("test");
-  const merchantId = newId("mer");
   await migrate(sql);
-  await sql`insert into merchants (id, email, business_name, password_hash) values (${merchantId}, 'bench@example.test', 'Bench', 'x')`;
-  await sql`insert into api_keypairs (id, merchant_id, test_key_hash, test_key_prefix, live_key_hash, live_key_prefix)
-    values (${newId("key")}, ${merchantId}, ${hashed(key)}, 'gw_test_…', ${hashed(apiKey("live"))}, 'gw_live_…')`;
+  const key = (await createTestMerchant(sql, "Bench")).testKey;
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const api = startService(

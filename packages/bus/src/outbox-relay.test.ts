@@ -7,6 +7,7 @@ import { createLogger } from "@gateway/logging";
 import {
   createTestBus,
   createTestDatabase,
+  gate,
   singleConnection,
   type TestDatabase,
   waitFor,
@@ -196,20 +197,14 @@ describe("outbox relay wake-ups", () => {
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
     // JetStream's acknowledgement held back until the test says so: the relay is then busy with
     // a first row while a second one commits and its NOTIFY arrives.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let publishing!: () => void;
-    const busy = new Promise<void>((resolve) => {
-      publishing = resolve;
-    });
+    const held = gate();
+    const publishing = gate();
     const js = new Proxy(bus.js, {
       get(target, key, receiver) {
         if (key !== "publish") return Reflect.get(target, key, receiver);
         return async (...args: Parameters<typeof target.publish>) => {
-          publishing();
-          await held;
+          publishing.open();
+          await held.opened;
           return target.publish(...args);
         };
       },
@@ -222,12 +217,12 @@ describe("outbox relay wake-ups", () => {
       const subject = bus.topology.subjects.event("x");
       const first = newId("evt");
       await enqueueOutbox(db.sql, [{ id: first, subject, payload: { n: 1 } }]);
-      await busy;
+      await publishing.opened;
       const second = newId("evt");
       await enqueueOutbox(db.sql, [{ id: second, subject, payload: { n: 2 } }]);
       // The NOTIFY of the second commit reaches the relay while it still waits on the first.
       await new Promise((r) => setTimeout(r, 200));
-      release();
+      held.open();
       await waitFor(async () => (await unpublished([first, second])) === 0, {
         timeoutMs: 3_000,
         what: "the row committed during the drain published on its NOTIFY",

@@ -1,3 +1,4 @@
+import { gate } from "@gateway/testkit";
 import { describe, expect, it } from "vitest";
 import { createGasCoins } from "./gas-coins.js";
 import type { OwnedCoin } from "./owned-coins.js";
@@ -7,15 +8,12 @@ const coin = (objectId: string): OwnedCoin => ({ objectId, version: "1", digest:
 describe("gas coins of two wallets", () => {
   it("a pick for one wallet never gets the other's coins, even while the other's listing is in flight", async () => {
     const listed: string[] = [];
-    let releaseA!: () => void;
-    const aListed = new Promise<void>((r) => {
-      releaseA = r;
-    });
+    const aListed = gate();
     const gasCoins = createGasCoins({
       // The full node's answer for each owner; A's is slow.
       list: async (owner) => {
         listed.push(owner);
-        if (owner === "A") await aListed;
+        if (owner === "A") await aListed.opened;
         return owner === "A" ? [coin("a1"), coin("a2")] : [coin("b1")];
       },
       budget: 1_000n,
@@ -24,7 +22,7 @@ describe("gas coins of two wallets", () => {
     const fromA = gasCoins.pick("A");
     const fromB = await gasCoins.pick("B");
     expect(fromB.objectId).toBe("b1");
-    releaseA();
+    aListed.open();
     expect(["a1", "a2"]).toContain((await fromA).objectId);
     // Each wallet keeps its own coins: the next picks list nothing again.
     expect(["a1", "a2"]).toContain((await gasCoins.pick("A")).objectId);

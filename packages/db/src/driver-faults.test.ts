@@ -6,6 +6,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort, type LocalPostgres, startPostgres } from "@gateway/local-infra";
+import { gate } from "@gateway/testkit";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSql, type Sql } from "./client.js";
@@ -150,16 +151,13 @@ describe("postgres.js when a backend dies", () => {
     try {
       await sql`create table if not exists escaped (id int primary key)`;
       await sql`truncate escaped`;
-      let reconnected!: () => void;
-      const reconnectedNow = new Promise<void>((r) => {
-        reconnected = r;
-      });
+      const reconnected = gate();
       let late: string | undefined;
       const tx = sql
         .begin(async (tx) => {
           await tx`select 1`;
           await terminate(applicationName);
-          await reconnectedNow;
+          await reconnected.opened;
           late = await tx`insert into escaped (id) values (1)`.then(
             () => "inserted",
             (err: { code?: string }) => err.code,
@@ -172,7 +170,7 @@ describe("postgres.js when a backend dies", () => {
       expect(await tx).toBe("CONNECTION_CLOSED");
       // The pool's only connection, opened again for someone else.
       expect((await sql<{ n: number }[]>`select 2 as n`)[0]?.n).toBe(2);
-      reconnected();
+      reconnected.open();
       await sleep(300);
       expect(late).toBe("CONNECTION_CLOSED");
       expect((await sql<{ n: bigint }[]>`select count(*) as n from escaped`)[0]?.n).toBe(0n);

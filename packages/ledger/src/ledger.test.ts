@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { newId } from "@gateway/db";
-import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
+import { createTestDatabase, gate, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   checkLedger,
@@ -264,14 +264,8 @@ describe("ledger", () => {
     await Promise.all(Array.from({ length: 4 }, () => credit(m, 1_000n, 0n)));
     const available = { kind: "merchant_available", merchantId: m } as const;
     // A payout holds the row, its posting having folded the 4,000 of the shards into it.
-    let commit!: () => void;
-    const held = new Promise<void>((resolve) => {
-      commit = resolve;
-    });
-    let folded!: () => void;
-    const hasFolded = new Promise<void>((resolve) => {
-      folded = resolve;
-    });
+    const committing = gate();
+    const folded = gate();
     const payout = db.sql.begin(async (tx) => {
       await reservePayout(tx, {
         ...book,
@@ -280,15 +274,15 @@ describe("ledger", () => {
         payoutId: newId("po"),
         amount: 100n,
       });
-      folded();
-      await held;
+      folded.open();
+      await committing.opened;
     });
-    await hasFolded;
+    await folded.opened;
     // A second reader waits for the row; once the payout commits it must see 3,900, not the
     // row's 3,900 plus the 4,000 its shards held when it started waiting.
     const reading = db.sql.begin((tx) => lockedBalance(tx, book, available));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    commit();
+    committing.open();
     await payout;
     expect(await reading).toBe(3_900n);
     await expectSound();

@@ -1,3 +1,4 @@
+export { type Gate, gate } from "./gate.js";
 export { singleConnection } from "./prepared-statements.js";
 export { createTestBus, natsUrl, type TestBus } from "./test-bus.js";
 export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./test-database.js";

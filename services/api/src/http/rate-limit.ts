@@ -53,7 +53,8 @@ export function createRateLimiter(sql: Sql): RateLimiter {
   const leases = new Map<string, Lease>();
   const place = batched(async (hits: Hit[]): Promise<number[]> => {
     const places: number[] = [];
-    const groups = new Map<string, number[]>();
+    // The hits of one bucket's window, in arrival order, and how many places they take ahead.
+    const groups = new Map<string, { hit: Hit; indexes: number[]; ahead: number }>();
     for (const [i, hit] of hits.entries()) {
       // A lease taken by the upsert that was in flight when this hit arrived serves it first: a
       // lease is replaced only once used up, so no place counted ahead is left behind.
@@ -64,20 +65,19 @@ export function createRateLimiter(sql: Sql): RateLimiter {
       }
       const id = `${hit.windowStartMs}:${hit.bucket}`;
       const group = groups.get(id);
-      if (group) group.push(i);
-      else groups.set(id, [i]);
-    }
-    if (groups.size === 0) return places;
-    const rows = [...groups.values()].map((indexes) => {
-      const hit = hits[indexes[0]!]!;
-      const lease = leases.get(hit.bucket);
+      if (group) {
+        group.indexes.push(i);
+        continue;
+      }
       // The first hit of a window takes nothing ahead: a bucket hit now and then stays exact.
       const ahead =
         lease?.windowStartMs === hit.windowStartMs
           ? Math.min(leaseCap(hit.limit), Math.max(1, lease.ahead * 2))
           : 0;
-      return { hit, hits: indexes.length, ahead, count: indexes.length + ahead };
-    });
+      groups.set(id, { hit, indexes: [i], ahead });
+    }
+    if (groups.size === 0) return places;
+    const rows = [...groups.values()];
     // Repeated while the database restarts, so a restart does not turn every request of the
     // batch into a 503. An attempt cut off after its commit counts those hits twice: a client
     // may meet its limit a little early during a restart, never late.
@@ -86,25 +86,23 @@ export function createRateLimiter(sql: Sql): RateLimiter {
       insert into rate_limit_counters (bucket, window_start, hits)
       select * from unnest(${rows.map((r) => r.hit.bucket)}::text[],
                            ${rows.map((r) => new Date(r.hit.windowStartMs).toISOString())}::timestamptz[],
-                           ${rows.map((r) => r.count)}::int[])
+                           ${rows.map((r) => r.indexes.length + r.ahead)}::int[])
       on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + excluded.hits
       returning bucket, window_start, hits`,
     );
     if (counted.length !== rows.length) throw new Error("rate limit upsert lost a bucket");
-    const byId = new Map(rows.map((r) => [`${r.hit.windowStartMs}:${r.hit.bucket}`, r]));
     for (const row of counted) {
-      const id = `${row.window_start.getTime()}:${row.bucket}`;
-      const group = byId.get(id)!;
-      const first = row.hits - group.count + 1;
-      for (const [n, i] of (groups.get(id) ?? []).entries()) places[i] = first + n;
+      const { hit, indexes, ahead } = groups.get(`${row.window_start.getTime()}:${row.bucket}`)!;
+      const first = row.hits - (indexes.length + ahead) + 1;
+      for (const [n, i] of indexes.entries()) places[i] = first + n;
       const current = leases.get(row.bucket);
-      if (leaseCap(group.hit.limit) > 0 && (!current || current.windowStartMs <= group.hit.windowStartMs))
+      if (leaseCap(hit.limit) > 0 && (!current || current.windowStartMs <= hit.windowStartMs))
         leases.set(row.bucket, {
-          windowStartMs: group.hit.windowStartMs,
-          windowEndMs: group.hit.windowEndMs,
-          next: first + group.hits,
-          last: Math.min(row.hits, group.hit.limit),
-          ahead: group.ahead,
+          windowStartMs: hit.windowStartMs,
+          windowEndMs: hit.windowEndMs,
+          next: first + indexes.length,
+          last: Math.min(row.hits, hit.limit),
+          ahead,
         });
     }
     return places;
