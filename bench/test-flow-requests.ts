@@ -9,6 +9,7 @@ import { readdirSync } from "node:fs";
 import http from "node:http";
 import { createSql } from "../packages/db/src/index.js";
 import { createTestMerchant } from "../services/api/src/testing/merchant.js";
+import { rawRequest } from "../test/fuzz/src/raw-request.js";
 import { removeClusterData, startSoakCluster } from "../test/soak/src/cluster.js";
 import { serviceOfProcess } from "./cluster-processes.js";
 import { cpuSeconds, machineLine } from "./machine.js";
@@ -20,37 +21,25 @@ const CLIENTS = 16;
 const cluster = await startSoakCluster({ logLevel: "warn" });
 const sql = createSql({ url: cluster.databaseUrl, max: 2 });
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-const api = new URL(cluster.apiUrl);
 
-function call(method: string, path: string, key: string | null, body?: unknown): Promise<{ id?: string }> {
-  const data = body === undefined ? "" : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: api.hostname,
-        port: api.port,
-        path,
-        method,
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(data),
-          ...(key ? { "x-api-key": key } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString();
-          if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text) as { id?: string });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(data);
-  });
+async function call(
+  method: string,
+  path: string,
+  key: string | null,
+  body?: unknown,
+): Promise<{ id?: string }> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (key) headers["x-api-key"] = key;
+  const { status, text } = await rawRequest(
+    cluster.apiUrl,
+    method,
+    path,
+    headers,
+    body === undefined ? undefined : JSON.stringify(body),
+    agent,
+  );
+  if (status >= 300) throw new Error(`${method} ${path}: ${status} ${text}`);
+  return JSON.parse(text) as { id?: string };
 }
 
 /** `request` for every item by 16 clients; the API's CPU and its backends' a request. */
