@@ -3,8 +3,10 @@
 // NATS, none of the services' processes), in batches of `batch` payments where the pipeline
 // batches (the create insert, the outbox relays, the notifier's ingest, claim and outcome).
 // Settlement's step runs through its real code (`paymentMessagesOnce`: the payment actor and the
-// ledger's credit, commands arriving together in one transaction); the statements that live inside the API's routes and the notifier's
-// workers are copied from them (checkout/index.ts, outbox-relay.ts, ingest.ts, delivery-worker.ts).
+// ledger's credit, commands arriving together in one transaction); the statements that live
+// inside the API's routes, the outbox relay and the notifier's workers are copied from them
+// (checkout/index.ts, outbox-relay.ts, ingest.ts, delivery-worker.ts): a change there is made
+// here too.
 //
 // Three stages, each run on a database of its own and measured alone, in turn every round:
 //   api         create, the checkout's reads, generate-wallet, the simulate command in the outbox
@@ -37,8 +39,11 @@ const topology = busTopology("floor");
 const STAGES = ["api", "settlement", "notifier"] as const;
 // A schema change to try, applied after the migrations: PG_FLOOR_SQL="alter table …".
 const extraSql = process.env["PG_FLOOR_SQL"];
-const stages = (process.env["PG_FLOOR_STAGES"]?.split(",") ?? STAGES) as Stage[];
 type Stage = (typeof STAGES)[number];
+const stages = (process.env["PG_FLOOR_STAGES"]?.split(",") ?? [...STAGES]) as Stage[];
+for (const stage of stages) {
+  if (!STAGES.includes(stage)) throw new Error(`PG_FLOOR_STAGES: no stage "${stage}" (${STAGES.join(", ")})`);
+}
 const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
 
 async function run(round: number, stage: Stage) {
