@@ -42,9 +42,45 @@ describe("session tokens", () => {
       merchantExists: async () => {
         throw down;
       },
+      unavailableRetryMs: 0,
     });
     const { passed } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
     expect(passed).toBe(down);
     expect(passed).not.toBeInstanceOf(GatewayError);
+  });
+
+  it("waits out a database restart: the merchant's check is asked again, the request passes", async () => {
+    // What a restart looks like to postgres.js (chaos run, 2026-11-29: a 503 on POST /payouts).
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    let asked = 0;
+    const tokens = createSessionTokens({
+      secret: SECRET,
+      ttlSeconds: 60,
+      merchantExists: async () => {
+        asked++;
+        if (asked < 3) throw reset;
+        return true;
+      },
+    });
+    const { passed, session } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
+    expect(passed).toBeUndefined();
+    expect(session).toEqual({ merchantId: "mer_1" });
+    expect(asked).toBe(3);
+  });
+
+  it("does not ask again after an error that is not the database being away", async () => {
+    const bug = new Error("something else");
+    let asked = 0;
+    const tokens = createSessionTokens({
+      secret: SECRET,
+      ttlSeconds: 60,
+      merchantExists: async () => {
+        asked++;
+        throw bug;
+      },
+    });
+    const { passed } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
+    expect(passed).toBe(bug);
+    expect(asked).toBe(1);
   });
 });

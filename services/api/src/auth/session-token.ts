@@ -1,3 +1,4 @@
+import { retryWhileUnavailable } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
 import type { RequestHandler, Response } from "express";
 import { jwtVerify, SignJWT } from "jose";
@@ -22,11 +23,17 @@ export function createSessionTokens({
   secret,
   ttlSeconds,
   merchantExists,
+  unavailableRetryMs = 10_000,
 }: {
   secret: string;
   ttlSeconds: number;
   /** A merchant that no longer exists is refused like a bad token (its token may still be valid). */
   merchantExists?: (merchantId: string) => Promise<boolean>;
+  /**
+   * How long the merchant's check is asked again while the database is unavailable (a restart),
+   * as the API-key check does: the request waits the restart out instead of answering 503.
+   */
+  unavailableRetryMs?: number;
 }): SessionTokens {
   const key = new TextEncoder().encode(secret);
   return {
@@ -56,8 +63,9 @@ export function createSessionTokens({
         throw new GatewayError("token_invalid", { cause });
       }
       if (typeof subject !== "string") throw new GatewayError("token_invalid");
-      // Outside the try: a database that cannot answer is a 503, not a bad token.
-      if (merchantExists && !(await merchantExists(subject))) throw new GatewayError("token_invalid");
+      // Outside the try: a database that cannot answer is waited out, then a 503, never a bad token.
+      if (merchantExists && !(await retryWhileUnavailable(() => merchantExists(subject), unavailableRetryMs)))
+        throw new GatewayError("token_invalid");
       res.locals.session = { merchantId: subject } satisfies SessionPrincipal;
       next();
     }),
