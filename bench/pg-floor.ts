@@ -3,10 +3,10 @@
 // NATS, none of the services' processes), in batches of `batch` payments where the pipeline
 // batches (the create insert, the outbox relays, the notifier's ingest, claim and outcome).
 // Settlement's step runs through its real code (`paymentMessagesOnce`: the payment actor and the
-// ledger's credit, commands arriving together in one transaction); the statements that live
-// inside the API's routes, the outbox relay and the notifier's workers are copied from them
-// (checkout/index.ts, outbox-relay.ts, ingest.ts, delivery-worker.ts): a change there is made
-// here too.
+// ledger's credit, commands arriving together in one transaction), generate-wallet's write through
+// the route's own (`insertWalletWithState`); the statements that live inside the checkout's read,
+// the outbox relay and the notifier's workers are copied from them (checkout/index.ts,
+// outbox-relay.ts, ingest.ts, delivery-worker.ts): a change there is made here too.
 //
 // Three stages, each run on a database of its own and measured alone, in turn every round:
 //   api         create, the checkout's reads, generate-wallet, the simulate command in the outbox
@@ -26,8 +26,8 @@ import { newId } from "../packages/db/src/ids.js";
 import { migrate } from "../packages/db/src/migrate.js";
 import { enqueueOutbox } from "../packages/db/src/outbox.js";
 import { decide, initialPaymentState } from "../packages/domain/src/index.js";
-import { stateAssignments } from "../packages/payments/src/payment-actor.js";
 import { insertPayments, type PaymentRow, stateOf } from "../packages/payments/src/payment-row.js";
+import { insertWalletWithState } from "../services/api/src/routes/checkout/wallet-statements.js";
 import { paymentMessagesOnce } from "../services/settlement/src/payment-messages-once.js";
 import { createBenchDatabase } from "./harness.js";
 import { pgbenchInsertRate } from "./load-tools.js";
@@ -77,22 +77,21 @@ async function run(round: number, stage: Stage) {
         amountDue: 10_000_000n,
         quote: null,
       });
-      await sql`
-        with wallet as (
-          insert into deposit_wallets (id, payment_id, mode, chain, coin, derivation_index, address, amount_due,
-            quote_rate_micros, quote_expires_at)
-          values (${newId("dw")}, ${payment.id}, 'test', 'solana', 'USDC', ${index}, ${address}, ${10_000_000n},
-            ${null}, ${null})
-          on conflict (payment_id, chain, coin) do nothing
-          returning chain, coin, address, amount_due, quote_rate_micros, quote_expires_at),
-        payment as (
-          update payments set ${stateAssignments(sql, decision.state)}
-          where id = ${payment.id} and version = ${payment.version} and exists (select 1 from wallet)
-          returning *)
-        select p.*, w.chain as wallet_chain, w.coin as wallet_coin, w.address as wallet_address,
-          w.amount_due as wallet_amount_due, w.quote_rate_micros as wallet_quote_rate_micros,
-          w.quote_expires_at as wallet_quote_expires_at
-        from wallet w left join payment p on true`;
+      await insertWalletWithState(
+        sql,
+        {
+          paymentId: payment.id,
+          mode: "test",
+          chain: "solana",
+          coin: "USDC",
+          derivationIndex: index,
+          address,
+          amountDue: 10_000_000n,
+          quote: null,
+        },
+        payment,
+        decision.state,
+      );
     }
 
     /** The checkout routes' read of a payment with its current wallet (generate-wallet, simulate). */

@@ -49,38 +49,37 @@ describe("session tokens", () => {
     expect(passed).not.toBeInstanceOf(GatewayError);
   });
 
-  it("waits out a database restart: the merchant's check is asked again, the request passes", async () => {
-    // What a restart looks like to postgres.js (chaos run, 2026-11-29: a 503 on POST /payouts).
-    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
-    let asked = 0;
+  /** Tokens whose merchant check answers `answer` on its n-th call (from 1), counting the calls. */
+  function askedTokens(answer: (n: number) => boolean) {
+    const counter = { asked: 0 };
     const tokens = createSessionTokens({
       secret: SECRET,
       ttlSeconds: 60,
-      merchantExists: async () => {
-        asked++;
-        if (asked < 3) throw reset;
-        return true;
-      },
+      merchantExists: async () => answer(++counter.asked),
+    });
+    return { tokens, counter };
+  }
+
+  it("waits out a database restart: the merchant's check is asked again, the request passes", async () => {
+    // What a restart looks like to postgres.js (chaos run, 2026-11-29: a 503 on POST /payouts).
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    const { tokens, counter } = askedTokens((n) => {
+      if (n < 3) throw reset;
+      return true;
     });
     const { passed, session } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
     expect(passed).toBeUndefined();
     expect(session).toEqual({ merchantId: "mer_1" });
-    expect(asked).toBe(3);
+    expect(counter.asked).toBe(3);
   });
 
   it("does not ask again after an error that is not the database being away", async () => {
     const bug = new Error("something else");
-    let asked = 0;
-    const tokens = createSessionTokens({
-      secret: SECRET,
-      ttlSeconds: 60,
-      merchantExists: async () => {
-        asked++;
-        throw bug;
-      },
+    const { tokens, counter } = askedTokens(() => {
+      throw bug;
     });
     const { passed } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
     expect(passed).toBe(bug);
-    expect(asked).toBe(1);
+    expect(counter.asked).toBe(1);
   });
 });

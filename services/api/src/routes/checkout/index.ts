@@ -13,13 +13,7 @@ import {
   toCoinUnits,
 } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import {
-  applyPaymentMessageToRow,
-  isUuid,
-  type PaymentRow,
-  stateAssignments,
-  stateOf,
-} from "@gateway/payments";
+import { applyPaymentMessageToRow, isUuid, type PaymentRow, stateOf } from "@gateway/payments";
 import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
@@ -30,6 +24,7 @@ import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources
 import { usdRate } from "../../pricing.js";
 import { streamPaymentChanges } from "./checkout-events.js";
 import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
+import { insertWallet, insertWalletWithState, type WalletColumns } from "./wallet-statements.js";
 import { watchChosenWallet } from "./watched-wallet.js";
 
 const NOT_FOUND = "No such payment.";
@@ -99,16 +94,6 @@ export const checkoutOperations = [
   generateWalletOperation,
   simulateOperation,
 ] as const;
-
-/** A deposit wallet's columns next to the payment's (all null when there is none). */
-interface WalletColumns {
-  wallet_chain: Chain | null;
-  wallet_coin: Coin | null;
-  wallet_address: string | null;
-  wallet_amount_due: bigint | null;
-  wallet_quote_rate_micros: bigint | null;
-  wallet_quote_expires_at: Date | null;
-}
 
 interface LoadedExtras extends WalletColumns {
   merchant_business_name: string | null;
@@ -306,13 +291,16 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     quote: { rate: bigint; expiresAt: Date } | null,
   ): Promise<{ wallet: DepositWalletRow; row?: PaymentRow }> {
     const taken = await deps.depositAddresses.take(chain, payment.mode);
-    const insert = sql`
-      insert into deposit_wallets (id, payment_id, mode, chain, coin, derivation_index, address, amount_due,
-        quote_rate_micros, quote_expires_at)
-      values (${newId("dw")}, ${payment.id}, ${payment.mode}, ${chain}, ${coin}, ${taken.index}, ${taken.address},
-        ${amountDue}, ${quote?.rate ?? null}, ${quote?.expiresAt ?? null})
-      on conflict (payment_id, chain, coin) do nothing
-      returning chain, coin, address, amount_due, quote_rate_micros, quote_expires_at`;
+    const newWallet = {
+      paymentId: payment.id,
+      mode: payment.mode,
+      chain,
+      coin,
+      derivationIndex: taken.index,
+      address: taken.address,
+      amountDue,
+      quote,
+    };
     const decision = decide(stateOf(payment), {
       type: "wallet_assigned",
       chain,
@@ -323,23 +311,14 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     });
     let wallet: DepositWalletRow | undefined;
     if (!decision.rejected && decision.effects.length === 0) {
-      const [written] = await sql<(PaymentRow & WalletColumns)[]>`
-        with wallet as (${insert}),
-        payment as (
-          update payments set ${stateAssignments(sql, decision.state)}
-          where id = ${payment.id} and version = ${payment.version} and exists (select 1 from wallet)
-          returning *)
-        select p.*, w.chain as wallet_chain, w.coin as wallet_coin, w.address as wallet_address,
-          w.amount_due as wallet_amount_due, w.quote_rate_micros as wallet_quote_rate_micros,
-          w.quote_expires_at as wallet_quote_expires_at
-        from wallet w left join payment p on true`;
+      const [written] = await insertWalletWithState(sql, newWallet, payment, decision.state);
       if (written) {
         const { row, wallet: inserted } = splitWallet(written);
         if (row.id !== null) return { wallet: inserted!, row };
         wallet = inserted;
       }
     } else {
-      [wallet] = await sql<DepositWalletRow[]>`${insert}`;
+      [wallet] = await insertWallet(sql, newWallet);
     }
     if (wallet) return { wallet };
     // A concurrent request for the same choice won; its wallet is the one, and the address taken
