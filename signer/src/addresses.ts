@@ -31,7 +31,12 @@ export interface IssuedIndices {
   has(chain: ChainName, mode: ModeName, index: number): boolean;
   highest(chain: ChainName, mode: ModeName): number | undefined;
   add(chain: ChainName, mode: ModeName, index: number): void;
+  /** Every branch's indices, for a checkpoint; `restore` starts from them. */
+  snapshot(): IssuedSnapshot;
+  restore(state: IssuedSnapshot): void;
 }
+
+export type IssuedSnapshot = { branch: string; highest: number; bits: string; far: number[] }[];
 
 export function createIssuedIndices(): IssuedIndices {
   const branches = new Map<string, { indices: IndexSet; highest: number }>();
@@ -54,6 +59,12 @@ export function createIssuedIndices(): IssuedIndices {
       const b = branch(chain, mode);
       b.indices.add(index);
       if (index > b.highest) b.highest = index;
+    },
+    snapshot: () =>
+      [...branches].map(([key, b]) => ({ branch: key, highest: b.highest, ...b.indices.snapshot() })),
+    restore(state) {
+      for (const { branch: key, highest, bits, far } of state)
+        branches.set(key, { indices: IndexSet.restore({ bits, far }), highest });
     },
   };
   return issued;

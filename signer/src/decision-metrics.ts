@@ -27,8 +27,8 @@ export function countDecisions(
   return {
     core: {
       ...core,
-      decide(request) {
-        const outcome = core.decide(request);
+      decide(request, expect) {
+        const outcome = core.decide(request, expect);
         bump(
           outcome.ok
             ? 'outcome="signed",code=""'

@@ -25,6 +25,17 @@ export class IndexSet {
     else this.#far.add(index);
   }
 
+  snapshot(): { bits: string; far: number[] } {
+    return { bits: Buffer.from(this.#bits).toString("base64"), far: [...this.#far] };
+  }
+
+  static restore(state: { bits: string; far: number[] }): IndexSet {
+    const set = new IndexSet();
+    set.#bits = new Uint8Array(Buffer.from(state.bits, "base64"));
+    for (const index of state.far) set.#far.add(index);
+    return set;
+  }
+
   /** Bytes held: the bitmap and, at about 30 bytes each, the indices kept apart. */
   bytes(): number {
     return this.#bits.length + this.#far.size * 30;

@@ -1,33 +1,79 @@
-// Opens the signer's state: the audit chain, verified from its first line, replayed into a
-// fresh ledger and the set of deposit indices handed out. One function, so the process, the
-// tests and the benches start alike.
+// Opens the signer's state: the newest checkpoint's state, then the audit chain after it,
+// verified and replayed into the ledger, the rules and the set of deposit indices handed out;
+// and writes checkpoints as the chain grows. One function, so the process, the tests and the
+// benches start alike.
 
 import { createIssuedIndices, type IssuedIndices } from "./addresses.js";
 import { createApprovalVerifier, type TrustedApprover } from "./intents/approvals.js";
 import { payoutPolicyOf } from "./policy/index.js";
 import type { PolicyRule } from "./policy/rule.js";
+import { Refusal, RefusalCode } from "./refusal.js";
 import { createSignerCore, type SignerCore, type SignerCoreDeps } from "./signer-core.js";
-import type { AuditLog } from "./state/audit-log.js";
+import type { AuditHead, AuditPlace } from "./state/audit-log.js";
 import {
   createIntentLedger,
   type IntentLedger,
   type LedgerLimits,
   type SignedEntry,
 } from "./state/ledger.js";
-import { openAuditLog } from "./storage/audit-file.js";
+import { ArchivedEntryError, type AuditFile, openAuditLog } from "./storage/audit-file.js";
+import { decodeSnapshot, encodeSnapshot } from "./storage/checkpoint-state.js";
+
+export interface CheckpointPolicy {
+  /** A checkpoint after this many entries, */
+  everyEntries: number;
+  /** or this long after the last one, if anything was written since. */
+  everyMs: number;
+  /** Input locks of intents signed longer ago than this are not carried into a checkpoint. */
+  keepLocksMs: number;
+}
+
+export const DEFAULT_CHECKPOINTS: CheckpointPolicy = {
+  everyEntries: 100_000,
+  everyMs: 60 * 60_000,
+  keepLocksMs: 7 * 24 * 3_600_000,
+};
+
+export interface SignerState {
+  ledger: IntentLedger;
+  audit: AuditFile;
+  issued: IssuedIndices;
+  /** Writes a checkpoint now. */
+  checkpoint(): AuditHead;
+  /** Writes one when the policy says it is due; true if it did. */
+  checkpointIfDue(): boolean;
+}
 
 export function openSignerState(
   auditPath: string,
   limits: LedgerLimits,
-  now?: () => Date,
+  now: () => Date = () => new Date(),
   rules: readonly PolicyRule[] = [],
-): { ledger: IntentLedger; audit: AuditLog; issued: IssuedIndices } {
+  policy: CheckpointPolicy = DEFAULT_CHECKPOINTS,
+): SignerState {
   // The ledger reads bound transactions back from the log (never during the replay that opens it).
-  let audit: AuditLog | undefined;
-  const ledger = createIntentLedger(limits, rules, (place) => audit!.read(place) as unknown as SignedEntry);
+  let audit: AuditFile | undefined;
+  const read = (place: AuditPlace) => {
+    try {
+      return audit!.read(place) as unknown as SignedEntry;
+    } catch (error) {
+      if (!(error instanceof ArchivedEntryError)) throw error;
+      throw new Refusal(
+        RefusalCode.INTENT_ARCHIVED,
+        `signed before, in audit entry ${error.seq}, whose archived segment is not on this host; nothing new is signed for it`,
+      );
+    }
+  };
+  const ledger = createIntentLedger(limits, rules, read);
   const issued = createIssuedIndices();
   audit = openAuditLog(auditPath, {
-    ...(now ? { now } : {}),
+    now,
+    restore(bytes) {
+      const snapshot = decodeSnapshot(bytes);
+      ledger.restore(snapshot.ledger);
+      issued.restore(snapshot.issued);
+      for (const rule of rules) rule.restore?.(snapshot.rules[rule.name]);
+    },
     replay(entry, place) {
       if (entry.decision === "signed" && entry.ledger)
         ledger.replay(entry as unknown as SignedEntry, new Date(entry.at), place);
@@ -35,7 +81,32 @@ export function openSignerState(
       else for (const rule of rules) rule.replayEntry?.(entry);
     },
   });
-  return { ledger, audit, issued };
+  const opened = audit;
+
+  function checkpoint(): AuditHead {
+    const at = now();
+    const snapshot = {
+      ledger: ledger.checkpoint(at, at.getTime() - policy.keepLocksMs),
+      rules: Object.fromEntries(rules.flatMap((r) => (r.snapshot ? [[r.name, r.snapshot()]] : []))),
+      issued: issued.snapshot(),
+    };
+    const { intents, locks, deposits } = ledger.size();
+    return opened.checkpoint(encodeSnapshot(snapshot), { intents, locks, deposits });
+  }
+
+  return {
+    ledger,
+    audit: opened,
+    issued,
+    checkpoint,
+    checkpointIfDue() {
+      const { entries, since } = opened.sinceCheckpoint();
+      const due =
+        entries >= policy.everyEntries || (entries > 0 && now().getTime() - since >= policy.everyMs);
+      if (due) checkpoint();
+      return due;
+    },
+  };
 }
 
 /**

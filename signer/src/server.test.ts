@@ -154,11 +154,14 @@ describe("signer over gRPC with mTLS", () => {
   it("refuses the API's certificate on Sign and SignBatch, and audits the refusal", async () => {
     const { intent, tx } = solanaTokenSweep(signer.keyring, 4);
     const error = await client.sign({ intent, unsignedTransaction: tx }).catch((e) => e);
-    expect(String(error)).toMatch(/permission_denied.*UNAUTHORIZED_ROLE: role api may not call Sign/i);
+    // The one set of refusal codes: the gate's refusal reaches the caller as a typed RefusalDetail.
+    expect(error).toBeInstanceOf(SignerRefusedError);
+    expect(error.refusal).toMatchObject({ code: "ROLE_NOT_ALLOWED" });
+    expect(String(error)).toMatch(/ROLE_NOT_ALLOWED: role api may not call Sign/);
     await expect(client.signBatch([{ intent, unsignedTransaction: tx }])).rejects.toThrow(
-      /UNAUTHORIZED_ROLE: role api may not call SignBatch/,
+      /ROLE_NOT_ALLOWED: role api may not call SignBatch/,
     );
-    const refusals = auditLines().filter((l) => l.code === "UNAUTHORIZED_ROLE");
+    const refusals = auditLines().filter((l) => l.code === "ROLE_NOT_ALLOWED");
     expect(refusals.at(-1)).toMatchObject({
       decision: "refused",
       intent: { rpc: "SignBatch", role: "api", certificate: { subject: "CN=gateway-signer-client-api" } },
@@ -170,7 +173,7 @@ describe("signer over gRPC with mTLS", () => {
   it("refuses settlement's certificate on the API-only DeriveDepositAddress", async () => {
     await expect(
       settlement.deriveDepositAddress({ chain: "solana", mode: "live", index: 1 }),
-    ).rejects.toThrow(/UNAUTHORIZED_ROLE: role settlement may not call DeriveDepositAddress/);
+    ).rejects.toThrow(/ROLE_NOT_ALLOWED: role settlement may not call DeriveDepositAddress/);
     expect((await settlement.getServiceAddresses()).solana.live.vault).toBe(
       wallets(signer.keyring, "solana").vault,
     );
@@ -204,7 +207,7 @@ describe("signer over gRPC with mTLS", () => {
     expect(auditLines()).toHaveLength(afterBatch);
     await expect(
       settlement.deriveDepositAddresses([{ chain: "solana", mode: "live", index: 904 }]),
-    ).rejects.toThrow(/UNAUTHORIZED_ROLE: role settlement may not call DeriveDepositAddresses/);
+    ).rejects.toThrow(/ROLE_NOT_ALLOWED: role settlement may not call DeriveDepositAddresses/);
   });
 
   it("refuses a certificate of our CA that names no role, on every RPC", async () => {

@@ -35,6 +35,7 @@ import { type IntentKindName, mayCall, mayRequest } from "./access.js";
 import { BadRequestError, checkDepositRequest, IndexIssuedError } from "./addresses.js";
 import { type DestinationOutcome, NotFoundError } from "./destinations.js";
 import { type Caller, callerFromCertificate, describeCaller } from "./identity.js";
+import { refusalCodeName } from "./refusal.js";
 import type { SignerCore } from "./signer-core.js";
 import type { AuditLog } from "./state/audit-log.js";
 
@@ -74,8 +75,8 @@ export interface SignerServer {
   readonly listening: boolean;
 }
 
-/** Refusal codes of the access layer; audit lines only (the proto's RefusalCode is the core's). */
-export type AccessRefusalCode = "UNKNOWN_ROLE" | "UNAUTHORIZED_ROLE";
+/** The access layer's refusals, from the one set of refusal codes (the proto's RefusalCode). */
+export type AccessRefusalCode = RefusalCode.UNKNOWN_ROLE | RefusalCode.ROLE_NOT_ALLOWED;
 
 const callerKey = createContextKey<Caller>(
   { kind: "unknown", problem: "no client certificate" },
@@ -156,10 +157,11 @@ function createAccess(audit: SignerServerOptions["audit"], log: Logger | undefin
   return {
     async refuse(rpc, caller, code, reason, intent = {}) {
       const who = describeCaller(caller);
-      audit.append({ decision: "refused", intent: { rpc, ...intent, ...who }, code, reason });
+      const name = refusalCodeName(code);
+      audit.append({ decision: "refused", intent: { rpc, ...intent, ...who }, code: name, reason });
       await audit.sync();
-      log?.warn({ rpc, code, ...who }, "caller refused");
-      throw new ConnectError(`refused: ${code}: ${reason}`, Code.PermissionDenied);
+      log?.warn({ rpc, code: name, ...who }, "caller refused");
+      throw refusalError(String((intent as { intentId?: unknown }).intentId ?? ""), code, reason);
     },
   };
 }
@@ -170,9 +172,15 @@ function gate(access: Access) {
     const caller = context.values.get(callerKey);
     const rpc = context.method.name;
     if (caller.kind === "development") return;
-    if (caller.kind === "unknown") return access.refuse(rpc, caller, "UNKNOWN_ROLE", caller.problem);
+    if (caller.kind === "unknown")
+      return access.refuse(rpc, caller, RefusalCode.UNKNOWN_ROLE, caller.problem);
     if (!mayCall(caller.role, rpc)) {
-      return access.refuse(rpc, caller, "UNAUTHORIZED_ROLE", `role ${caller.role} may not call ${rpc}`);
+      return access.refuse(
+        rpc,
+        caller,
+        RefusalCode.ROLE_NOT_ALLOWED,
+        `role ${caller.role} may not call ${rpc}`,
+      );
     }
   };
 }
@@ -192,7 +200,7 @@ async function checkKinds(
       await access.refuse(
         rpc,
         caller,
-        "UNAUTHORIZED_ROLE",
+        RefusalCode.ROLE_NOT_ALLOWED,
         `role ${caller.role} may not request ${kind} intents`,
         {
           intentId: request.intent?.intentId,
@@ -245,8 +253,19 @@ export function signerRoutes(core: SignerCore, access: Access) {
       getServiceAddresses() {
         return { addresses: core.serviceAddresses().map((a) => create(ServiceAddressesSchema, a)) };
       },
-      getAuditHead() {
-        return { head: auditHead(core) };
+      getAuditHead(request) {
+        const newest = auditHead(core);
+        if (request.atSeq === 0n) return { head: newest, newest };
+        const entry =
+          request.atSeq <= BigInt(Number.MAX_SAFE_INTEGER)
+            ? core.auditEntry(Number(request.atSeq))
+            : undefined;
+        if (!entry)
+          throw new ConnectError(
+            `this log holds no audit entry ${request.atSeq} (newest: ${newest.seq})`,
+            Code.NotFound,
+          );
+        return { head: create(AuditHeadSchema, { seq: BigInt(entry.seq), hash: entry.hash }), newest };
       },
       async sign(request, context) {
         await checkKinds(access, "Sign", context, [request]);
@@ -276,7 +295,7 @@ export function signerRoutes(core: SignerCore, access: Access) {
         }
         await checkKinds(access, "SignBatch", context, request.requests);
         const results = request.requests.map((item) => {
-          const outcome = core.decide(item);
+          const outcome = core.decide(item, request.expectEntry ?? item.expectEntry);
           return create(
             SignResultSchema,
             outcome.ok

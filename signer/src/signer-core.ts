@@ -43,13 +43,23 @@ export type SignOutcome =
   | { ok: true; response: { intentId: string; signatures: SignatureValue[]; transaction: Uint8Array } }
   | { ok: false; refusal: { intentId: string; code: RefusalCode; reason: string } };
 
+/** An audit entry a caller saw: its sequence number and hash. */
+export type ExpectedEntry = { seq: bigint; hash: string };
+
 export interface SignerCore extends AddressBook, DestinationDesk {
-  /** Decides one request; the decision is audited but not yet synced to disk. */
-  decide(request: SignRequest): SignOutcome;
+  /**
+   * Decides one request; the decision is audited but not yet synced to disk. With `expect` (or
+   * the request's own `expectEntry`), nothing is signed unless the log still holds that entry.
+   */
+  decide(request: SignRequest, expect?: ExpectedEntry): SignOutcome;
+  /** Whether the log still holds exactly this entry. */
+  holds(entry: ExpectedEntry): boolean;
   /** Resolves when every decision so far is on disk. Call before answering. */
   sync(): Promise<void>;
   /** The audit chain's newest entry. */
   auditHead(): AuditHead;
+  /** Entry `seq` as the log holds it now; undefined when it holds no such entry. */
+  auditEntry(seq: number): AuditHead | undefined;
 }
 
 // One-shot hashing: a third of the cost of a Hash object per call.
@@ -60,6 +70,15 @@ const base64 = (bytes: Uint8Array) =>
 export function createSignerCore(deps: SignerCoreDeps): SignerCore {
   const { keyring, approvals, ledger, audit, limits, log, payouts } = deps;
   const now = deps.now ?? (() => new Date());
+  // The log only grows while the process runs: an entry found once is held for good.
+  let lastHeld: ExpectedEntry | undefined;
+  function holds(entry: ExpectedEntry): boolean {
+    if (lastHeld && lastHeld.seq === entry.seq && lastHeld.hash === entry.hash) return true;
+    const held =
+      entry.seq <= BigInt(Number.MAX_SAFE_INTEGER) && audit.hashAt(Number(entry.seq)) === entry.hash;
+    if (held) lastHeld = entry;
+    return held;
+  }
 
   /** Whose keys an intent may use: the mode's gas wallet, and the deposit (sweep) or the vault. */
   function keysOf(intent: SignerIntent) {
@@ -93,9 +112,16 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     ...createAddressBook(keyring, deps.issued && { indices: deps.issued, audit }),
     ...createDestinationDesk({ approvals, audit, log, payouts, now }),
 
-    decide(request) {
+    holds,
+
+    decide(request, expect = request.expectEntry) {
       let intent: SignerIntent | undefined;
       try {
+        if (expect && !holds(expect))
+          refuse(
+            RefusalCode.AUDIT_ENTRY_NOT_HELD,
+            `this log no longer holds audit entry ${expect.seq} as the caller saw it: it was cut back or replaced`,
+          );
         intent = parseIntent(request.intent);
         const chain = signerChain(intent.chain);
         const at = now();
@@ -145,5 +171,9 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
 
     sync: () => audit.sync(),
     auditHead: () => audit.head(),
+    auditEntry(seq) {
+      const hash = audit.hashAt(seq);
+      return hash === undefined ? undefined : { seq, hash };
+    },
   };
 }

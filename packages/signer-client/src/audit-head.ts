@@ -1,7 +1,15 @@
 // The signer's audit log lives on its host; a log cut back there (or swapped for an older copy)
-// would forget intents it signed. Every answer carries the chain's head, and callers keep the
-// highest one they saw off the signer's host: a signer whose head is behind it is refused.
-import type { AuditHeadValue, SignerClient } from "./client.js";
+// would forget intents it signed, and grown again by other entries it would look as long as
+// before. So callers keep the highest head they saw off the signer's host and check that the log
+// still holds that exact entry (its hash, not the log's length): before signing, and inside
+// every sign request, so the check and the signature are one step on the signer.
+import {
+  type AuditHeadValue,
+  type SignerClient,
+  SignerRefusedError,
+  type SignOptions,
+  type SignOutcome,
+} from "./client.js";
 
 export interface AuditHeadStore {
   /** Keeps the highest head seen (a lower one changes nothing). */
@@ -9,19 +17,33 @@ export interface AuditHeadStore {
   highest(): Promise<AuditHeadValue | undefined>;
 }
 
+/** Why a signer's log is refused: it ends before the entry seen, or holds another entry there. */
+export type AuditRegression = "truncated" | "replaced";
+
 export class SignerAuditRegressionError extends Error {
   override readonly name = "SignerAuditRegressionError";
+  constructor(
+    readonly reason: AuditRegression,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface AuditHeadCheckOptions {
-  /** How often the signer's head is compared with the stored one; default 60 s. */
+  /** How often the stored head is read again and checked outside a signature; default 60 s. */
   everyMs?: number;
+  /** Told of every regression before it is thrown (settlement logs it as an error and counts it). */
+  onRegression?: (error: SignerAuditRegressionError) => void;
 }
 
+const NOT_HELD = "AUDIT_ENTRY_NOT_HELD";
+
 /**
- * Wraps a client: before signing (at first use, then every `everyMs`) the signer's head must
- * not be behind the highest stored one, and each signature's head is stored. The stored head is
- * read before the signer's, so a head the signer reported since cannot make it look behind.
+ * Wraps a client: every signature request names the highest entry this caller knows of (stored or
+ * seen since), and the signer signs only while its log holds that entry; every signature's head is
+ * stored. The stored head is read again every `everyMs` and checked with `getAuditEntry`, so a
+ * regression is reported even when no signature is asked for.
  */
 export function withAuditHeadCheck(
   client: SignerClient,
@@ -30,46 +52,74 @@ export function withAuditHeadCheck(
 ): SignerClient {
   const everyMs = options.everyMs ?? 60_000;
   let checkedAt = Number.NEGATIVE_INFINITY;
+  let known: AuditHeadValue | undefined;
+
+  const seen = (head: AuditHeadValue) => {
+    if (!known || head.seq > known.seq) known = head;
+  };
+
+  function regression(reason: AuditRegression, entry: AuditHeadValue): never {
+    const what =
+      reason === "truncated"
+        ? `no longer holds entry ${entry.seq}, which was seen`
+        : `holds another entry ${entry.seq} than the one seen (${entry.hash})`;
+    const error = new SignerAuditRegressionError(
+      reason,
+      `the signer's audit log ${what}: it was cut back or restored; nothing is signed until an operator checks it (signer verify --head ${entry.seq}:${entry.hash})`,
+    );
+    options.onRegression?.(error);
+    throw error;
+  }
 
   async function check(): Promise<void> {
     if (Date.now() - checkedAt < everyMs) return;
     const stored = await store.highest();
-    const head = await client.getAuditHead();
-    if (stored && head.seq < stored.seq) {
-      throw new SignerAuditRegressionError(
-        `the signer's audit log ends at entry ${head.seq}, but entry ${stored.seq} (${stored.hash}) was seen: it was cut back or restored; nothing is signed until an operator checks it`,
-      );
-    }
-    // Cut back and grown again by as many entries (other callers' addresses and allow-list
-    // changes also add entries): at the same length, another last entry is another log.
-    if (stored && head.seq === stored.seq && head.hash !== stored.hash) {
-      throw new SignerAuditRegressionError(
-        `the signer's audit entry ${head.seq} is not the one seen (${stored.hash}): the log was cut back and written again; nothing is signed until an operator checks it`,
-      );
+    if (stored) seen(stored);
+    if (known) {
+      const entry = known;
+      const held = await client.getAuditEntry(entry.seq);
+      if (!held) regression("truncated", entry);
+      if (held.hash !== entry.hash) regression("replaced", entry);
     }
     checkedAt = Date.now();
   }
 
+  /** The signer refused because it no longer holds `expected`: which of the two it is. */
+  async function refusedRegression(expected: AuditHeadValue): Promise<never> {
+    const held = await client.getAuditEntry(expected.seq).catch(() => undefined);
+    return regression(held ? "replaced" : "truncated", expected);
+  }
+
+  const withExpectation = (): SignOptions => ({ expectEntry: known });
+
   return {
     ...client,
-    deriveDepositAddress: (request) => client.deriveDepositAddress(request),
-    getServiceAddresses: () => client.getServiceAddresses(),
-    getAuditHead: () => client.getAuditHead(),
-    requestPayoutDestination: (request) => client.requestPayoutDestination(request),
-    cancelPayoutDestination: (request) => client.cancelPayoutDestination(request),
-    listPayoutDestinations: (merchantId) => client.listPayoutDestinations(merchantId),
-    close: () => client.close(),
     async sign(input) {
       await check();
-      const signed = await client.sign(input);
+      const expected = withExpectation();
+      let signed: Awaited<ReturnType<SignerClient["sign"]>>;
+      try {
+        signed = await client.sign(input, expected);
+      } catch (error) {
+        if (error instanceof SignerRefusedError && error.refusal.code === NOT_HELD && expected.expectEntry)
+          return refusedRegression(expected.expectEntry);
+        throw error;
+      }
       await store.record(signed.auditHead);
+      seen(signed.auditHead);
       return signed;
     },
     async signBatch(inputs) {
       await check();
-      const outcomes = await client.signBatch(inputs);
+      const expected = withExpectation();
+      const outcomes: SignOutcome[] = await client.signBatch(inputs, expected);
+      if (expected.expectEntry && outcomes.some((o) => !o.ok && o.refusal.code === NOT_HELD))
+        return refusedRegression(expected.expectEntry);
       const head = outcomes.find((o) => o.ok);
-      if (head?.ok) await store.record(head.signed.auditHead);
+      if (head?.ok) {
+        await store.record(head.signed.auditHead);
+        seen(head.signed.auditHead);
+      }
       return outcomes;
     },
   };

@@ -71,6 +71,11 @@ export interface AuditHeadValue {
   hash: string;
 }
 
+export interface SignOptions {
+  /** An audit entry the caller saw: nothing is signed unless the signer's log still holds it. */
+  expectEntry?: AuditHeadValue | undefined;
+}
+
 export type RefusalCodeName = keyof typeof RefusalCode;
 
 export interface SignerRefusal {
@@ -146,11 +151,16 @@ export interface SignerClient {
    */
   deriveDepositAddresses(requests: DepositAddressRequest[]): Promise<DepositAddressOutcome[]>;
   getServiceAddresses(): Promise<ServiceAddressBook>;
-  /** Throws SignerRefusedError when the signer refuses. */
-  sign(input: SignInput): Promise<SignedIntent>;
+  /**
+   * Throws SignerRefusedError when the signer refuses. With `expectEntry`, the signer signs only
+   * if its audit log still holds that exact entry (AUDIT_ENTRY_NOT_HELD otherwise).
+   */
+  sign(input: SignInput, options?: SignOptions): Promise<SignedIntent>;
   /** One outcome per input, in order; refusals do not throw. */
-  signBatch(inputs: SignInput[]): Promise<SignOutcome[]>;
+  signBatch(inputs: SignInput[], options?: SignOptions): Promise<SignOutcome[]>;
   getAuditHead(): Promise<AuditHeadValue>;
+  /** Entry `seq` of the signer's audit log as it holds it now; undefined when it holds none. */
+  getAuditEntry(seq: bigint): Promise<AuditHeadValue | undefined>;
   /** API role: puts an address on the allow-list (approval from signDestinationApproval). Throws SignerRefusedError. */
   requestPayoutDestination(
     request: PayoutDestinationInput & { approval: ApprovalInput },
@@ -326,17 +336,20 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       return book as ServiceAddressBook;
     },
 
-    async sign(input) {
+    async sign(input, options = {}) {
       try {
-        const response = await client.sign(toRequest(input));
+        const response = await client.sign({ ...toRequest(input), expectEntry: options.expectEntry });
         return toSigned(response, response.auditHead);
       } catch (error) {
         throw refusalFrom(error);
       }
     },
 
-    async signBatch(inputs) {
-      const response = await client.signBatch({ requests: inputs.map(toRequest) });
+    async signBatch(inputs, options = {}) {
+      const response = await client.signBatch({
+        requests: inputs.map(toRequest),
+        expectEntry: options.expectEntry,
+      });
       return response.results.map((result, i): SignOutcome => {
         if (result.result.case === "signed")
           return { ok: true, signed: toSigned(result.result.value, response.auditHead) };
@@ -354,6 +367,15 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
 
     async getAuditHead() {
       return headOf((await client.getAuditHead({})).head);
+    },
+
+    async getAuditEntry(seq) {
+      try {
+        return headOf((await client.getAuditHead({ atSeq: seq })).head);
+      } catch (error) {
+        if (ConnectError.from(error).code === Code.NotFound) return undefined;
+        throw error;
+      }
     },
 
     requestPayoutDestination: (request) =>

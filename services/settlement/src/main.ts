@@ -23,7 +23,7 @@ const preflight = await startChainGuardOrExit({
   log,
   metrics,
 });
-const live = await liveChainsFromConfig(config, sql, log, (chain) => preflight.crediting(chain));
+const live = await liveChainsFromConfig(config, sql, log, (chain) => preflight.crediting(chain), metrics);
 // Read in the background; a feed outage only means SOL/SUI fees use the creation price.
 const prices = priceServiceFromConfig(config, log);
 await prices.start();

@@ -67,6 +67,14 @@ export interface PayoutPolicy extends PolicyRule {
   listDestinations(merchantId: string): DestinationRecord[];
 }
 
+interface PayoutSnapshot {
+  destinations: DestinationRecord[];
+  usedApprovals: string[];
+  paid: [string, string][];
+  totalsDay: string;
+  totals: [string, number, string][];
+}
+
 export function isPayoutPolicy(rule: PolicyRule): rule is PayoutPolicy {
   return rule.name === PAYOUT_RULE && "requestDestination" in rule;
 }
@@ -180,6 +188,23 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
       if (reference !== undefined) paid.set(`${mode}|${reference}`, intent);
       const day = utcDay(at);
       for (const key of [`${mode}|m:${merchant}`, `${mode}|*`]) count(day, key, BigInt(amount));
+    },
+
+    snapshot: (): PayoutSnapshot => ({
+      destinations: [...destinations.values()],
+      usedApprovals: [...usedApprovals],
+      paid: [...paid],
+      totalsDay,
+      totals: [...totals].map(([key, t]): [string, number, string] => [key, t.count, t.amount.toString()]),
+    }),
+
+    restore(state) {
+      const s = state as PayoutSnapshot;
+      for (const d of s.destinations) destinations.set(entryKey(d), d);
+      for (const digest of s.usedApprovals) usedApprovals.add(digest);
+      for (const [reference, intent] of s.paid) paid.set(reference, intent);
+      totalsDay = s.totalsDay;
+      for (const [key, n, amount] of s.totals) totals.set(key, { count: n, amount: BigInt(amount) });
     },
 
     replayEntry(entry) {

@@ -54,5 +54,10 @@ export function createRefundAttestationRule(approvers: readonly TrustedApprover[
       const key = facts.transfer!;
       refunded.set(key, (refunded.get(key) ?? 0n) + BigInt(facts.amount!));
     },
+    // Kept for good: an attestation never expires, so neither may what was refunded against it.
+    snapshot: () => [...refunded].map(([transfer, amount]) => [transfer, amount.toString()]),
+    restore(state) {
+      for (const [transfer, amount] of state as [string, string][]) refunded.set(transfer, BigInt(amount));
+    },
   };
 }

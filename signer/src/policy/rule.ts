@@ -18,4 +18,7 @@ export interface PolicyRule {
   apply?(facts: Facts, at: Date): void;
   /** Replays one of the rule's own audit entries (decisions that are not signings). */
   replayEntry?(entry: { decision: string; at: string; [field: string]: unknown }): void;
+  /** The rule's state as plain JSON, for a checkpoint; `restore` starts from it. */
+  snapshot?(): unknown;
+  restore?(state: unknown): void;
 }

@@ -38,8 +38,9 @@ export interface AuditHead {
   hash: string;
 }
 
-/** Where an entry is in the file, and its hash: enough to read it back and know it unchanged. */
+/** Where an entry is (its sequence number, its byte in its file) and its hash: enough to read it back and know it unchanged. */
 export interface AuditPlace {
+  seq: number;
   offset: number;
   hash: string;
 }
@@ -53,6 +54,8 @@ export interface AuditLog {
    */
   read(place: AuditPlace): AuditEntry;
   head(): AuditHead;
+  /** The hash of entry `seq` as the log holds it now; undefined when it holds no such entry. */
+  hashAt(seq: number): string | undefined;
   /** Writes appended entries to the file now (`durable`: and to the disk); `sync` does both, async. */
   flush(durable?: boolean): void;
   sync(): Promise<void>;
@@ -75,6 +78,13 @@ export function entryLine(head: AuditHead, at: Date, decision: AuditDecision) {
   const body = `{"seq":${seq},"at":"${at.toISOString()}","prev":"${head.hash}",${JSON.stringify(decision).slice(1)}`;
   const hash = hashLine(head.hash, body);
   return { line: `${body.slice(0, -1)},"hash":"${hash}"}`, head: { seq, hash } };
+}
+
+/** The hash of the entry in `line`, if the line is entry `seq` and hashes to what it says. */
+export function hashOfLine(line: string, seq: number): string | undefined {
+  const parsed = parseLine(line);
+  if (typeof parsed === "string" || parsed.entry.seq !== seq) return undefined;
+  return hashLine(String(parsed.entry.prev), parsed.body) === parsed.hash ? parsed.hash : undefined;
 }
 
 /** The entry in `line`, read back from `place`, if it still hashes to `place.hash`. */
@@ -104,9 +114,13 @@ function parseLine(line: string): Parsed | string {
   }
 }
 
+export const CHECKPOINT = "checkpoint";
+
 /**
- * Checks the whole chain in the file at `path`, line by line (read a few MiB at a time, never
- * whole): sequence numbers, links and hashes; hands each entry to `visit`.
+ * Checks the chain in the file at `path`, line by line (read a few MiB at a time, never whole):
+ * sequence numbers, links and hashes; hands each entry to `visit`. A file that begins with a
+ * checkpoint (a live segment after a rotation, or an archived one) starts the chain there: that
+ * line's own hash is checked, its link to the segment before it is the caller's to check.
  */
 export function verifyAuditFile(path: string, visit?: Visit): AuditVerification {
   let prev = GENESIS_HASH;
@@ -114,6 +128,14 @@ export function verifyAuditFile(path: string, visit?: Visit): AuditVerification 
   let problem: string | undefined;
   forEachLine(path, (line, offset) => {
     const parsed = parseLine(line);
+    if (
+      typeof parsed !== "string" &&
+      entries === 0 &&
+      parsed.entry.decision === CHECKPOINT &&
+      parsed.entry.seq > 1
+    ) {
+      [prev, entries] = [String(parsed.entry.prev), parsed.entry.seq - 1];
+    }
     if (typeof parsed === "string") problem = parsed;
     else if (parsed.entry.seq !== entries + 1)
       problem = `sequence number ${String(parsed.entry.seq)}, expected ${entries + 1}`;

@@ -8,6 +8,8 @@
 // repeat reads the entry back, refused if it no longer hashes to what was verified or written.
 import { RefusalCode } from "@gateway/signer-proto";
 import type { CheckedTransaction } from "../chains/signer-chain.js";
+import { DepositCounts, type DepositCountsSnapshot } from "../deposit-counts.js";
+import { IntentIndex } from "../intent-index.js";
 import { intentEffect, type SignerIntent } from "../intents/intent.js";
 import type { Facts, PolicyRule } from "../policy/rule.js";
 import { refuse } from "../refusal.js";
@@ -102,6 +104,20 @@ export interface IntentLedger {
   replay(entry: SignedEntry, at: Date, place: AuditPlace): void;
   /** What it holds, which grows with every signing (metrics). */
   size(): { intents: number; locks: number; deposits: number };
+  /**
+   * The state a checkpoint keeps: every bound intent as a compact record, the locks of intents
+   * signed since `keepLocksSince` (Unix ms), the deposits' sweep counts and today's totals.
+   */
+  checkpoint(at: Date, keepLocksSince: number): LedgerSnapshot;
+  /** Starts from a checkpoint's state (before the entries after it are replayed). */
+  restore(snapshot: LedgerSnapshot): void;
+}
+
+export interface LedgerSnapshot {
+  intents: Buffer;
+  locks: [lock: string, owner: string, at: number][];
+  sweeps: DepositCountsSnapshot[];
+  totals: [key: string, amount: string][];
 }
 
 // One string per UTC day, not one per call: every decision asks for it twice.
@@ -124,9 +140,12 @@ export function createIntentLedger(
   rules: readonly PolicyRule[],
   read: ReadSignedEntry,
 ): IntentLedger {
-  const intents = new Map<string, { offset: number; hash: string }>();
-  const lockOwners = new Map<string, string>();
-  const sweeps = new Map<string, number>();
+  // Bound since the newest checkpoint; the ones before are in the compact index.
+  const intents = new Map<string, AuditPlace>();
+  let index = new IntentIndex();
+  // Insertion order is signing order, so a checkpoint drops the oldest locks from the front.
+  const lockOwners = new Map<string, { owner: string; at: number }>();
+  let sweeps = new DepositCounts();
   const dayTotals = new Map<string, bigint>();
   const add = (key: string, amount: bigint) => dayTotals.set(key, (dayTotals.get(key) ?? 0n) + amount);
 
@@ -142,22 +161,26 @@ export function createIntentLedger(
   function apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date): void {
     const day = utcDay(at);
     if (record.first && record.transaction !== undefined) {
-      for (const lock of record.locks ?? []) lockOwners.set(lock, who.id!);
-      if (record.deposit) sweeps.set(record.deposit, (sweeps.get(record.deposit) ?? 0) + 1);
+      for (const lock of record.locks ?? []) lockOwners.set(lock, { owner: who.id!, at: at.getTime() });
+      if (record.deposit) sweeps.add(record.deposit);
       for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
     }
     if (movesValue(who.kind!)) add(moved(day, who as Where), BigInt(who.amount!));
     add(gas(day, who as Where), BigInt(record.fee));
   }
 
-  const bind = (intentId: string, { offset, hash }: AuditPlace) =>
-    void intents.set(intentId, { offset, hash: packHash(hash) });
+  const bind = (intentId: string, { seq, offset, hash }: AuditPlace) =>
+    void intents.set(intentId, { seq, offset, hash: packHash(hash) });
+  const placeOf = (intentId: string) => {
+    const recent = intents.get(intentId);
+    return recent ? { ...recent, hash: unpackHash(recent.hash) } : index.find(intentId);
+  };
 
   return {
     bound(intentId) {
-      const place = intents.get(intentId);
+      const place = placeOf(intentId);
       if (!place) return undefined;
-      const entry = read({ offset: place.offset, hash: unpackHash(place.hash) });
+      const entry = read(place);
       const who = intentOf(entry);
       const { transaction, fee } = entry.ledger;
       if (who.id !== intentId || transaction === undefined)
@@ -176,12 +199,12 @@ export function createIntentLedger(
       const day = utcDay(at);
       if (plan.first) {
         for (const lock of plan.locks) {
-          const owner = lockOwners.get(lock);
+          const owner = lockOwners.get(lock)?.owner;
           if (owner !== undefined && owner !== intent.intentId)
             refuse(RefusalCode.INPUT_IN_USE, `${lock} is bound to intent ${owner}`);
         }
         const deposit = depositKey(intent);
-        if (deposit && (sweeps.get(deposit) ?? 0) >= limits.maxSweepsPerDeposit)
+        if (deposit && sweeps.get(deposit) >= limits.maxSweepsPerDeposit)
           refuse(
             RefusalCode.SWEEP_LIMIT_EXCEEDED,
             `${deposit}: ${limits.maxSweepsPerDeposit} sweeps already`,
@@ -226,7 +249,32 @@ export function createIntentLedger(
       return record;
     },
 
-    size: () => ({ intents: intents.size, locks: lockOwners.size, deposits: sweeps.size }),
+    size: () => ({ intents: intents.size + index.size, locks: lockOwners.size, deposits: sweeps.size() }),
+
+    checkpoint(at, keepLocksSince) {
+      index = index.merged([...intents].map(([id, p]) => [id, { ...p, hash: unpackHash(p.hash) }]));
+      intents.clear();
+      // A lock guards an input while its transaction may still land; past that, only liveness was at stake.
+      for (const [lock, { at: lockedAt }] of lockOwners) {
+        if (lockedAt >= keepLocksSince) break;
+        lockOwners.delete(lock);
+      }
+      const today = utcDay(at);
+      for (const key of dayTotals.keys()) if (key.split("|")[1] !== today) dayTotals.delete(key);
+      return {
+        intents: index.bytes,
+        locks: [...lockOwners].map(([lock, o]) => [lock, o.owner, o.at]),
+        sweeps: sweeps.snapshot(),
+        totals: [...dayTotals].map(([key, amount]) => [key, amount.toString()]),
+      };
+    },
+
+    restore(snapshot) {
+      index = new IntentIndex(snapshot.intents);
+      for (const [lock, owner, at] of snapshot.locks) lockOwners.set(lock, { owner, at });
+      sweeps = DepositCounts.restore(snapshot.sweeps);
+      for (const [key, amount] of snapshot.totals) dayTotals.set(key, BigInt(amount));
+    },
 
     replay(entry, at, place) {
       const who = intentOf(entry);

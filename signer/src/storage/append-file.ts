@@ -60,7 +60,7 @@ const lockContent = () => `${process.pid} ${startTime(process.pid) ?? ""}`.trim(
  * One writer per file: a second writer would fork the hash chain and lose replay state.
  * The lock names the holder's pid; a lock left by a dead process is taken over.
  */
-function acquireLock(lockPath: string): void {
+export function acquireLock(lockPath: string): void {
   try {
     writeFileSync(lockPath, lockContent(), { flag: "wx", mode: 0o600 });
     return;
@@ -77,10 +77,11 @@ function acquireLock(lockPath: string): void {
   writeFileSync(lockPath, lockContent(), { flag: "wx", mode: 0o600 });
 }
 
-export function openAppendFile(path: string): AppendFile {
+/** `locked`: the caller already holds `<path>.lock` (and keeps it after `close`), as the audit log does across rotations. */
+export function openAppendFile(path: string, { locked = false } = {}): AppendFile {
   mkdirSync(dirname(path), { recursive: true });
   const lockPath = `${path}.lock`;
-  acquireLock(lockPath);
+  if (!locked) acquireLock(lockPath);
   const fd = openSync(path, "a", 0o600);
   // Bytes in the file once every held line is written, and bytes written to it so far.
   let size = fstatSync(fd).size;
@@ -164,7 +165,7 @@ export function openAppendFile(path: string): AppendFile {
         if (!failed) flush();
       } finally {
         closeSync(fd);
-        rmSync(lockPath, { force: true });
+        if (!locked) rmSync(lockPath, { force: true });
       }
     },
   };

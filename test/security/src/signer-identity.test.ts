@@ -102,7 +102,7 @@ describe("signer identity: each certificate is worth its role's RPCs only", () =
       await expect(
         settlement.deriveDepositAddress({ chain: "solana", mode: "live", index: 1 }),
       ).rejects.toThrow(
-        /permission_denied.*UNAUTHORIZED_ROLE: role settlement may not call DeriveDepositAddress/i,
+        /permission_denied.*ROLE_NOT_ALLOWED: role settlement may not call DeriveDepositAddress/i,
       );
       // What settlement does need still works.
       expect((await settlement.getServiceAddresses()).solana.live.vault).toBeTruthy();
@@ -111,7 +111,7 @@ describe("signer identity: each certificate is worth its role's RPCs only", () =
     }
     expect(auditLines(signer).at(-1)).toMatchObject({
       decision: "refused",
-      code: "UNAUTHORIZED_ROLE",
+      code: "ROLE_NOT_ALLOWED",
       intent: { rpc: "DeriveDepositAddress", role: "settlement" },
     });
   });
@@ -120,17 +120,17 @@ describe("signer identity: each certificate is worth its role's RPCs only", () =
     const input = await sweepInput(signer, 31);
     const api = signer.connect("api");
     try {
-      await expect(api.sign(input)).rejects.toThrow(/UNAUTHORIZED_ROLE: role api may not call Sign/);
+      await expect(api.sign(input)).rejects.toThrow(/ROLE_NOT_ALLOWED: role api may not call Sign/);
       await expect(api.signBatch([input])).rejects.toThrow(
-        /UNAUTHORIZED_ROLE: role api may not call SignBatch/,
+        /ROLE_NOT_ALLOWED: role api may not call SignBatch/,
       );
     } finally {
       api.close();
     }
     const lines = auditLines(signer);
     expect(lines.slice(-2).map((l) => [l.code, (l.intent as { rpc: string }).rpc])).toEqual([
-      ["UNAUTHORIZED_ROLE", "Sign"],
-      ["UNAUTHORIZED_ROLE", "SignBatch"],
+      ["ROLE_NOT_ALLOWED", "Sign"],
+      ["ROLE_NOT_ALLOWED", "SignBatch"],
     ]);
     expect(lines.some((l) => (l.intent as { intentId?: string }).intentId === input.intent.intentId)).toBe(
       false,

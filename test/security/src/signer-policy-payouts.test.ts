@@ -268,20 +268,20 @@ describe("signer payout policy over mTLS against the signer process", () => {
     try {
       await expect(
         settlement.requestPayoutDestination({ ...d, approval: destinationApproval(d) }),
-      ).rejects.toThrow(/UNAUTHORIZED_ROLE/);
-      await expect(settlement.cancelPayoutDestination(d)).rejects.toThrow(/UNAUTHORIZED_ROLE/);
-      await expect(settlement.listPayoutDestinations(d.merchantId)).rejects.toThrow(/UNAUTHORIZED_ROLE/);
+      ).rejects.toThrow(/ROLE_NOT_ALLOWED/);
+      await expect(settlement.cancelPayoutDestination(d)).rejects.toThrow(/ROLE_NOT_ALLOWED/);
+      await expect(settlement.listPayoutDestinations(d.merchantId)).rejects.toThrow(/ROLE_NOT_ALLOWED/);
       const entry = await api.requestPayoutDestination({ ...d, approval: destinationApproval(d) });
       expect(entry).toMatchObject({ address: d.address, linked: true, cancelled: false });
       await new Promise((r) => setTimeout(r, DELAY_SECONDS * 1000 + 100));
       const input = payout({ merchantId: d.merchantId, destination: d.address });
-      await expect(api.sign(input)).rejects.toThrow(/UNAUTHORIZED_ROLE/);
+      await expect(api.sign(input)).rejects.toThrow(/ROLE_NOT_ALLOWED/);
       expect((await settlement.sign(input)).intentId).toBe(input.intent.intentId);
     } finally {
       api.close();
       settlement.close();
     }
-    const roleRefusals = auditLines().filter((l) => l.code === "UNAUTHORIZED_ROLE");
+    const roleRefusals = auditLines().filter((l) => l.code === "ROLE_NOT_ALLOWED");
     expect(roleRefusals.map((l) => (l.intent as { rpc: string; role: string }).rpc)).toEqual(
       expect.arrayContaining([
         "RequestPayoutDestination",

@@ -381,17 +381,17 @@ describe("roles: a certificate is worth only its role's calls", () => {
     const settlement = signer.connect("settlement");
     await expect(
       settlement.deriveDepositAddress({ chain: "solana", mode: "live", index: 1 }),
-    ).rejects.toThrow(/UNAUTHORIZED_ROLE/);
+    ).rejects.toThrow(/ROLE_NOT_ALLOWED/);
     settlement.close();
     const line = auditLines().at(-1) as { code: string; intent: { rpc: string } };
-    expect(line).toMatchObject({ code: "UNAUTHORIZED_ROLE", intent: { rpc: "DeriveDepositAddress" } });
+    expect(line).toMatchObject({ code: "ROLE_NOT_ALLOWED", intent: { rpc: "DeriveDepositAddress" } });
   });
 
   it("18. an API certificate asking for a signature", async () => {
     const api = signer.connect("api");
-    await expect(api.sign(await sweep(46))).rejects.toThrow(/UNAUTHORIZED_ROLE/);
+    await expect(api.sign(await sweep(46))).rejects.toThrow(/ROLE_NOT_ALLOWED/);
     api.close();
-    expect(auditLines().at(-1)).toMatchObject({ code: "UNAUTHORIZED_ROLE" });
+    expect(auditLines().at(-1)).toMatchObject({ code: "ROLE_NOT_ALLOWED" });
   });
 });
 
@@ -499,6 +499,49 @@ describe("the audit chain is the ledger, and a damaged one stops the signer", ()
     await expect(guarded.signBatch([await sweepFor(restarted, 2)])).rejects.toBeInstanceOf(
       SignerAuditRegressionError,
     );
+    await restarted.stop();
+  }, 60_000);
+
+  it("23. whole entries cut from the tail, grown back by derivations: the cut refund is not signed again", async () => {
+    const s = await startSignerProcess(POLICY_ENV);
+    const stored: AuditHeadValue[] = [];
+    const store = {
+      record: async (h: AuditHeadValue) => void stored.push(h),
+      highest: async () =>
+        stored.reduce<AuditHeadValue | undefined>((a, b) => (!a || b.seq > a.seq ? b : a), undefined),
+    };
+    const cut = refund();
+    const [first] = await withAuditHeadCheck(s.client, store).signBatch([cut]);
+    expect(first?.ok).toBe(true);
+    const seen = stored.at(-1)!;
+    await s.stop();
+    // The refund's entry and everything after it are cut: the chain left is whole.
+    const lines = readFileSync(s.auditPath, "utf8").trim().split("\n");
+    writeFileSync(s.auditPath, `${lines.slice(0, Number(seen.seq) - 1).join("\n")}\n`);
+    const restarted = await startSignerProcess({ ...POLICY_ENV, SIGNER_AUDIT_LOG: s.auditPath });
+    // Ordinary derivations (the API's) push the head past the one settlement stored.
+    for (let i = 0; i < 4; i++)
+      await restarted.client.deriveDepositAddress({ chain: "solana", mode: "live", index: 900 + i });
+    expect((await restarted.client.getAuditHead()).seq).toBeGreaterThan(seen.seq);
+
+    const regressions: string[] = [];
+    const again = withAuditHeadCheck(restarted.client, store, {
+      onRegression: (e) => regressions.push(e.reason),
+    });
+    await expect(again.signBatch([cut])).rejects.toBeInstanceOf(SignerAuditRegressionError);
+    await expect(again.sign(cut)).rejects.toThrow(/holds another entry/);
+    expect(regressions).toEqual(["replaced", "replaced"]);
+    // A request naming the entry is refused by the signer itself, in the same step as the signing.
+    const [named] = await restarted.client.signBatch([cut], { expectEntry: seen });
+    expect(named).toMatchObject({ ok: false, refusal: { code: "AUDIT_ENTRY_NOT_HELD" } });
+    const log = readFileSync(s.auditPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(log.filter((l) => l.decision === "signed" && l.intent.intentId === cut.intent.intentId)).toEqual(
+      [],
+    );
+    expect(log.at(-1)).toMatchObject({ decision: "refused", code: "AUDIT_ENTRY_NOT_HELD" });
     await restarted.stop();
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import { CHAINS, type Chain } from "@gateway/chains";
 import type { SettlementConfig } from "@gateway/config";
 import { createAuditHeadStore, type Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
+import { counterIn, type Registry } from "@gateway/metrics";
 import {
   approverKeyFromSeed,
   createSignerClient,
@@ -52,6 +53,7 @@ export async function liveChainsFromConfig(
   sql: Sql,
   log: Logger,
   crediting: (chain: Chain) => boolean,
+  metrics?: Registry,
 ): Promise<LiveChains> {
   const wanted = await configuredChains(config);
   if (wanted.length > 0 && !config.SETTLEMENT_APPROVER_SEED) {
@@ -66,13 +68,25 @@ export async function liveChainsFromConfig(
     file(config.SIGNER_CERT_FILE),
     file(config.SIGNER_KEY_FILE),
   ];
-  // Every signature's audit head is kept in PostgreSQL; a signer whose log is behind it signs nothing.
+  // Every signature's audit head is kept in PostgreSQL; a signer whose log no longer holds the
+  // entry stored there signs nothing, and the alert on this counter says so.
+  const regressions = counterIn(metrics, {
+    name: "gateway_signer_audit_regressions_total",
+    help: "Signature requests refused because the signer's audit log no longer holds the entry settlement saw",
+    labelNames: ["reason"],
+  });
   const signer = withAuditHeadCheck(
     createSignerClient({
       baseUrl: config.SIGNER_URL,
       ...(ca && cert && key ? { tls: { ca, cert, key } } : {}),
     }),
     createAuditHeadStore(sql, "settlement"),
+    {
+      onRegression(error) {
+        regressions?.inc({ reason: error.reason });
+        log.error({ err: error, reason: error.reason }, "signer audit log regressed; nothing is signed");
+      },
+    },
   );
   const approver = {
     keyId: config.SETTLEMENT_APPROVER_KEY_ID,
