@@ -66,6 +66,31 @@ describe("signer cli", () => {
     expect(cli(["verify-audit", file])).toMatchObject({ status: 1, out: expect.stringContaining("line 3") });
   }, 60_000);
 
+  it("verifies the whole chain across checkpoints: archived segments, state files and a stored head", async () => {
+    const signer = createTestSigner();
+    const { intent, tx } = solanaSolPayout(signer.keyring, signer.approvers, 1_000_000n);
+    expect(signer.core.decide(request(intent, tx)).ok).toBe(true);
+    const before = signer.audit.head();
+    signer.checkpoint();
+    signer.core.deriveDepositAddress(Chain.SOLANA, Mode.LIVE, 8);
+    signer.checkpoint();
+    await signer.core.sync();
+    const head = signer.audit.head();
+    signer.close();
+    expect(cli(["verify", signer.auditPath, "--head", `${before.seq}:${before.hash}`])).toMatchObject({
+      status: 0,
+      out: expect.stringContaining(
+        `ok: ${head.seq} entries, last hash ${head.hash}, 2 checkpoint state files`,
+      ),
+    });
+    expect(cli(["verify", signer.auditPath, "--head", `${before.seq}:${"0".repeat(64)}`])).toMatchObject({
+      status: 1,
+      out: expect.stringContaining("replaced"),
+    });
+    // The first signing is still printed for the restore runbook, from its archived segment.
+    expect(cli(["record", signer.auditPath]).out).toContain(intent.intentId);
+  }, 60_000);
+
   it("prints what a restored database must learn again: first signings and deposit indices", async () => {
     const signer = createTestSigner();
     const address = signer.core.deriveDepositAddress(Chain.SUI, Mode.LIVE, 3);

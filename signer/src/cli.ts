@@ -11,7 +11,7 @@ import { writeDevCerts } from "./dev-certs.js";
 import { createKeyring } from "./keys/keyring.js";
 import { sealMnemonic } from "./sealed-seed.js";
 import { loadSeed } from "./seed.js";
-import { verifyAuditFile } from "./state/audit-log.js";
+import { verifyAuditChain } from "./storage/audit-segments.js";
 
 const USAGE = `usage: signer <command>
   seal --out FILE [--passphrase-file F]
@@ -78,7 +78,8 @@ function verifyAudit(args: string[]): void {
   const head = headArg ? /^(\d+):([0-9a-f]{64})$/.exec(headArg) : undefined;
   if (headArg && !head) fail("verify: --head takes SEQ:HASH");
   const hashes = new Map<number, string>();
-  const result = verifyAuditFile(file, (entry, hash) => {
+  // Every archived segment beside the log, then the log itself, and each checkpoint's state file.
+  const result = verifyAuditChain(file, (entry, hash) => {
     if (head && entry.seq === Number(head[1])) hashes.set(entry.seq, hash);
   });
   if (result.ok && head) {
@@ -93,7 +94,9 @@ function verifyAudit(args: string[]): void {
     }
   }
   if (result.ok) {
-    process.stdout.write(`ok: ${result.entries} entries, last hash ${result.lastHash}\n`);
+    process.stdout.write(
+      `ok: ${result.entries} entries, last hash ${result.lastHash}, ${result.checkpoints} checkpoint state files checked\n`,
+    );
   } else {
     process.stdout.write(
       `broken at line ${result.line}: ${result.problem} (${result.entries} entries verified)\n`,
@@ -180,7 +183,7 @@ function record(args: string[]): void {
   const file = args[0];
   if (!file) fail("record: FILE is required");
   const lines: string[] = [];
-  const result = verifyAuditFile(file, (entry) => {
+  const result = verifyAuditChain(file, (entry) => {
     if (entry.decision === "address") {
       const { seq, at, chain, mode, index, address } = entry;
       lines.push(JSON.stringify({ type: "address", seq, at, chain, mode, index, address }));

@@ -130,6 +130,12 @@ export const signerConfigSchema = z
     SIGNER_APPROVAL_MAX_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
     SIGNER_PAYOUT_LIMITS: json(payoutLimits).default(DEFAULT_PAYOUT_LIMITS),
     SIGNER_AUDIT_LOG: z.string().optional(),
+    /** A checkpoint (state beside the chain, the live segment rotated into the archive) every N entries, */
+    SIGNER_CHECKPOINT_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+    /** or every T minutes when anything was written since. */
+    SIGNER_CHECKPOINT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+    /** Input locks of intents signed longer ago are not carried into a checkpoint. */
+    SIGNER_LOCK_RETENTION_HOURS: z.coerce.number().int().min(1).max(87_600).default(168),
     SIGNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   })
   .superRefine((env, ctx) => {
@@ -217,6 +223,7 @@ export interface SignerConfig {
     limits: z.infer<typeof payoutLimits>;
   };
   auditLog: string;
+  checkpoints: { everyEntries: number; everyMs: number; keepLocksMs: number };
   logLevel: string;
 }
 
@@ -291,6 +298,11 @@ export function parseSignerConfig(env: Record<string, string | undefined>): Sign
       limits: c.SIGNER_PAYOUT_LIMITS,
     },
     auditLog,
+    checkpoints: {
+      everyEntries: c.SIGNER_CHECKPOINT_ENTRIES,
+      everyMs: c.SIGNER_CHECKPOINT_MINUTES * 60_000,
+      keepLocksMs: c.SIGNER_LOCK_RETENTION_HOURS * 3_600_000,
+    },
     logLevel: c.SIGNER_LOG_LEVEL,
   };
 }

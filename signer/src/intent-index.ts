@@ -37,9 +37,10 @@ export class IntentIndex {
     while (low <= high) {
       const mid = (low + high) >>> 1;
       const at = mid * RECORD;
+      // The record's id hash against the one looked for.
       const order = this.#records.compare(key, 0, ID, at, at + ID);
       if (order === 0) return this.#place(at);
-      if (order > 0) low = mid + 1;
+      if (order < 0) low = mid + 1;
       else high = mid - 1;
     }
     return undefined;

@@ -34,15 +34,27 @@ orExit78(() => checkTlsMaterial(config));
 
 const log = pino({ name: "signer", level: config.logLevel });
 const keyring = createKeyring({ seed: orExit78(() => loadSeed(config.seed)) });
-// The whole audit chain is verified and replayed here; a break stops the start.
+// The newest checkpoint and the chain after it are verified and replayed here; a break stops the start.
 const rules = createPolicyRules(config);
-const { ledger, audit, issued } = openSignerState(
+const state = openSignerState(
   config.auditLog,
   { caps: config.caps, gasBudgets: config.gasBudgets, maxSweepsPerDeposit: config.maxSweepsPerDeposit },
   undefined,
   rules,
+  config.checkpoints,
 );
+const { ledger, audit, issued } = state;
 log.info({ auditHead: audit.head() }, "audit chain verified");
+// Checked between decisions (the process is single-threaded), so a checkpoint never splits one.
+const checkpointTimer = setInterval(() => {
+  try {
+    if (state.checkpointIfDue())
+      log.info({ auditHead: audit.head(), ...ledger.size() }, "checkpoint written");
+  } catch (error) {
+    log.error({ err: error }, "checkpoint failed; the signer stops rather than write past it");
+    process.exit(1);
+  }
+}, 1_000).unref();
 const core = createSignerCoreWithRules(
   { keyring, ledger, audit, issued, limits: signerLimits(config), log },
   config.trustedApprovers,
@@ -93,6 +105,7 @@ async function stop(signal: string) {
   stopping = true;
   log.info({ signal }, "signer stopping");
   clearInterval(reloadTimer);
+  clearInterval(checkpointTimer);
   await server.stop();
   await core.sync();
   audit.close();

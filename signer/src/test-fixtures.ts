@@ -26,7 +26,12 @@ import { pino } from "pino";
 import type { ChainName } from "./chains/index.js";
 import { nonceAccountAddress } from "./chains/solana.js";
 import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
-import { createSignerCoreWithRules, openSignerState, signerLimits } from "./open-state.js";
+import {
+  type CheckpointPolicy,
+  createSignerCoreWithRules,
+  openSignerState,
+  signerLimits,
+} from "./open-state.js";
 import type { PolicyRule } from "./policy/rule.js";
 import { mnemonicToSeed } from "./sealed-seed.js";
 import type { SignerCore } from "./signer-core.js";
@@ -98,6 +103,8 @@ export interface TestSigner {
   approvers: TestApprovers;
   dir: string;
   auditPath: string;
+  /** Writes a checkpoint now (the state beside the chain; the live segment archived). */
+  checkpoint(): void;
   close(): void;
 }
 
@@ -109,6 +116,7 @@ export function createTestSigner(
     ledger?: Partial<LedgerLimits>;
     now?: () => Date;
     rules?: PolicyRule[];
+    checkpoints?: CheckpointPolicy;
   } = {},
 ): TestSigner {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "signer-test-"));
@@ -125,6 +133,7 @@ export function createTestSigner(
     },
     options.now,
     options.rules,
+    options.checkpoints,
   );
   const { ledger } = state;
   // Tests read the log right after a decision: write each entry through at once.
@@ -149,7 +158,17 @@ export function createTestSigner(
     approvers.trusted,
     options.rules ?? [],
   );
-  return { core, audit, ledger, keyring, approvers, dir, auditPath, close: () => audit.close() };
+  return {
+    core,
+    audit,
+    ledger,
+    keyring,
+    approvers,
+    dir,
+    auditPath,
+    checkpoint: () => void state.checkpoint(),
+    close: () => audit.close(),
+  };
 }
 
 let counter = 0;

@@ -111,15 +111,26 @@ export function openAppendFile(path: string, { locked = false } = {}): AppendFil
     }
   }
 
+  // A close (the audit log's rotation) waits for the fdatasync in flight before it frees the fd.
+  let inflight = 0;
+  let closeWhenIdle = false;
   const syncNow = () =>
     new Promise<void>((resolve, reject) => {
+      // A closed file was made durable by its close.
+      if (closed) return resolve();
       try {
         flush();
       } catch (error) {
         reject(error);
         return;
       }
-      fdatasync(fd, (error) => (error ? reject(error) : resolve()));
+      inflight += 1;
+      fdatasync(fd, (error) => {
+        inflight -= 1;
+        if (closeWhenIdle && inflight === 0) closeSync(fd);
+        if (error) reject(error);
+        else resolve();
+      });
     });
 
   function start(): Promise<void> {
@@ -162,9 +173,10 @@ export function openAppendFile(path: string, { locked = false } = {}): AppendFil
       if (closed) return;
       closed = true;
       try {
-        if (!failed) flush();
+        if (!failed) flush(true);
       } finally {
-        closeSync(fd);
+        if (inflight === 0) closeSync(fd);
+        else closeWhenIdle = true;
         if (!locked) rmSync(lockPath, { force: true });
       }
     },
