@@ -115,6 +115,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         "sui:*": { perIntent: "1000000000000", perDay: "100000000000000" },
       }),
       SIGNER_AUDIT_LOG: signerAuditLog,
+      // Checkpoints and rotations every 200 entries, so kills, restores and repeats meet them.
+      SIGNER_CHECKPOINT_ENTRIES: process.env.CHAOS_SIGNER_CHECKPOINT_ENTRIES ?? "200",
       // Live payouts go to fresh addresses, allow-listed by the payout code flow: no delay here.
       SIGNER_PAYOUT_DESTINATION_DELAY_SECONDS: "0",
       SIGNER_LOG_LEVEL: logLevel === "silent" ? "fatal" : logLevel,

@@ -79,7 +79,7 @@ export async function restoreDatabase(sql: Sql, name: string): Promise<void> {
 }
 
 /** Runs a repository command as an operator would (`node --import tsx <file> args…`). */
-function runCommand(file: string, args: string[], env: Record<string, string>) {
+export function runCommand(file: string, args: string[], env: Record<string, string>) {
   const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, file), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", ...env },

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
 import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
 import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
@@ -10,6 +11,7 @@ import {
   restoreDatabase,
   runAfterRestore,
   runChainsOnly,
+  runCommand,
 } from "./database-restore.js";
 import {
   intentsInFlight,
@@ -75,6 +77,8 @@ export interface ChaosFigures {
   restartFailures: string[];
   /** Processes that died without being killed (restarted like a supervisor would). */
   crashes: string[];
+  /** The signer's chain at the end: checkpoints written (segments archived) and `signer verify`'s verdict. */
+  signerChain: { checkpoints: number; verify: string };
   /** Live payments, payouts and what the chains say, when the run had any. */
   live?: LiveFigures;
   /**
@@ -545,6 +549,7 @@ async function drive(
     keysWaitedOn,
     restartFailures,
     crashes: [...cluster.services(), ...(cluster.live?.localnets ?? [])].flatMap((p) => p.crashes),
+    signerChain: signerChainFigures(cluster.signerAuditLog),
     ...(liveFigures ? { live: liveFigures } : {}),
     journal,
     touchedByRestore,
@@ -552,6 +557,16 @@ async function drive(
     settleSeconds: Math.round((Date.now() - settleStart) / 1000),
     totalSeconds: Math.round((Date.now() - t0) / 1000),
   };
+}
+
+/** Verified offline as an operator would, across every archived segment and state file. */
+function signerChainFigures(auditLog: string): ChaosFigures["signerChain"] {
+  const archive = `${auditLog}.archive`;
+  const checkpoints = existsSync(archive) ? readdirSync(archive).length : 0;
+  let verify = runCommand("signer/src/cli.ts", ["verify", auditLog], {});
+  // A rotation between the listing and the reading fails the check once; it is read again.
+  if (verify.status !== 0) verify = runCommand("signer/src/cli.ts", ["verify", auditLog], {});
+  return { checkpoints, verify: `${verify.out}${verify.err}`.trim() };
 }
 
 export function formatFigures(f: ChaosFigures): string {
