@@ -1,3 +1,4 @@
+export { solanaConnection } from "./connection.js";
 export {
   type FailedIntentRetry,
   type FailedIntentRetryOptions,
