@@ -270,11 +270,16 @@ describe("a refund whose transaction failed", () => {
     const signer = start();
     const t = attestedTransfer();
     const txid = txidOf(refund(signer, t, { intentId: "refund:pay_r" }));
-    expect(
-      refund(signer, t, { intentId: "refund:pay_r.retry1", supersedes: failed("refund:pay_r", txid) }).ok,
-    ).toBe(true);
+    const retry = { intentId: "refund:pay_r.retry1", supersedes: failed("refund:pay_r", txid) };
+    const first = refund(signer, t, retry);
+    expect(first.ok).toBe(true);
     signer.close();
     const again = start(signer.dir);
+    // A repeat of the retry after the restart gets its bound transaction back.
+    const repeat = refund(again, t, retry);
+    expect(repeat.ok && first.ok && Buffer.from(repeat.response.transaction)).toEqual(
+      first.ok && Buffer.from(first.response.transaction),
+    );
     refusedWith(refund(again, t, { amount: 1n }), RefusalCode.OVER_ATTESTED);
     refusedWith(
       refund(again, t, { intentId: "refund:pay_r.retry2", supersedes: failed("refund:pay_r", txid) }),
