@@ -1,4 +1,12 @@
+export { solanaConnection } from "./connection.js";
+export {
+  type FailedIntentRetry,
+  type FailedIntentRetryOptions,
+  RetryRefusedError,
+  retryFailedIntent,
+} from "./failed-intent-retry.js";
 export { createIntentJournal, type IntentJournal, type IntentRecord } from "./intent-journal.js";
+export { createIntentRetries, type IntentRetries, type IntentRetry } from "./intent-retries.js";
 export {
   attemptIntentId,
   createSolanaIntentRunner,

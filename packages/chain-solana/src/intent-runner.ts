@@ -8,10 +8,16 @@ import { solanaWireTransaction } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
-import { type IntentInput, type SignerClient, SignerRefusedError } from "@gateway/signer-client";
+import {
+  type IntentInput,
+  type SignerClient,
+  SignerRefusedError,
+  type SupersessionInput,
+} from "@gateway/signer-client";
 import type { Connection } from "@solana/web3.js";
 import bs58 from "bs58";
 import { createIntentJournal, type IntentRecord, type SignedAttempt } from "./intent-journal.js";
+import { createIntentRetries } from "./intent-retries.js";
 import { createLandingPoller } from "./landing-poller.js";
 import type { NoncePool } from "./nonce-pool.js";
 import { nonceOf } from "./transaction-outcome.js";
@@ -22,8 +28,11 @@ export interface SolanaIntentSpec {
   mode: Mode;
   /** Spend a durable nonce (refunds and payouts: the signer requires one). */
   durable: boolean;
-  /** The signer's intent, under the attempt's signer intent id. */
-  intent(signerIntentId: string): IntentInput | Promise<IntentInput>;
+  /**
+   * The signer's intent, under the attempt's signer intent id; `supersedes` when an operator
+   * retried an attempt that failed on chain (its approval must cover it).
+   */
+  intent(signerIntentId: string, supersedes?: SupersessionInput): IntentInput | Promise<IntentInput>;
   /** The unsigned message for a recent blockhash, or for a nonce's value with its account. */
   build(recentBlockhash: string, nonceAccount: string | undefined): Promise<Uint8Array>;
 }
@@ -67,6 +76,7 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
   const pollMs = options.pollMs ?? 100;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 90_000;
   const journal = createIntentJournal(sql, "solana");
+  const retries = createIntentRetries(sql, "solana");
   const landing = createLandingPoller({ connection, log, pollMs });
 
   /** The attempt as recorded, or null when nothing was signed (a nonce lease lost; try again). */
@@ -76,8 +86,9 @@ export function createSolanaIntentRunner(options: SolanaIntentRunnerOptions): So
     const message = await spec.build(recent, nonce?.account);
     let signed: Awaited<ReturnType<SignerClient["sign"]>>;
     try {
+      const supersedes = attempt > 1 ? await retries.read(spec.intentId, attempt) : undefined;
       signed = await signer.sign({
-        intent: await spec.intent(attemptIntentId(spec.intentId, attempt)),
+        intent: await spec.intent(attemptIntentId(spec.intentId, attempt), supersedes),
         unsignedTransaction: message,
       });
     } catch (error) {

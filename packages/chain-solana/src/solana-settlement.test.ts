@@ -1,12 +1,13 @@
 import { associatedTokenAddress, buildSolanaSweep, solanaWireTransaction } from "@gateway/chain-tx";
 import { createLogger } from "@gateway/logging";
-import type { ServiceWallets } from "@gateway/signer-client";
+import { type ServiceWallets, SignerRefusedError } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { Connection, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RetryRefusedError, retryFailedIntent } from "./failed-intent-retry.js";
 import { createIntentJournal } from "./intent-journal.js";
 import { attemptIntentId } from "./intent-runner.js";
 import { createSolanaSettlement, type SolanaSettlement } from "./solana-settlement.js";
@@ -227,5 +228,88 @@ describe("Solana settlement", () => {
     const journal = createIntentJournal(db.sql, "solana");
     expect((await journal.read("refund:ref_1:collect")).finalTxid).toBeTruthy();
     expect((await journal.read("refund:ref_1")).finalTxid).toBe(txid);
+  });
+
+  it("a refund that failed on chain is retried by the operator with the watcher's attestation, once", async () => {
+    const customer = await signer.client.deriveDepositAddress({ chain: "solana", mode: "test", index: 997 });
+    const refundId = "ref_failed";
+    // More than the vault holds: attempt 1's simulation fails, so it waits unsent.
+    const amount = (await balance(wallets.vault)) + 2_000_000n;
+    const work = {
+      intentId: `refund:${refundId}`,
+      refundId,
+      paymentId: "00000000-0000-4000-8000-000000000003",
+      mode: "live" as const,
+      chain: "solana" as const,
+      coin: "USDC" as const,
+      amount,
+      to: customer,
+      from: "vault" as const,
+      depositAddress: "11111111111111111111111111111111",
+      derivationIndex: 0,
+      attestation: signer.attest({
+        chain: "solana",
+        mode: "live",
+        asset: net.mints.USDC,
+        transferId: "solana:failed:0",
+        depositAddress: "11111111111111111111111111111111",
+        sender: customer,
+        amount,
+      }),
+    };
+    const impatient = createSolanaSettlement({
+      sql: db.sql,
+      connection,
+      signer: signer.client,
+      approver: signer.approvers.settlement,
+      mints: net.mints,
+      log,
+      pollMs: 20,
+      attemptTimeoutMs: 1_500,
+    });
+    await expect(impatient.refund(work)).rejects.toThrow(/not final in time/);
+    const journal = createIntentJournal(db.sql, "solana");
+    const first = await journal.read(work.intentId);
+    // Sent without preflight it lands and fails at execution: nothing moves, its nonce moves on.
+    await connection.sendRawTransaction(first.wire!, { skipPreflight: true });
+    net.advanceSlots(5);
+    const operator = {
+      sql: db.sql,
+      connection: new Connection(net.rpcUrl, "finalized"),
+      attestor: signer.approvers.watcher,
+      requestedBy: "test-operator",
+    };
+    net.fund(wallets.vault, "USDC", (Number(amount) / 1e6).toFixed(6));
+
+    // Settlement's own new attempt is refused: the failed refund used up the attested amount.
+    const refused = await settlement.refund(work).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SignerRefusedError);
+    expect((refused as SignerRefusedError).refusal.code).toBe("OVER_ATTESTED");
+    expect(await balance(customer)).toBe(0n);
+
+    const retry = await retryFailedIntent(operator, work.intentId, "live");
+    expect(retry).toEqual({ attempt: 2, replaces: work.intentId, txid: first.signature });
+    await expect(retryFailedIntent(operator, work.intentId, "live")).rejects.toThrow(RetryRefusedError);
+    const { txid } = await settlement.refund(work);
+    expect(txid).not.toBe(first.signature);
+    expect(await balance(customer)).toBe(amount);
+    // Final now: nothing more to retry, and asking again sends nothing more.
+    await expect(retryFailedIntent(operator, work.intentId, "live")).rejects.toThrow(/final on chain/);
+    expect((await settlement.refund(work)).txid).toBe(txid);
+    expect(await balance(customer)).toBe(amount);
+  });
+
+  it("the operator's retry refuses a transaction that did not fail on chain", async () => {
+    const operator = {
+      sql: db.sql,
+      connection: new Connection(net.rpcUrl, "finalized"),
+      attestor: signer.approvers.watcher,
+      requestedBy: "test-operator",
+    };
+    await expect(retryFailedIntent(operator, "refund:never-signed", "live")).rejects.toThrow(
+      /no signed transaction/,
+    );
+    // ref_restore's refund landed: final, never retried.
+    await expect(retryFailedIntent(operator, "refund:ref_restore", "live")).rejects.toThrow(/final on chain/);
   });
 });

@@ -11,6 +11,7 @@ import {
   type IntentInput,
   type ServiceAddressBook,
   type SignerClient,
+  type SupersessionInput,
   signApproval,
 } from "@gateway/signer-client";
 import { type Connection, PublicKey, type VersionedTransactionResponse } from "@solana/web3.js";
@@ -176,7 +177,7 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
   /** Vault → destination for a refund or payout intent: durable, so it never expires unlanded. */
   async function payFromVault(
     work: { intentId: string; mode: Mode; asset: string; amount: bigint; destination: string },
-    intent: (signerIntentId: string) => IntentInput,
+    intent: (signerIntentId: string, supersedes?: SupersessionInput) => IntentInput,
   ) {
     const { vault, gas } = await wallets(work.mode);
     return runner.run({
@@ -216,7 +217,7 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
       // first collected there under its own sweep intent, then sent on.
       if (work.from === "deposit") await collect(`${work.intentId}:collect`, work);
       const asset = assetOf(work.coin);
-      const txid = await payFromVault({ ...work, asset, destination: work.to }, (id) => {
+      const txid = await payFromVault({ ...work, asset, destination: work.to }, (id, supersedes) => {
         const intent: IntentInput = {
           kind: "refund",
           intentId: id,
@@ -227,6 +228,7 @@ export function createSolanaSettlement(options: SolanaSettlementOptions): Solana
           destination: work.to,
           reference: work.paymentId,
           ...attestationOf(work),
+          ...(supersedes && { supersedes }),
         };
         return {
           ...intent,

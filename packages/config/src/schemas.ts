@@ -248,6 +248,20 @@ const attestationFields = {
 };
 
 /**
+ * `npm run retry-refund` (docs/operations.md, "A refund that failed on chain"): runs where the
+ * watcher's attestation key is, never on settlement's host; asks Solana whether the refund failed.
+ */
+export const retryRefundConfigSchema = z.object({
+  DATABASE_URL: infrastructure.DATABASE_URL,
+  LOG_LEVEL: logLevel,
+  BUS_PREFIX: infrastructure.BUS_PREFIX,
+  SOLANA_RPC_URL: url(["http", "https"]),
+  WATCHER_ATTESTATION_KEY_ID: attestationFields.WATCHER_ATTESTATION_KEY_ID,
+  WATCHER_ATTESTATION_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex"),
+});
+export type RetryRefundConfig = z.infer<typeof retryRefundConfigSchema>;
+
+/**
  * The watcher service (services/watcher) runs one chain's watcher: this variable says which, and
  * the chain's own schema below is then read under the service name `watcher-<chain>`.
  */

@@ -17,3 +17,4 @@ export {
   type PaymentRow,
   stateOf,
 } from "./payment-row.js";
+export { republishRefund, type UnsentRefund, unsentRefunds } from "./refund-retry.js";

@@ -1,5 +1,5 @@
 import type { BusTopology } from "@gateway/bus";
-import type { EventMessage, PaymentEvent, RefundCommand, SweepCommand } from "@gateway/contracts";
+import type { EventMessage, PaymentEvent, SweepCommand } from "@gateway/contracts";
 import {
   enqueueOutbox,
   type Fragment,
@@ -22,6 +22,7 @@ import type { Logger } from "@gateway/logging";
 import { toPaymentResource } from "./payment-resource.js";
 import type { PaymentRow } from "./payment-row.js";
 import { stateOf } from "./payment-row.js";
+import { refundCommand } from "./refund-command.js";
 
 export interface PaymentActorDeps {
   sql: Sql;
@@ -180,26 +181,10 @@ async function effectMessages(
         }
         // A simulated refund (test mode) moves nothing; it is already recorded in the state.
         if (effect.simulated) break;
-        // Only a simulated refund has no recipient (the sender of the transfer it returns).
-        if (effect.to === null) throw new Error(`refund ${effect.refundId} has no recipient`);
         messages.push({
           id: `refund:${effect.refundId}`,
           subject: subjects.settlement("refund"),
-          payload: {
-            payment_id: row.id,
-            mode: row.mode,
-            refund_id: effect.refundId,
-            kind: effect.kind,
-            chain: effect.chain,
-            coin: effect.coin,
-            amount: effect.amount.toString(),
-            to: effect.to,
-            from: effect.from,
-            transfer_id: effect.transferId,
-            // The watcher's attestation the signer checks the refund against.
-            attestation: effect.attestation ?? null,
-            transfer_amount: effect.transferAmount?.toString() ?? null,
-          } satisfies RefundCommand,
+          payload: refundCommand(row, effect),
         });
         break;
       }

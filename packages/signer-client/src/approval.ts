@@ -9,6 +9,8 @@ import {
   approvalMessage,
   attestationMessage,
   destinationMessage,
+  type FailedTransaction,
+  failureMessage,
   RequestPayoutDestinationRequestSchema,
 } from "@gateway/signer-proto";
 import {
@@ -183,4 +185,17 @@ export function watcherAttestor(config: {
       key: approverKeyFromSeed(Buffer.from(seed, "hex")),
     },
   };
+}
+
+/**
+ * A watcher's attestation that transaction `txid` was executed at finality with an error: the
+ * evidence a retry of the refund or payout it carried needs (`IntentInput.supersedes`). Made only
+ * after the chain showed that failure; the signer trusts the key for `approves: "transfer"` only.
+ */
+export function signFailure(
+  failed: FailedTransaction,
+  attestor: { keyId: string; key: KeyObject },
+): { keyId: string; signature: Uint8Array; txid: string } {
+  const signature = sign(null, failureMessage(failed), attestor.key);
+  return { keyId: attestor.keyId, signature: new Uint8Array(signature), txid: failed.txid };
 }

@@ -39,7 +39,15 @@ export type IntentInput =
       approval?: ApprovalInput;
       /** Refunds: the watcher's attestation of the refunded transfer. */
       attestation?: AttestationInput;
+      /** A retry: the intent whose transaction failed on chain, and a watcher's attestation of it. */
+      supersedes?: SupersessionInput;
     });
+
+/** The intent a retry replaces (signer.proto, `Supersession`). */
+export interface SupersessionInput {
+  intentId: string;
+  failure: { keyId: string; signature: Uint8Array; txid: string };
+}
 
 /** A watcher's attestation as the proto carries it (signer.proto, `TransferAttestation`). */
 export type AttestationInput = Omit<TransferAttestation, "$typeName" | "$unknown">;
@@ -69,6 +77,9 @@ export function toProtoIntent(input: IntentInput): Intent {
     ...(input.kind === "sweep" || input.kind === "nonce_account"
       ? {}
       : { approval: protoApproval(input.approval) }),
+    ...((input.kind === "refund" || input.kind === "payout") && input.supersedes
+      ? { supersedes: input.supersedes }
+      : {}),
   });
 }
 

@@ -58,6 +58,8 @@ export function approvalMessage(intent: Intent): Uint8Array {
       ["expires_at_ms", (intent.approval?.expiresAtMs ?? 0n).toString()],
     );
   }
+  // A retry's approval names the intent it replaces, so no approval of a first attempt serves one.
+  if (intent.supersedes) fields.push(["supersedes", intent.supersedes.intentId]);
   return encodeLines(APPROVAL_DOMAIN, fields);
 }
 
@@ -116,4 +118,23 @@ export function attestationMessage(t: AttestedTransfer): Uint8Array {
     lines.push(`${name}=${value}`);
   }
   return new TextEncoder().encode(lines.join("\n"));
+}
+
+export const FAILURE_DOMAIN = "gateway.signer.v1.failed";
+
+/** What a watcher attests of a transaction that was executed at finality with an error. */
+export interface FailedTransaction {
+  chain: ProtoChainName;
+  mode: "live" | "test";
+  /** The chain's spelling of the transaction's id: base58 on Solana (its first signature) and Sui. */
+  txid: string;
+}
+
+/** The canonical bytes a watcher signs for a failed transaction (a domain of its own). */
+export function failureMessage(t: FailedTransaction): Uint8Array {
+  return encodeLines(FAILURE_DOMAIN, [
+    ["chain", t.chain],
+    ["mode", t.mode],
+    ["txid", t.txid],
+  ]);
 }

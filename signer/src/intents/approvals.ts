@@ -6,6 +6,7 @@ import type { KeyObject } from "node:crypto";
 import {
   approvalMessage,
   destinationMessage,
+  failureMessage,
   RefusalCode,
   type RequestPayoutDestinationRequest,
 } from "@gateway/signer-proto";
@@ -59,10 +60,20 @@ export function createApprovalVerifier(
       refuse(RefusalCode.APPROVAL_INVALID, "the approval signature does not verify");
   }
 
+  /** A retry's evidence: a watcher's key (never an approver's) attests the replaced transaction failed. */
+  function failureAttested(intent: SignerIntent, f: { keyId: string; signature: Uint8Array; txid: string }) {
+    const watcher = keys.get(f.keyId);
+    const message = failureMessage({ ...intent, txid: f.txid });
+    return watcher?.approves === "transfer" && ed25519Verify(watcher.key, message, f.signature);
+  }
+
   return {
     verify(intent) {
       const kind = intent.action.kind;
       if (kind === "sweep" || kind === "nonce_account") return;
+      const replaced = intent.proto.supersedes;
+      if (replaced && !(replaced.failure && failureAttested(intent, replaced.failure)))
+        refuse(RefusalCode.FAILURE_NOT_ATTESTED, "a retry needs a watcher's attestation of the failure");
       const unapproved = !intent.approval || intent.approval.signature.length === 0;
       if (unapproved && kind === "payout" && options.unapprovedPayoutsToLinked) {
         // The policy knows the linked wallet; an approval-less payout must not look approved.

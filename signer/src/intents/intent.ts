@@ -77,6 +77,13 @@ export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
   const approval = proto.approval
     ? { keyId: proto.approval.keyId, signature: proto.approval.signature }
     : undefined;
+  // A retry (`supersedes`) replaces another refund or payout: docs/signer.md, "Retries".
+  const replaced = proto.supersedes?.intentId;
+  if (
+    replaced !== undefined &&
+    (!("destination" in action) || !INTENT_ID.test(replaced) || replaced === proto.intentId)
+  )
+    invalid("supersedes: a refund or payout names another intent id");
   return { intentId: proto.intentId, chain, mode, asset, amount: proto.amount, action, approval, proto };
 }
 
@@ -117,5 +124,6 @@ export function auditView(intent: SignerIntent): Record<string, unknown> {
     ...effectOf(intent).fields,
     approvalKeyId: intent.approval?.keyId,
     ...(intent.approval && expiresAtMs ? { approvalExpiresAtMs: expiresAtMs.toString() } : {}),
+    ...(intent.proto.supersedes && { supersedes: intent.proto.supersedes.intentId }),
   };
 }

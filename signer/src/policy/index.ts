@@ -4,15 +4,19 @@ import type { SignerConfig } from "../config.js";
 import { createPayoutPolicy, isPayoutPolicy, type PayoutPolicy } from "./payouts.js";
 import { createRefundAttestationRule } from "./refunds.js";
 import type { PolicyRule } from "./rule.js";
+import { createSupersessionRule } from "./supersession.js";
 
 export type { PayoutPolicy, PayoutPolicyOptions } from "./payouts.js";
 export { createPayoutPolicy } from "./payouts.js";
-export type { Facts, PolicyRule } from "./rule.js";
+export type { Facts, PolicyRule, Replaced } from "./rule.js";
+export { createSupersessionRule } from "./supersession.js";
 
 export function createPolicyRules(
   config: Pick<SignerConfig, "payoutPolicy" | "refundAttestation" | "trustedApprovers">,
 ): PolicyRule[] {
   return [
+    // Retries of failed refunds and payouts: the same effect, replacing an intent once.
+    createSupersessionRule(),
     // Refunds only to an attested sender, never more than the attested transfer.
     ...(config.refundAttestation === "required"
       ? [createRefundAttestationRule(config.trustedApprovers)]

@@ -144,7 +144,7 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
   return {
     name: PAYOUT_RULE,
 
-    check(intent, at) {
+    check(intent, at, replaced) {
       const action = intent.action;
       if (action.kind !== "payout") return;
       const merchantId = payoutMerchant(intent);
@@ -153,7 +153,8 @@ export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
       const approval = intent.approval;
       if (approval) checkExpiry(intent.proto.approval?.expiresAtMs ?? 0n, at);
       const payer = paid.get(`${intent.mode}|${action.reference}`);
-      if (payer !== undefined && payer !== intent.intentId)
+      // A retry takes over the reference from the payout it replaces, whose transaction failed.
+      if (payer !== undefined && payer !== intent.intentId && payer !== replaced?.intentId)
         refuse(RefusalCode.APPROVAL_REUSED, `payout ${action.reference} was signed as ${payer}`);
       const entry = destinations.get(entryKey({ ...intent, merchantId, address: action.destination }));
       if (!entry)

@@ -9,7 +9,13 @@ import type { TrustedApprover } from "../intents/approvals.js";
 import type { SignerIntent } from "../intents/intent.js";
 import { ed25519PublicKeyObject } from "../keys/ed25519.js";
 import { refuse } from "../refusal.js";
-import type { PolicyRule } from "./rule.js";
+import type { PolicyRule, Replaced } from "./rule.js";
+
+/** What a retry gives back: the amount its replaced refund took from `transfer`, if any. */
+const releasedBy = (replaced: Replaced | undefined, transfer: string) => {
+  const old = replaced?.policy.refunds;
+  return old?.transfer === transfer ? BigInt(old.amount!) : 0n;
+};
 
 export function createRefundAttestationRule(approvers: readonly TrustedApprover[]): PolicyRule {
   const attestors = new Map<string, KeyObject>(
@@ -39,20 +45,29 @@ export function createRefundAttestationRule(approvers: readonly TrustedApprover[
 
   return {
     name: "refunds",
-    check(intent) {
+    check(intent, _at, replaced) {
       const transfer = attested(intent);
       if (!transfer) return;
-      const before = refunded.get(transfer.transfer) ?? 0n;
+      // A retry replaces a refund whose transaction failed on chain: its amount never left.
+      const before = (refunded.get(transfer.transfer) ?? 0n) - releasedBy(replaced, transfer.transfer);
       if (before + intent.amount > transfer.amount)
         refuse(RefusalCode.OVER_ATTESTED, `over the attested ${transfer.amount} of ${transfer.transfer}`);
     },
-    facts(intent) {
+    facts(intent, replaced) {
       const transfer = attested(intent);
-      return transfer && { transfer: transfer.transfer, amount: intent.amount.toString() };
+      const old = replaced?.policy.refunds;
+      return (
+        transfer && {
+          transfer: transfer.transfer,
+          amount: intent.amount.toString(),
+          ...(old?.transfer !== undefined && { released: old.amount!, releasedFrom: old.transfer }),
+        }
+      );
     },
     apply(facts) {
-      const key = facts.transfer!;
-      refunded.set(key, (refunded.get(key) ?? 0n) + BigInt(facts.amount!));
+      const add = (key: string, amount: bigint) => refunded.set(key, (refunded.get(key) ?? 0n) + amount);
+      add(facts.transfer!, BigInt(facts.amount!));
+      if (facts.releasedFrom !== undefined) add(facts.releasedFrom, -BigInt(facts.released!));
     },
     // Kept for good: an attestation never expires, so neither may what was refunded against it.
     snapshot: () => [...refunded].map(([transfer, amount]) => [transfer, amount.toString()]),

@@ -11,7 +11,8 @@ import type { CheckedTransaction } from "../chains/signer-chain.js";
 import { DepositCounts, type DepositCountsSnapshot } from "../deposit-counts.js";
 import { IntentIndex } from "../intent-index.js";
 import { intentEffect, type SignerIntent } from "../intents/intent.js";
-import type { Facts, PolicyRule } from "../policy/rule.js";
+import type { Facts, PolicyRule, Replaced } from "../policy/rule.js";
+import { SUPERSESSION_RULE } from "../policy/supersession.js";
 import { refuse } from "../refusal.js";
 import type { AuditPlace } from "./audit-log.js";
 
@@ -71,10 +72,12 @@ export interface LedgerRecord {
 }
 
 /** A `signed` audit entry, as the ledger reads it back. */
-export type SignedEntry = { intent: Record<string, unknown>; signers?: string[]; ledger: LedgerRecord };
+export type SignedEntry = { intent: Record<string, unknown>; signers?: string[]; ledger: LedgerRecord } & {
+  txidBase64?: string;
+};
 
 /** What `auditView` adds to an intent's effect. */
-const NOT_EFFECT = new Set(["intentId", "approvalKeyId", "approvalExpiresAtMs"]);
+const NOT_EFFECT = new Set(["intentId", "approvalKeyId", "approvalExpiresAtMs", "supersedes"]);
 
 /**
  * The intent a record is about (id, effect, kind, chain, mode, asset, amount, signers): in the
@@ -176,6 +179,15 @@ export function createIntentLedger(
     return recent ? { ...recent, hash: unpackHash(recent.hash) } : index.find(intentId);
   };
 
+  /** The bound intent a retry replaces, read back from its entry; undefined when never signed. */
+  function replacedOf(intent: SignerIntent): Replaced | undefined {
+    const id = intent.proto.supersedes?.intentId ?? "";
+    const place = placeOf(id);
+    const entry = place && read(place);
+    const policy = entry?.ledger.policy ?? {};
+    return entry && { intentId: id, effect: intentOf(entry).effect!, txidBase64: entry.txidBase64, policy };
+  }
+
   return {
     bound(intentId) {
       const place = placeOf(intentId);
@@ -209,7 +221,11 @@ export function createIntentLedger(
             RefusalCode.SWEEP_LIMIT_EXCEEDED,
             `${deposit}: ${limits.maxSweepsPerDeposit} sweeps already`,
           );
-        for (const rule of rules) rule.check(intent, at);
+        // Rules release what a replaced intent used up, so a retry is only checked where one is.
+        if (intent.proto.supersedes && !rules.some((rule) => rule.name === SUPERSESSION_RULE))
+          refuse(RefusalCode.SUPERSEDE_REFUSED, "this signer does not retry intents");
+        const replaced = replacedOf(intent);
+        for (const rule of rules) rule.check(intent, at, replaced);
       }
       // Every signature counts against the caps and the gas budget, repeats included.
       if (movesValue(intent.action.kind)) {
@@ -236,8 +252,9 @@ export function createIntentLedger(
         record.locks = plan.locks;
         const deposit = depositKey(intent);
         if (deposit) record.deposit = deposit;
+        const replaced = replacedOf(intent);
         for (const rule of rules) {
-          const facts = rule.facts?.(intent);
+          const facts = rule.facts?.(intent, replaced);
           if (facts) record.policy = { ...record.policy, [rule.name]: facts };
         }
       }

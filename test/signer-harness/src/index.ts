@@ -8,6 +8,7 @@ import {
   createRefundAttestationRule,
   createSignerCoreWithRules,
   createSignerServer,
+  createSupersessionRule,
   mnemonicToSeed,
   openSignerState,
   type PayoutPolicyOptions,
@@ -158,7 +159,12 @@ export async function startTestSigner(options: TestSignerOptions = {}): Promise<
         ...(options.payoutPolicy === true ? {} : options.payoutPolicy),
       })
     : undefined;
-  const rules = [createRefundAttestationRule(trusted), ...(payouts ? [payouts] : [])];
+  // As the process's rules (createPolicyRules): retries of failed intents, attested refunds, payouts.
+  const rules = [
+    createSupersessionRule(),
+    createRefundAttestationRule(trusted),
+    ...(payouts ? [payouts] : []),
+  ];
   const { audit, ledger, issued } = openSignerState(
     auditPath,
     {

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/signer/v1/signer.proto.
  */
 export const file_gateway_signer_v1_signer: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIsChJEZXBvc2l0SW5kZXhJc3N1ZWQSFgoOaGlnaGVzdF9pc3N1ZWQYASABKA0iYQodRGVyaXZlRGVwb3NpdEFkZHJlc3Nlc1JlcXVlc3QSQAoIcmVxdWVzdHMYASADKAsyLi5nYXRld2F5LnNpZ25lci52MS5EZXJpdmVEZXBvc2l0QWRkcmVzc1JlcXVlc3QicgoaRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXN1bHQSEQoHYWRkcmVzcxgBIAEoCUgAEjcKBmlzc3VlZBgCIAEoCzIlLmdhdGV3YXkuc2lnbmVyLnYxLkRlcG9zaXRJbmRleElzc3VlZEgAQggKBnJlc3VsdCJgCh5EZXJpdmVEZXBvc2l0QWRkcmVzc2VzUmVzcG9uc2USPgoHcmVzdWx0cxgBIAMoCzItLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVzdWx0IhwKGkdldFNlcnZpY2VBZGRyZXNzZXNSZXF1ZXN0In4KEFNlcnZpY2VBZGRyZXNzZXMSJwoFY2hhaW4YASABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAIgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRINCgV2YXVsdBgDIAEoCRILCgNnYXMYBCABKAkiVQobR2V0U2VydmljZUFkZHJlc3Nlc1Jlc3BvbnNlEjYKCWFkZHJlc3NlcxgBIAMoCzIjLmdhdGV3YXkuc2lnbmVyLnYxLlNlcnZpY2VBZGRyZXNzZXMiJAoLU3dlZXBJbnRlbnQSFQoNZGVwb3NpdF9pbmRleBgBIAEoDSJzCgxSZWZ1bmRJbnRlbnQSEwoLZGVzdGluYXRpb24YASABKAkSEQoJcmVmZXJlbmNlGAIgASgJEjsKC2F0dGVzdGF0aW9uGAMgASgLMiYuZ2F0ZXdheS5zaWduZXIudjEuVHJhbnNmZXJBdHRlc3RhdGlvbiKGAQoTVHJhbnNmZXJBdHRlc3RhdGlvbhIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhMKC3RyYW5zZmVyX2lkGAMgASgJEhcKD2RlcG9zaXRfYWRkcmVzcxgEIAEoCRIOCgZzZW5kZXIYBSABKAkSDgoGYW1vdW50GAYgASgEIiMKEk5vbmNlQWNjb3VudEludGVudBINCgVpbmRleBgBIAEoDSJLCgxQYXlvdXRJbnRlbnQSEwoLZGVzdGluYXRpb24YASABKAkSEQoJcmVmZXJlbmNlGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgJIpgDCgZJbnRlbnQSEQoJaW50ZW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgEEi8KBXN3ZWVwGAogASgLMh4uZ2F0ZXdheS5zaWduZXIudjEuU3dlZXBJbnRlbnRIABIxCgZyZWZ1bmQYCyABKAsyHy5nYXRld2F5LnNpZ25lci52MS5SZWZ1bmRJbnRlbnRIABIxCgZwYXlvdXQYDCABKAsyHy5nYXRld2F5LnNpZ25lci52MS5QYXlvdXRJbnRlbnRIABI+Cg1ub25jZV9hY2NvdW50GA0gASgLMiUuZ2F0ZXdheS5zaWduZXIudjEuTm9uY2VBY2NvdW50SW50ZW50SAASLQoIYXBwcm92YWwYFCABKAsyGy5nYXRld2F5LnNpZ25lci52MS5BcHByb3ZhbEIGCgRraW5kIkQKCEFwcHJvdmFsEg4KBmtleV9pZBgBIAEoCRIRCglzaWduYXR1cmUYAiABKAwSFQoNZXhwaXJlc19hdF9tcxgDIAEoBCIYCglTdWlPYmplY3QSCwoDYmNzGAEgASgMIrkBCgtTaWduUmVxdWVzdBIpCgZpbnRlbnQYASABKAsyGS5nYXRld2F5LnNpZ25lci52MS5JbnRlbnQSHAoUdW5zaWduZWRfdHJhbnNhY3Rpb24YAiABKAwSLQoHb2JqZWN0cxgDIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlN1aU9iamVjdBIyCgxleHBlY3RfZW50cnkYBCABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQiQwoJU2lnbmF0dXJlEg8KB2FkZHJlc3MYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhIKCnNlcmlhbGl6ZWQYAyABKAkimgEKDFNpZ25SZXNwb25zZRIRCglpbnRlbnRfaWQYASABKAkSMAoKc2lnbmF0dXJlcxgCIAMoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25hdHVyZRITCgt0cmFuc2FjdGlvbhgDIAEoDBIwCgphdWRpdF9oZWFkGAQgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIiUKE0dldEF1ZGl0SGVhZFJlcXVlc3QSDgoGYXRfc2VxGAEgASgEInAKFEdldEF1ZGl0SGVhZFJlc3BvbnNlEioKBGhlYWQYASABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQSLAoGbmV3ZXN0GAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIiYKCUF1ZGl0SGVhZBILCgNzZXEYASABKAQSDAoEaGFzaBgCIAEoCSL3AQoRUGF5b3V0RGVzdGluYXRpb24SEwoLbWVyY2hhbnRfaWQYASABKAkSJwoFY2hhaW4YAiABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAMgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRIPCgdhZGRyZXNzGAQgASgJEg4KBmxpbmtlZBgFIAEoCBIXCg9yZXF1ZXN0ZWRfYXRfbXMYBiABKAQSFwoPZWZmZWN0aXZlX2F0X21zGAcgASgEEhEKCWNhbmNlbGxlZBgIIAEoCBIXCg9jYW5jZWxsZWRfYXRfbXMYCSABKAQi1gEKH1JlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSJwoFY2hhaW4YAiABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAMgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRIPCgdhZGRyZXNzGAQgASgJEg4KBmxpbmtlZBgFIAEoCBItCghhcHByb3ZhbBgGIAEoCzIbLmdhdGV3YXkuc2lnbmVyLnYxLkFwcHJvdmFsIo8BCiBSZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRI5CgtkZXN0aW5hdGlvbhgBIAEoCzIkLmdhdGV3YXkuc2lnbmVyLnYxLlBheW91dERlc3RpbmF0aW9uEjAKCmF1ZGl0X2hlYWQYAiABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQilgEKHkNhbmNlbFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg8KB2FkZHJlc3MYBCABKAkijgEKH0NhbmNlbFBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOQoLZGVzdGluYXRpb24YASABKAsyJC5nYXRld2F5LnNpZ25lci52MS5QYXlvdXREZXN0aW5hdGlvbhIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkIjQKHUxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIlwKHkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXNwb25zZRI6CgxkZXN0aW5hdGlvbnMYASADKAsyJC5nYXRld2F5LnNpZ25lci52MS5QYXlvdXREZXN0aW5hdGlvbiJgCg1SZWZ1c2FsRGV0YWlsEhEKCWludGVudF9pZBgBIAEoCRIsCgRjb2RlGAIgASgOMh4uZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbENvZGUSDgoGcmVhc29uGAMgASgJIngKEFNpZ25CYXRjaFJlcXVlc3QSMAoIcmVxdWVzdHMYASADKAsyHi5nYXRld2F5LnNpZ25lci52MS5TaWduUmVxdWVzdBIyCgxleHBlY3RfZW50cnkYAiABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQifgoKU2lnblJlc3VsdBIxCgZzaWduZWQYASABKAsyHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2VIABIzCgdyZWZ1c2VkGAIgASgLMiAuZ2F0ZXdheS5zaWduZXIudjEuUmVmdXNhbERldGFpbEgAQggKBnJlc3VsdCJ1ChFTaWduQmF0Y2hSZXNwb25zZRIuCgdyZXN1bHRzGAEgAygLMh0uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3VsdBIwCgphdWRpdF9oZWFkGAIgASgLMhwuZ2F0ZXdheS5zaWduZXIudjEuQXVkaXRIZWFkKj8KBUNoYWluEhUKEUNIQUlOX1VOU1BFQ0lGSUVEEAASEAoMQ0hBSU5fU09MQU5BEAESDQoJQ0hBSU5fU1VJEAIqOgoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9MSVZFEAESDQoJTU9ERV9URVNUEAIqkwoKC1JlZnVzYWxDb2RlEhwKGFJFRlVTQUxfQ09ERV9VTlNQRUNJRklFRBAAEh8KG1JFRlVTQUxfQ09ERV9JTlZBTElEX0lOVEVOVBABEiYKIlJFRlVTQUxfQ09ERV9NQUxGT1JNRURfVFJBTlNBQ1RJT04QAhIgChxSRUZVU0FMX0NPREVfV1JPTkdfRkVFX1BBWUVSEAMSIgoeUkVGVVNBTF9DT0RFX1VORVhQRUNURURfU0lHTkVSEAQSIwofUkVGVVNBTF9DT0RFX1VORVhQRUNURURfUFJPR1JBTRAFEicKI1JFRlVTQUxfQ09ERV9VTkVYUEVDVEVEX0lOU1RSVUNUSU9OEAYSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NPVVJDRRAHEiIKHlJFRlVTQUxfQ09ERV9XUk9OR19ERVNUSU5BVElPThAIEh0KGVJFRlVTQUxfQ09ERV9XUk9OR19BTU9VTlQQCRIcChhSRUZVU0FMX0NPREVfV1JPTkdfQVNTRVQQChIoCiRSRUZVU0FMX0NPREVfV1JPTkdfQ0xPU0VfREVTVElOQVRJT04QCxIdChlSRUZVU0FMX0NPREVfRkVFX09WRVJfQ0FQEAwSHQoZUkVGVVNBTF9DT0RFX1dST05HX1NFTkRFUhANEiAKHFJFRlVTQUxfQ09ERV9XUk9OR19HQVNfT1dORVIQDhIgChxSRUZVU0FMX0NPREVfT0JKRUNUX01JU01BVENIEA8SIQodUkVGVVNBTF9DT0RFX0FQUFJPVkFMX01JU1NJTkcQEBIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfSU5WQUxJRBAREiQKIFJFRlVTQUxfQ09ERV9JTlRFTlRfQ0FQX0VYQ0VFREVEEBISIwofUkVGVVNBTF9DT0RFX0RBSUxZX0NBUF9FWENFRURFRBATEhcKE1JFRlVTQUxfQ09ERV9SRVBMQVkQFBIkCiBSRUZVU0FMX0NPREVfVU5TVVBQT1JURURfRkVBVFVSRRAVEh0KGVJFRlVTQUxfQ09ERV9JTlBVVF9JTl9VU0UQFhIfChtSRUZVU0FMX0NPREVfTk9OQ0VfUkVRVUlSRUQQFxIkCiBSRUZVU0FMX0NPREVfR0FTX0JVREdFVF9FWENFRURFRBAYEiUKIVJFRlVTQUxfQ09ERV9TV0VFUF9MSU1JVF9FWENFRURFRBAZEiMKH1JFRlVTQUxfQ09ERV9HQVNfUFJJQ0VfT1ZFUl9DQVAQGhIdChlSRUZVU0FMX0NPREVfTk9UX0FUVEVTVEVEEBsSHgoaUkVGVVNBTF9DT0RFX09WRVJfQVRURVNURUQQHBIoCiRSRUZVU0FMX0NPREVfREVTVElOQVRJT05fTk9UX0FMTE9XRUQQHRIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfRVhQSVJFRBAeEiAKHFJFRlVTQUxfQ09ERV9BUFBST1ZBTF9SRVVTRUQQHxIiCh5SRUZVU0FMX0NPREVfVkVMT0NJVFlfRVhDRUVERUQQIBIhCh1SRUZVU0FMX0NPREVfUk9MRV9OT1RfQUxMT1dFRBAhEh0KGVJFRlVTQUxfQ09ERV9VTktOT1dOX1JPTEUQIhIlCiFSRUZVU0FMX0NPREVfQVVESVRfRU5UUllfTk9UX0hFTEQQIxIgChxSRUZVU0FMX0NPREVfSU5URU5UX0FSQ0hJVkVEECQyhwgKDVNpZ25lclNlcnZpY2USdwoURGVyaXZlRGVwb3NpdEFkZHJlc3MSLi5nYXRld2F5LnNpZ25lci52MS5EZXJpdmVEZXBvc2l0QWRkcmVzc1JlcXVlc3QaLy5nYXRld2F5LnNpZ25lci52MS5EZXJpdmVEZXBvc2l0QWRkcmVzc1Jlc3BvbnNlEn0KFkRlcml2ZURlcG9zaXRBZGRyZXNzZXMSMC5nYXRld2F5LnNpZ25lci52MS5EZXJpdmVEZXBvc2l0QWRkcmVzc2VzUmVxdWVzdBoxLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzZXNSZXNwb25zZRJ0ChNHZXRTZXJ2aWNlQWRkcmVzc2VzEi0uZ2F0ZXdheS5zaWduZXIudjEuR2V0U2VydmljZUFkZHJlc3Nlc1JlcXVlc3QaLi5nYXRld2F5LnNpZ25lci52MS5HZXRTZXJ2aWNlQWRkcmVzc2VzUmVzcG9uc2USRwoEU2lnbhIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0Gh8uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlc3BvbnNlElYKCVNpZ25CYXRjaBIjLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25CYXRjaFJlcXVlc3QaJC5nYXRld2F5LnNpZ25lci52MS5TaWduQmF0Y2hSZXNwb25zZRJfCgxHZXRBdWRpdEhlYWQSJi5nYXRld2F5LnNpZ25lci52MS5HZXRBdWRpdEhlYWRSZXF1ZXN0GicuZ2F0ZXdheS5zaWduZXIudjEuR2V0QXVkaXRIZWFkUmVzcG9uc2USgwEKGFJlcXVlc3RQYXlvdXREZXN0aW5hdGlvbhIyLmdhdGV3YXkuc2lnbmVyLnYxLlJlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaMy5nYXRld2F5LnNpZ25lci52MS5SZXF1ZXN0UGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRKAAQoXQ2FuY2VsUGF5b3V0RGVzdGluYXRpb24SMS5nYXRld2F5LnNpZ25lci52MS5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaMi5nYXRld2F5LnNpZ25lci52MS5DYW5jZWxQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEn0KFkxpc3RQYXlvdXREZXN0aW5hdGlvbnMSMC5nYXRld2F5LnNpZ25lci52MS5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVxdWVzdBoxLmdhdGV3YXkuc2lnbmVyLnYxLkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch5nYXRld2F5L3NpZ25lci92MS9zaWduZXIucHJvdG8SEWdhdGV3YXkuc2lnbmVyLnYxInwKG0Rlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBInCgVjaGFpbhgBIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAiABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg0KBWluZGV4GAMgASgNIi8KHERlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCSIsChJEZXBvc2l0SW5kZXhJc3N1ZWQSFgoOaGlnaGVzdF9pc3N1ZWQYASABKA0iYQodRGVyaXZlRGVwb3NpdEFkZHJlc3Nlc1JlcXVlc3QSQAoIcmVxdWVzdHMYASADKAsyLi5nYXRld2F5LnNpZ25lci52MS5EZXJpdmVEZXBvc2l0QWRkcmVzc1JlcXVlc3QicgoaRGVyaXZlRGVwb3NpdEFkZHJlc3NSZXN1bHQSEQoHYWRkcmVzcxgBIAEoCUgAEjcKBmlzc3VlZBgCIAEoCzIlLmdhdGV3YXkuc2lnbmVyLnYxLkRlcG9zaXRJbmRleElzc3VlZEgAQggKBnJlc3VsdCJgCh5EZXJpdmVEZXBvc2l0QWRkcmVzc2VzUmVzcG9uc2USPgoHcmVzdWx0cxgBIAMoCzItLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVzdWx0IhwKGkdldFNlcnZpY2VBZGRyZXNzZXNSZXF1ZXN0In4KEFNlcnZpY2VBZGRyZXNzZXMSJwoFY2hhaW4YASABKA4yGC5nYXRld2F5LnNpZ25lci52MS5DaGFpbhIlCgRtb2RlGAIgASgOMhcuZ2F0ZXdheS5zaWduZXIudjEuTW9kZRINCgV2YXVsdBgDIAEoCRILCgNnYXMYBCABKAkiVQobR2V0U2VydmljZUFkZHJlc3Nlc1Jlc3BvbnNlEjYKCWFkZHJlc3NlcxgBIAMoCzIjLmdhdGV3YXkuc2lnbmVyLnYxLlNlcnZpY2VBZGRyZXNzZXMiJAoLU3dlZXBJbnRlbnQSFQoNZGVwb3NpdF9pbmRleBgBIAEoDSJzCgxSZWZ1bmRJbnRlbnQSEwoLZGVzdGluYXRpb24YASABKAkSEQoJcmVmZXJlbmNlGAIgASgJEjsKC2F0dGVzdGF0aW9uGAMgASgLMiYuZ2F0ZXdheS5zaWduZXIudjEuVHJhbnNmZXJBdHRlc3RhdGlvbiKGAQoTVHJhbnNmZXJBdHRlc3RhdGlvbhIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEhMKC3RyYW5zZmVyX2lkGAMgASgJEhcKD2RlcG9zaXRfYWRkcmVzcxgEIAEoCRIOCgZzZW5kZXIYBSABKAkSDgoGYW1vdW50GAYgASgEIiMKEk5vbmNlQWNjb3VudEludGVudBINCgVpbmRleBgBIAEoDSJLCgxQYXlvdXRJbnRlbnQSEwoLZGVzdGluYXRpb24YASABKAkSEQoJcmVmZXJlbmNlGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgJIs0DCgZJbnRlbnQSEQoJaW50ZW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgEEi8KBXN3ZWVwGAogASgLMh4uZ2F0ZXdheS5zaWduZXIudjEuU3dlZXBJbnRlbnRIABIxCgZyZWZ1bmQYCyABKAsyHy5nYXRld2F5LnNpZ25lci52MS5SZWZ1bmRJbnRlbnRIABIxCgZwYXlvdXQYDCABKAsyHy5nYXRld2F5LnNpZ25lci52MS5QYXlvdXRJbnRlbnRIABI+Cg1ub25jZV9hY2NvdW50GA0gASgLMiUuZ2F0ZXdheS5zaWduZXIudjEuTm9uY2VBY2NvdW50SW50ZW50SAASLQoIYXBwcm92YWwYFCABKAsyGy5nYXRld2F5LnNpZ25lci52MS5BcHByb3ZhbBIzCgpzdXBlcnNlZGVzGBUgASgLMh8uZ2F0ZXdheS5zaWduZXIudjEuU3VwZXJzZXNzaW9uQgYKBGtpbmQiWQoMU3VwZXJzZXNzaW9uEhEKCWludGVudF9pZBgBIAEoCRI2CgdmYWlsdXJlGAIgASgLMiUuZ2F0ZXdheS5zaWduZXIudjEuRmFpbHVyZUF0dGVzdGF0aW9uIkUKEkZhaWx1cmVBdHRlc3RhdGlvbhIOCgZrZXlfaWQYASABKAkSEQoJc2lnbmF0dXJlGAIgASgMEgwKBHR4aWQYAyABKAkiRAoIQXBwcm92YWwSDgoGa2V5X2lkGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoDBIVCg1leHBpcmVzX2F0X21zGAMgASgEIhgKCVN1aU9iamVjdBILCgNiY3MYASABKAwiuQEKC1NpZ25SZXF1ZXN0EikKBmludGVudBgBIAEoCzIZLmdhdGV3YXkuc2lnbmVyLnYxLkludGVudBIcChR1bnNpZ25lZF90cmFuc2FjdGlvbhgCIAEoDBItCgdvYmplY3RzGAMgAygLMhwuZ2F0ZXdheS5zaWduZXIudjEuU3VpT2JqZWN0EjIKDGV4cGVjdF9lbnRyeRgEIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCJDCglTaWduYXR1cmUSDwoHYWRkcmVzcxgBIAEoCRIRCglzaWduYXR1cmUYAiABKAwSEgoKc2VyaWFsaXplZBgDIAEoCSKaAQoMU2lnblJlc3BvbnNlEhEKCWludGVudF9pZBgBIAEoCRIwCgpzaWduYXR1cmVzGAIgAygLMhwuZ2F0ZXdheS5zaWduZXIudjEuU2lnbmF0dXJlEhMKC3RyYW5zYWN0aW9uGAMgASgMEjAKCmF1ZGl0X2hlYWQYBCABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQiJQoTR2V0QXVkaXRIZWFkUmVxdWVzdBIOCgZhdF9zZXEYASABKAQicAoUR2V0QXVkaXRIZWFkUmVzcG9uc2USKgoEaGVhZBgBIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZBIsCgZuZXdlc3QYAiABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQiJgoJQXVkaXRIZWFkEgsKA3NlcRgBIAEoBBIMCgRoYXNoGAIgASgJIvcBChFQYXlvdXREZXN0aW5hdGlvbhITCgttZXJjaGFudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg8KB2FkZHJlc3MYBCABKAkSDgoGbGlua2VkGAUgASgIEhcKD3JlcXVlc3RlZF9hdF9tcxgGIAEoBBIXCg9lZmZlY3RpdmVfYXRfbXMYByABKAQSEQoJY2FuY2VsbGVkGAggASgIEhcKD2NhbmNlbGxlZF9hdF9tcxgJIAEoBCLWAQofUmVxdWVzdFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRInCgVjaGFpbhgCIAEoDjIYLmdhdGV3YXkuc2lnbmVyLnYxLkNoYWluEiUKBG1vZGUYAyABKA4yFy5nYXRld2F5LnNpZ25lci52MS5Nb2RlEg8KB2FkZHJlc3MYBCABKAkSDgoGbGlua2VkGAUgASgIEi0KCGFwcHJvdmFsGAYgASgLMhsuZ2F0ZXdheS5zaWduZXIudjEuQXBwcm92YWwijwEKIFJlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEjkKC2Rlc3RpbmF0aW9uGAEgASgLMiQuZ2F0ZXdheS5zaWduZXIudjEuUGF5b3V0RGVzdGluYXRpb24SMAoKYXVkaXRfaGVhZBgCIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCKWAQoeQ2FuY2VsUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEicKBWNoYWluGAIgASgOMhguZ2F0ZXdheS5zaWduZXIudjEuQ2hhaW4SJQoEbW9kZRgDIAEoDjIXLmdhdGV3YXkuc2lnbmVyLnYxLk1vZGUSDwoHYWRkcmVzcxgEIAEoCSKOAQofQ2FuY2VsUGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRI5CgtkZXN0aW5hdGlvbhgBIAEoCzIkLmdhdGV3YXkuc2lnbmVyLnYxLlBheW91dERlc3RpbmF0aW9uEjAKCmF1ZGl0X2hlYWQYAiABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQiNAodTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiXAoeTGlzdFBheW91dERlc3RpbmF0aW9uc1Jlc3BvbnNlEjoKDGRlc3RpbmF0aW9ucxgBIAMoCzIkLmdhdGV3YXkuc2lnbmVyLnYxLlBheW91dERlc3RpbmF0aW9uImAKDVJlZnVzYWxEZXRhaWwSEQoJaW50ZW50X2lkGAEgASgJEiwKBGNvZGUYAiABKA4yHi5nYXRld2F5LnNpZ25lci52MS5SZWZ1c2FsQ29kZRIOCgZyZWFzb24YAyABKAkieAoQU2lnbkJhdGNoUmVxdWVzdBIwCghyZXF1ZXN0cxgBIAMoCzIeLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXF1ZXN0EjIKDGV4cGVjdF9lbnRyeRgCIAEoCzIcLmdhdGV3YXkuc2lnbmVyLnYxLkF1ZGl0SGVhZCJ+CgpTaWduUmVzdWx0EjEKBnNpZ25lZBgBIAEoCzIfLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25SZXNwb25zZUgAEjMKB3JlZnVzZWQYAiABKAsyIC5nYXRld2F5LnNpZ25lci52MS5SZWZ1c2FsRGV0YWlsSABCCAoGcmVzdWx0InUKEVNpZ25CYXRjaFJlc3BvbnNlEi4KB3Jlc3VsdHMYASADKAsyHS5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzdWx0EjAKCmF1ZGl0X2hlYWQYAiABKAsyHC5nYXRld2F5LnNpZ25lci52MS5BdWRpdEhlYWQqPwoFQ2hhaW4SFQoRQ0hBSU5fVU5TUEVDSUZJRUQQABIQCgxDSEFJTl9TT0xBTkEQARINCglDSEFJTl9TVUkQAio6CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABINCglNT0RFX0xJVkUQARINCglNT0RFX1RFU1QQAireCgoLUmVmdXNhbENvZGUSHAoYUkVGVVNBTF9DT0RFX1VOU1BFQ0lGSUVEEAASHwobUkVGVVNBTF9DT0RFX0lOVkFMSURfSU5URU5UEAESJgoiUkVGVVNBTF9DT0RFX01BTEZPUk1FRF9UUkFOU0FDVElPThACEiAKHFJFRlVTQUxfQ09ERV9XUk9OR19GRUVfUEFZRVIQAxIiCh5SRUZVU0FMX0NPREVfVU5FWFBFQ1RFRF9TSUdORVIQBBIjCh9SRUZVU0FMX0NPREVfVU5FWFBFQ1RFRF9QUk9HUkFNEAUSJwojUkVGVVNBTF9DT0RFX1VORVhQRUNURURfSU5TVFJVQ1RJT04QBhIdChlSRUZVU0FMX0NPREVfV1JPTkdfU09VUkNFEAcSIgoeUkVGVVNBTF9DT0RFX1dST05HX0RFU1RJTkFUSU9OEAgSHQoZUkVGVVNBTF9DT0RFX1dST05HX0FNT1VOVBAJEhwKGFJFRlVTQUxfQ09ERV9XUk9OR19BU1NFVBAKEigKJFJFRlVTQUxfQ09ERV9XUk9OR19DTE9TRV9ERVNUSU5BVElPThALEh0KGVJFRlVTQUxfQ09ERV9GRUVfT1ZFUl9DQVAQDBIdChlSRUZVU0FMX0NPREVfV1JPTkdfU0VOREVSEA0SIAocUkVGVVNBTF9DT0RFX1dST05HX0dBU19PV05FUhAOEiAKHFJFRlVTQUxfQ09ERV9PQkpFQ1RfTUlTTUFUQ0gQDxIhCh1SRUZVU0FMX0NPREVfQVBQUk9WQUxfTUlTU0lORxAQEiEKHVJFRlVTQUxfQ09ERV9BUFBST1ZBTF9JTlZBTElEEBESJAogUkVGVVNBTF9DT0RFX0lOVEVOVF9DQVBfRVhDRUVERUQQEhIjCh9SRUZVU0FMX0NPREVfREFJTFlfQ0FQX0VYQ0VFREVEEBMSFwoTUkVGVVNBTF9DT0RFX1JFUExBWRAUEiQKIFJFRlVTQUxfQ09ERV9VTlNVUFBPUlRFRF9GRUFUVVJFEBUSHQoZUkVGVVNBTF9DT0RFX0lOUFVUX0lOX1VTRRAWEh8KG1JFRlVTQUxfQ09ERV9OT05DRV9SRVFVSVJFRBAXEiQKIFJFRlVTQUxfQ09ERV9HQVNfQlVER0VUX0VYQ0VFREVEEBgSJQohUkVGVVNBTF9DT0RFX1NXRUVQX0xJTUlUX0VYQ0VFREVEEBkSIwofUkVGVVNBTF9DT0RFX0dBU19QUklDRV9PVkVSX0NBUBAaEh0KGVJFRlVTQUxfQ09ERV9OT1RfQVRURVNURUQQGxIeChpSRUZVU0FMX0NPREVfT1ZFUl9BVFRFU1RFRBAcEigKJFJFRlVTQUxfQ09ERV9ERVNUSU5BVElPTl9OT1RfQUxMT1dFRBAdEiEKHVJFRlVTQUxfQ09ERV9BUFBST1ZBTF9FWFBJUkVEEB4SIAocUkVGVVNBTF9DT0RFX0FQUFJPVkFMX1JFVVNFRBAfEiIKHlJFRlVTQUxfQ09ERV9WRUxPQ0lUWV9FWENFRURFRBAgEiEKHVJFRlVTQUxfQ09ERV9ST0xFX05PVF9BTExPV0VEECESHQoZUkVGVVNBTF9DT0RFX1VOS05PV05fUk9MRRAiEiUKIVJFRlVTQUxfQ09ERV9BVURJVF9FTlRSWV9OT1RfSEVMRBAjEiAKHFJFRlVTQUxfQ09ERV9JTlRFTlRfQVJDSElWRUQQJBIlCiFSRUZVU0FMX0NPREVfRkFJTFVSRV9OT1RfQVRURVNURUQQKBIiCh5SRUZVU0FMX0NPREVfU1VQRVJTRURFX1JFRlVTRUQQKTKHCAoNU2lnbmVyU2VydmljZRJ3ChREZXJpdmVEZXBvc2l0QWRkcmVzcxIuLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVxdWVzdBovLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzUmVzcG9uc2USfQoWRGVyaXZlRGVwb3NpdEFkZHJlc3NlcxIwLmdhdGV3YXkuc2lnbmVyLnYxLkRlcml2ZURlcG9zaXRBZGRyZXNzZXNSZXF1ZXN0GjEuZ2F0ZXdheS5zaWduZXIudjEuRGVyaXZlRGVwb3NpdEFkZHJlc3Nlc1Jlc3BvbnNlEnQKE0dldFNlcnZpY2VBZGRyZXNzZXMSLS5nYXRld2F5LnNpZ25lci52MS5HZXRTZXJ2aWNlQWRkcmVzc2VzUmVxdWVzdBouLmdhdGV3YXkuc2lnbmVyLnYxLkdldFNlcnZpY2VBZGRyZXNzZXNSZXNwb25zZRJHCgRTaWduEh4uZ2F0ZXdheS5zaWduZXIudjEuU2lnblJlcXVlc3QaHy5nYXRld2F5LnNpZ25lci52MS5TaWduUmVzcG9uc2USVgoJU2lnbkJhdGNoEiMuZ2F0ZXdheS5zaWduZXIudjEuU2lnbkJhdGNoUmVxdWVzdBokLmdhdGV3YXkuc2lnbmVyLnYxLlNpZ25CYXRjaFJlc3BvbnNlEl8KDEdldEF1ZGl0SGVhZBImLmdhdGV3YXkuc2lnbmVyLnYxLkdldEF1ZGl0SGVhZFJlcXVlc3QaJy5nYXRld2F5LnNpZ25lci52MS5HZXRBdWRpdEhlYWRSZXNwb25zZRKDAQoYUmVxdWVzdFBheW91dERlc3RpbmF0aW9uEjIuZ2F0ZXdheS5zaWduZXIudjEuUmVxdWVzdFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBozLmdhdGV3YXkuc2lnbmVyLnYxLlJlcXVlc3RQYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEoABChdDYW5jZWxQYXlvdXREZXN0aW5hdGlvbhIxLmdhdGV3YXkuc2lnbmVyLnYxLkNhbmNlbFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBoyLmdhdGV3YXkuc2lnbmVyLnYxLkNhbmNlbFBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USfQoWTGlzdFBheW91dERlc3RpbmF0aW9ucxIwLmdhdGV3YXkuc2lnbmVyLnYxLkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXF1ZXN0GjEuZ2F0ZXdheS5zaWduZXIudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message gateway.signer.v1.DeriveDepositAddressRequest
@@ -436,6 +436,14 @@ export type Intent = Message<"gateway.signer.v1.Intent"> & {
    * @generated from field: gateway.signer.v1.Approval approval = 20;
    */
   approval?: Approval | undefined;
+
+  /**
+   * A retry of a refund or payout whose transaction failed on chain (docs/signer.md, "Retrying
+   * a failed refund or payout"): the intent it replaces, with a watcher's attestation of the failure.
+   *
+   * @generated from field: gateway.signer.v1.Supersession supersedes = 21;
+   */
+  supersedes?: Supersession | undefined;
 };
 
 /**
@@ -444,6 +452,63 @@ export type Intent = Message<"gateway.signer.v1.Intent"> & {
  */
 export const IntentSchema: GenMessage<Intent> = /*@__PURE__*/
   messageDesc(file_gateway_signer_v1_signer, 14);
+
+/**
+ * The refund or payout intent a retry replaces. The retry must move exactly what it moved; the
+ * signer then releases what the failed transaction used up and checks the retry like any intent.
+ *
+ * @generated from message gateway.signer.v1.Supersession
+ */
+export type Supersession = Message<"gateway.signer.v1.Supersession"> & {
+  /**
+   * @generated from field: string intent_id = 1;
+   */
+  intentId: string;
+
+  /**
+   * @generated from field: gateway.signer.v1.FailureAttestation failure = 2;
+   */
+  failure?: FailureAttestation | undefined;
+};
+
+/**
+ * Describes the message gateway.signer.v1.Supersession.
+ * Use `create(SupersessionSchema)` to create a new message.
+ */
+export const SupersessionSchema: GenMessage<Supersession> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 15);
+
+/**
+ * Signed by a watcher's key (never settlement's): the transaction `txid` (the chain's spelling:
+ * base58 on Solana and Sui) was executed at finality with an error, so it moved nothing and can
+ * never execute again. The signed encoding is failureMessage() in
+ * packages/signer-proto/src/approval.ts; the chain and mode are the intent's.
+ *
+ * @generated from message gateway.signer.v1.FailureAttestation
+ */
+export type FailureAttestation = Message<"gateway.signer.v1.FailureAttestation"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: bytes signature = 2;
+   */
+  signature: Uint8Array;
+
+  /**
+   * @generated from field: string txid = 3;
+   */
+  txid: string;
+};
+
+/**
+ * Describes the message gateway.signer.v1.FailureAttestation.
+ * Use `create(FailureAttestationSchema)` to create a new message.
+ */
+export const FailureAttestationSchema: GenMessage<FailureAttestation> = /*@__PURE__*/
+  messageDesc(file_gateway_signer_v1_signer, 16);
 
 /**
  * An ed25519 signature over the canonical encoding of the intent (see
@@ -475,7 +540,7 @@ export type Approval = Message<"gateway.signer.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 15);
+  messageDesc(file_gateway_signer_v1_signer, 17);
 
 /**
  * The contents of a Sui object referenced by the transaction: BCS of Sui's `Object`.
@@ -494,7 +559,7 @@ export type SuiObject = Message<"gateway.signer.v1.SuiObject"> & {
  * Use `create(SuiObjectSchema)` to create a new message.
  */
 export const SuiObjectSchema: GenMessage<SuiObject> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 16);
+  messageDesc(file_gateway_signer_v1_signer, 18);
 
 /**
  * @generated from message gateway.signer.v1.SignRequest
@@ -534,7 +599,7 @@ export type SignRequest = Message<"gateway.signer.v1.SignRequest"> & {
  * Use `create(SignRequestSchema)` to create a new message.
  */
 export const SignRequestSchema: GenMessage<SignRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 17);
+  messageDesc(file_gateway_signer_v1_signer, 19);
 
 /**
  * @generated from message gateway.signer.v1.Signature
@@ -568,7 +633,7 @@ export type Signature = Message<"gateway.signer.v1.Signature"> & {
  * Use `create(SignatureSchema)` to create a new message.
  */
 export const SignatureSchema: GenMessage<Signature> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 18);
+  messageDesc(file_gateway_signer_v1_signer, 20);
 
 /**
  * @generated from message gateway.signer.v1.SignResponse
@@ -605,7 +670,7 @@ export type SignResponse = Message<"gateway.signer.v1.SignResponse"> & {
  * Use `create(SignResponseSchema)` to create a new message.
  */
 export const SignResponseSchema: GenMessage<SignResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 19);
+  messageDesc(file_gateway_signer_v1_signer, 21);
 
 /**
  * @generated from message gateway.signer.v1.GetAuditHeadRequest
@@ -624,7 +689,7 @@ export type GetAuditHeadRequest = Message<"gateway.signer.v1.GetAuditHeadRequest
  * Use `create(GetAuditHeadRequestSchema)` to create a new message.
  */
 export const GetAuditHeadRequestSchema: GenMessage<GetAuditHeadRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 20);
+  messageDesc(file_gateway_signer_v1_signer, 22);
 
 /**
  * @generated from message gateway.signer.v1.GetAuditHeadResponse
@@ -650,7 +715,7 @@ export type GetAuditHeadResponse = Message<"gateway.signer.v1.GetAuditHeadRespon
  * Use `create(GetAuditHeadResponseSchema)` to create a new message.
  */
 export const GetAuditHeadResponseSchema: GenMessage<GetAuditHeadResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 21);
+  messageDesc(file_gateway_signer_v1_signer, 23);
 
 /**
  * @generated from message gateway.signer.v1.AuditHead
@@ -674,7 +739,7 @@ export type AuditHead = Message<"gateway.signer.v1.AuditHead"> & {
  * Use `create(AuditHeadSchema)` to create a new message.
  */
 export const AuditHeadSchema: GenMessage<AuditHead> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 22);
+  messageDesc(file_gateway_signer_v1_signer, 24);
 
 /**
  * One address on a merchant's payout allow-list.
@@ -742,7 +807,7 @@ export type PayoutDestination = Message<"gateway.signer.v1.PayoutDestination"> &
  * Use `create(PayoutDestinationSchema)` to create a new message.
  */
 export const PayoutDestinationSchema: GenMessage<PayoutDestination> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 23);
+  messageDesc(file_gateway_signer_v1_signer, 25);
 
 /**
  * @generated from message gateway.signer.v1.RequestPayoutDestinationRequest
@@ -787,7 +852,7 @@ export type RequestPayoutDestinationRequest = Message<"gateway.signer.v1.Request
  * Use `create(RequestPayoutDestinationRequestSchema)` to create a new message.
  */
 export const RequestPayoutDestinationRequestSchema: GenMessage<RequestPayoutDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 24);
+  messageDesc(file_gateway_signer_v1_signer, 26);
 
 /**
  * @generated from message gateway.signer.v1.RequestPayoutDestinationResponse
@@ -809,7 +874,7 @@ export type RequestPayoutDestinationResponse = Message<"gateway.signer.v1.Reques
  * Use `create(RequestPayoutDestinationResponseSchema)` to create a new message.
  */
 export const RequestPayoutDestinationResponseSchema: GenMessage<RequestPayoutDestinationResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 25);
+  messageDesc(file_gateway_signer_v1_signer, 27);
 
 /**
  * @generated from message gateway.signer.v1.CancelPayoutDestinationRequest
@@ -841,7 +906,7 @@ export type CancelPayoutDestinationRequest = Message<"gateway.signer.v1.CancelPa
  * Use `create(CancelPayoutDestinationRequestSchema)` to create a new message.
  */
 export const CancelPayoutDestinationRequestSchema: GenMessage<CancelPayoutDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 26);
+  messageDesc(file_gateway_signer_v1_signer, 28);
 
 /**
  * @generated from message gateway.signer.v1.CancelPayoutDestinationResponse
@@ -863,7 +928,7 @@ export type CancelPayoutDestinationResponse = Message<"gateway.signer.v1.CancelP
  * Use `create(CancelPayoutDestinationResponseSchema)` to create a new message.
  */
 export const CancelPayoutDestinationResponseSchema: GenMessage<CancelPayoutDestinationResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 27);
+  messageDesc(file_gateway_signer_v1_signer, 29);
 
 /**
  * @generated from message gateway.signer.v1.ListPayoutDestinationsRequest
@@ -880,7 +945,7 @@ export type ListPayoutDestinationsRequest = Message<"gateway.signer.v1.ListPayou
  * Use `create(ListPayoutDestinationsRequestSchema)` to create a new message.
  */
 export const ListPayoutDestinationsRequestSchema: GenMessage<ListPayoutDestinationsRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 28);
+  messageDesc(file_gateway_signer_v1_signer, 30);
 
 /**
  * @generated from message gateway.signer.v1.ListPayoutDestinationsResponse
@@ -897,7 +962,7 @@ export type ListPayoutDestinationsResponse = Message<"gateway.signer.v1.ListPayo
  * Use `create(ListPayoutDestinationsResponseSchema)` to create a new message.
  */
 export const ListPayoutDestinationsResponseSchema: GenMessage<ListPayoutDestinationsResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 29);
+  messageDesc(file_gateway_signer_v1_signer, 31);
 
 /**
  * Attached to a refused Sign call as an error detail; also the refusal of a batch item.
@@ -926,7 +991,7 @@ export type RefusalDetail = Message<"gateway.signer.v1.RefusalDetail"> & {
  * Use `create(RefusalDetailSchema)` to create a new message.
  */
 export const RefusalDetailSchema: GenMessage<RefusalDetail> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 30);
+  messageDesc(file_gateway_signer_v1_signer, 32);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchRequest
@@ -950,7 +1015,7 @@ export type SignBatchRequest = Message<"gateway.signer.v1.SignBatchRequest"> & {
  * Use `create(SignBatchRequestSchema)` to create a new message.
  */
 export const SignBatchRequestSchema: GenMessage<SignBatchRequest> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 31);
+  messageDesc(file_gateway_signer_v1_signer, 33);
 
 /**
  * @generated from message gateway.signer.v1.SignResult
@@ -979,7 +1044,7 @@ export type SignResult = Message<"gateway.signer.v1.SignResult"> & {
  * Use `create(SignResultSchema)` to create a new message.
  */
 export const SignResultSchema: GenMessage<SignResult> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 32);
+  messageDesc(file_gateway_signer_v1_signer, 34);
 
 /**
  * @generated from message gateway.signer.v1.SignBatchResponse
@@ -1003,7 +1068,7 @@ export type SignBatchResponse = Message<"gateway.signer.v1.SignBatchResponse"> &
  * Use `create(SignBatchResponseSchema)` to create a new message.
  */
 export const SignBatchResponseSchema: GenMessage<SignBatchResponse> = /*@__PURE__*/
-  messageDesc(file_gateway_signer_v1_signer, 33);
+  messageDesc(file_gateway_signer_v1_signer, 35);
 
 /**
  * @generated from enum gateway.signer.v1.Chain
@@ -1295,6 +1360,20 @@ export enum RefusalCode {
    * @generated from enum value: REFUSAL_CODE_INTENT_ARCHIVED = 36;
    */
   INTENT_ARCHIVED = 36,
+
+  /**
+   * A retry without a valid watcher attestation that the replaced intent's transaction failed.
+   *
+   * @generated from enum value: REFUSAL_CODE_FAILURE_NOT_ATTESTED = 40;
+   */
+  FAILURE_NOT_ATTESTED = 40,
+
+  /**
+   * A retry of an intent never signed, already replaced, or with another effect.
+   *
+   * @generated from enum value: REFUSAL_CODE_SUPERSEDE_REFUSED = 41;
+   */
+  SUPERSEDE_REFUSED = 41,
 }
 
 /**

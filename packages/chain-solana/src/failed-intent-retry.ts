@@ -1,0 +1,80 @@
+// The operator's retry of a refund whose transaction failed on chain (docs/operations.md, "A refund
+// that failed on chain"). Run with the watcher's attestation key, never settlement's: the chain
+// must show the intent's latest transaction finalized with an error before the key attests it;
+// the attestation then rides with the intent's next attempt to the signer, which checks it and
+// everything else again (docs/signer.md, "Retries").
+import type { KeyObject } from "node:crypto";
+import type { Sql } from "@gateway/db";
+import type { Mode } from "@gateway/domain";
+import { signFailure } from "@gateway/signer-client";
+import type { Connection } from "@solana/web3.js";
+import { createIntentJournal } from "./intent-journal.js";
+import { createIntentRetries } from "./intent-retries.js";
+import { attemptIntentId } from "./intent-runner.js";
+
+export class RetryRefusedError extends Error {
+  override readonly name = "RetryRefusedError";
+}
+
+export interface FailedIntentRetryOptions {
+  sql: Sql;
+  /** Read at `finalized`: only a final failure is attested. */
+  connection: Connection;
+  /** The watcher's attestation key (WATCHER_ATTESTATION_SEED). */
+  attestor: { keyId: string; key: KeyObject };
+  /** Who asked, kept with the retry. */
+  requestedBy: string;
+}
+
+export interface FailedIntentRetry {
+  /** The attempt that will carry the retry, and the signer intent id and transaction it replaces. */
+  attempt: number;
+  replaces: string;
+  txid: string;
+}
+
+/** Why the transaction cannot be attested as failed, or undefined when it failed at finality. */
+async function notFailed(connection: Connection, txid: string): Promise<string | undefined> {
+  const { value } = await connection.getSignatureStatuses([txid], { searchTransactionHistory: true });
+  const status = value[0];
+  if (!status) return "the chain does not show it";
+  if (status.confirmationStatus !== "finalized") return "it is not final yet";
+  return status.err ? undefined : "it succeeded";
+}
+
+/**
+ * Attests that settlement intent `intentId`'s latest transaction failed on chain and records the
+ * retry for its next attempt. Refused (RetryRefusedError) when the intent is final, was never
+ * signed, its transaction did not fail at finality, or that attempt was retried already.
+ */
+export async function retryFailedIntent(
+  options: FailedIntentRetryOptions,
+  intentId: string,
+  mode: Mode,
+): Promise<FailedIntentRetry> {
+  const { sql, connection, attestor } = options;
+  const journal = createIntentJournal(sql, "solana");
+  const record = await journal.read(intentId);
+  if (record.finalTxid) throw new RetryRefusedError(`${intentId} is final on chain (${record.finalTxid})`);
+  // The runner may not have looked at its transaction since it failed: then it is still current.
+  const current = record.signature !== null;
+  const txid = record.signature ?? record.signatures.at(-1);
+  const failedAttempt = current ? record.attempt : record.attempt - 1;
+  if (!txid || failedAttempt < 1) throw new RetryRefusedError(`${intentId} has no signed transaction`);
+  const why = await notFailed(connection, txid);
+  if (why) throw new RetryRefusedError(`${intentId}: transaction ${txid} did not fail on chain: ${why}`);
+  const replaces = attemptIntentId(intentId, failedAttempt);
+  const failure = signFailure({ chain: "solana", mode, txid }, attestor);
+  const attempt = failedAttempt + 1;
+  const retries = createIntentRetries(sql, "solana");
+  const recorded = await retries.record({
+    intentId,
+    attempt,
+    supersedes: { intentId: replaces, failure },
+    requestedBy: options.requestedBy,
+  });
+  if (!recorded) throw new RetryRefusedError(`${intentId}: attempt ${attempt} was retried already`);
+  // Recorded first, so the attempt the runner opens next finds it.
+  if (current) await journal.recordDead(intentId, failedAttempt);
+  return { attempt, replaces, txid };
+}

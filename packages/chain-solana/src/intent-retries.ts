@@ -1,0 +1,47 @@
+// The retries an operator made of intents whose transaction failed on chain, kept in PostgreSQL
+// (chain_intent_retries): the attempt that replaces the failed one carries the watcher's
+// attestation of that failure to the signer, which checks it (docs/signer.md, "Retries").
+import type { Sql } from "@gateway/db";
+import type { Chain } from "@gateway/domain";
+import type { SupersessionInput } from "@gateway/signer-client";
+
+export interface IntentRetry {
+  /** Settlement's intent id, and the attempt that replaces the failed one. */
+  intentId: string;
+  attempt: number;
+  supersedes: SupersessionInput;
+  requestedBy: string;
+}
+
+export interface IntentRetries {
+  /** The retry recorded for this attempt, if an operator made one. */
+  read(intentId: string, attempt: number): Promise<SupersessionInput | undefined>;
+  /** False when that attempt already has a retry on record (it is kept, not replaced). */
+  record(retry: IntentRetry): Promise<boolean>;
+}
+
+export function createIntentRetries(sql: Sql, chain: Chain): IntentRetries {
+  return {
+    async read(intentId, attempt) {
+      const [row] = await sql<{ replaces: string; txid: string; key_id: string; signature: Uint8Array }[]>`
+        select replaces, txid, key_id, signature from chain_intent_retries
+        where intent_id = ${intentId} and attempt = ${attempt} and chain = ${chain}`;
+      if (!row) return undefined;
+      return {
+        intentId: row.replaces,
+        failure: { keyId: row.key_id, signature: new Uint8Array(row.signature), txid: row.txid },
+      };
+    },
+    async record({ intentId, attempt, supersedes, requestedBy }) {
+      const { failure } = supersedes;
+      const rows = await sql`
+        insert into chain_intent_retries
+          (intent_id, attempt, chain, replaces, txid, key_id, signature, requested_by)
+        values (${intentId}, ${attempt}, ${chain}, ${supersedes.intentId}, ${failure.txid},
+          ${failure.keyId}, ${Buffer.from(failure.signature)}, ${requestedBy})
+        on conflict (intent_id, attempt) do nothing
+        returning 1`;
+      return rows.length > 0;
+    },
+  };
+}
