@@ -137,13 +137,19 @@ export function createTestSigner(
   );
   const { ledger } = state;
   // Tests read the log right after a decision: write each entry through at once.
+  const log = state.audit;
   const audit: AuditLog = {
-    ...state.audit,
     append: (decision) => {
-      const head = state.audit.append(decision);
-      state.audit.flush();
+      const head = log.append(decision);
+      log.flush();
       return head;
     },
+    read: (place) => log.read(place),
+    head: () => log.head(),
+    hashAt: (seq) => log.hashAt(seq),
+    flush: (durable) => log.flush(durable),
+    sync: () => log.sync(),
+    close: () => log.close(),
   };
   const core = createSignerCoreWithRules(
     {

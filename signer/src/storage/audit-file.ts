@@ -116,7 +116,11 @@ export function openAuditLog(path: string, options: OpenAuditLogOptions = {}): A
   acquireLock(lockPath);
   try {
     finishRotation(path);
-    return openLocked(path, options, () => rmSync(lockPath, { force: true }));
+    const log = new AuditFiles(path, options.now ?? (() => new Date()), () =>
+      rmSync(lockPath, { force: true }),
+    );
+    log.open(options);
+    return log;
   } catch (error) {
     rmSync(lockPath, { force: true });
     throw error;
@@ -127,136 +131,165 @@ function chainIdOf(marker: string): string | undefined {
   return existsSync(marker) ? (JSON.parse(readFileSync(marker, "utf8")) as { id?: string }).id : undefined;
 }
 
-function openLocked(
-  path: string,
-  { now = () => new Date(), replay, restore }: OpenAuditLogOptions,
-  unlock: () => void,
-) {
-  const marker = genesisMarkerPath(path);
-  const logExists = existsSync(path) && statSync(path).size > 0;
-  if (!logExists && existsSync(marker))
-    throw new AuditChainError(
-      `${path} is missing or empty beside ${marker}: restore it; the signer will not start afresh`,
-    );
-  if (logExists && !existsSync(marker))
-    throw new AuditChainError(`${marker} is missing beside ${path}: the log's origin cannot be checked`);
-  let head: AuditHead = { seq: 0, hash: GENESIS_HASH };
-  let offsets = new EntryOffsets(1);
-  let since = now().getTime();
-  if (logExists) {
-    const verified = verifyAuditFile(path, (entry, hash, offset) => {
-      if (offsets.size === 0) offsets = new EntryOffsets(entry.seq);
-      offsets.push(offset);
-      if (entry.decision === CHECKPOINT && offsets.size === 1) {
-        if (entry.chain !== chainIdOf(marker))
-          throw new AuditChainError(`${path} begins with a checkpoint of another chain than ${marker}`);
-        since = Date.parse(String(entry.at));
-        restore?.(readState(path, entry), entry);
-      } else replay?.(entry, { seq: entry.seq, offset, hash });
+/** The live segment under its lock, the archived segments beside it, and the checkpoints' states. */
+class AuditFiles implements AuditFile {
+  readonly #marker: string;
+  #head: AuditHead = { seq: 0, hash: GENESIS_HASH };
+  #offsets = new EntryOffsets(1);
+  #since: number;
+  #file: AppendFile | undefined;
+  #archived: Segment[] = [];
+
+  constructor(
+    readonly path: string,
+    private readonly now: () => Date,
+    private readonly unlock: () => void,
+  ) {
+    this.#marker = genesisMarkerPath(path);
+    this.#since = now().getTime();
+  }
+
+  /** Verifies and replays the live segment (or starts a chain), then opens it for appending. */
+  open({ replay, restore }: Pick<OpenAuditLogOptions, "replay" | "restore">): void {
+    const logExists = existsSync(this.path) && statSync(this.path).size > 0;
+    if (!logExists && existsSync(this.#marker))
+      throw new AuditChainError(
+        `${this.path} is missing or empty beside ${this.#marker}: restore it; the signer will not start afresh`,
+      );
+    if (logExists && !existsSync(this.#marker))
+      throw new AuditChainError(
+        `${this.#marker} is missing beside ${this.path}: the log's origin cannot be checked`,
+      );
+    if (logExists) this.#verify(replay, restore);
+    this.#file = openAppendFile(this.path, { locked: true });
+    this.#archived = archivedSegments(this.path);
+    if (!logExists) this.#genesis();
+  }
+
+  #verify(replay: OpenAuditLogOptions["replay"], restore: OpenAuditLogOptions["restore"]): void {
+    const verified = verifyAuditFile(this.path, (entry, hash, offset) => {
+      if (this.#offsets.size === 0) this.#offsets = new EntryOffsets(entry.seq);
+      this.#offsets.push(offset);
+      if (entry.decision !== CHECKPOINT || this.#offsets.size !== 1)
+        return replay?.(entry, { seq: entry.seq, offset, hash });
+      if (entry.chain !== chainIdOf(this.#marker))
+        throw new AuditChainError(
+          `${this.path} begins with a checkpoint of another chain than ${this.#marker}`,
+        );
+      this.#since = Date.parse(String(entry.at));
+      restore?.(readState(this.path, entry), entry);
     });
     if (!verified.ok)
       throw new AuditChainError(
-        `${path} line ${verified.line}: ${verified.problem}; the signer will not start`,
+        `${this.path} line ${verified.line}: ${verified.problem}; the signer will not start`,
       );
-    head = { seq: verified.entries, hash: verified.lastHash };
-  }
-  let file: AppendFile = openAppendFile(path, { locked: true });
-  let archived: Segment[] = archivedSegments(path);
-
-  function append(decision: AuditDecision) {
-    const entry = entryLine(head, now(), decision);
-    const offset = file.appendLine(entry.line);
-    offsets.push(offset);
-    head = entry.head;
-    return { ...head, offset, line: entry.line };
+    this.#head = { seq: verified.entries, hash: verified.lastHash };
+    this.#offsets = this.#offsets.size === 0 ? new EntryOffsets(1) : this.#offsets;
   }
 
-  function lineOf(seq: number): string | undefined {
-    const offset = offsets.at(seq);
-    return offset === undefined ? undefined : file.readLine(offset);
+  /** A new chain starts with a genesis entry, so a log that ever existed is never empty. */
+  #genesis(): void {
+    const id = randomUUID();
+    // The genesis line is on disk before its marker: a marker never stands beside an empty log.
+    this.append({ decision: "genesis", intent: {}, chain: id });
+    this.flush(true);
+    writeFileSync(this.#marker, `${JSON.stringify({ id, created: this.now().toISOString() })}\n`, {
+      mode: 0o600,
+    });
   }
 
-  /** Rotates the live segment, which ends with the checkpoint `line`, into the archive. */
-  function rotate(line: string): void {
-    const first = offsets.first;
-    writeDurably(nextPath(path), `${line}\n`);
-    mkdirSync(archiveDir(path), { recursive: true });
-    const segment = join(archiveDir(path), segmentName(first, head.seq));
-    file.close();
-    renameSync(path, segment);
-    fsyncPath(archiveDir(path));
-    renameSync(nextPath(path), path);
-    fsyncPath(dirname(path));
-    file = openAppendFile(path, { locked: true });
-    archived = [...archived, { first, last: head.seq, file: segment }];
-    offsets = new EntryOffsets(head.seq);
-    offsets.push(0);
+  get #live(): AppendFile {
+    if (!this.#file) throw new Error(`${this.path} is not open`);
+    return this.#file;
   }
 
-  function writeState(seq: number, state: Buffer) {
-    mkdirSync(checkpointDir(path), { recursive: true });
+  #appendLine(decision: AuditDecision) {
+    const entry = entryLine(this.#head, this.now(), decision);
+    const offset = this.#live.appendLine(entry.line);
+    this.#offsets.push(offset);
+    this.#head = entry.head;
+    return { ...this.#head, offset, line: entry.line };
+  }
+
+  append(decision: AuditDecision): AuditHead & AuditPlace {
+    const { line: _line, ...placed } = this.#appendLine(decision);
+    return placed;
+  }
+
+  read(place: AuditPlace) {
+    if (place.seq >= this.#offsets.first) return entryAt(this.#live.readLine(place.offset), place, this.path);
+    const segment = segmentHolding(this.#archived, place.seq);
+    if (!segment || !existsSync(segment.file)) throw new ArchivedEntryError(place.seq, archiveDir(this.path));
+    return entryAt(archivedLine(segment, place.offset), place, segment.file);
+  }
+
+  head(): AuditHead {
+    return this.#head;
+  }
+
+  hashAt(seq: number): string | undefined {
+    if (seq === this.#head.seq) return this.#head.hash;
+    if (seq < 1 || seq > this.#head.seq) return undefined;
+    const offset = this.#offsets.at(seq);
+    if (offset !== undefined) return hashOfLine(this.#live.readLine(offset), seq);
+    return archivedHashAt(segmentHolding(this.#archived, seq), seq);
+  }
+
+  sinceCheckpoint() {
+    return { entries: this.#head.seq - this.#offsets.first, since: this.#since };
+  }
+
+  checkpoint(state: Buffer, fields: Record<string, unknown>): AuditHead {
+    this.#live.flush(true);
+    const written = this.#writeState(this.#head.seq + 1, state);
+    const chain = chainIdOf(this.#marker);
+    const { line } = this.#appendLine({ decision: CHECKPOINT, intent: {}, chain, state: written, ...fields });
+    this.#live.flush(true);
+    this.#rotate(line);
+    this.#since = this.now().getTime();
+    return this.#head;
+  }
+
+  #writeState(seq: number, state: Buffer) {
+    const dir = checkpointDir(this.path);
+    mkdirSync(dir, { recursive: true });
     const name = stateName(seq);
-    writeDurably(join(checkpointDir(path), name), state);
+    writeDurably(join(dir, name), state);
     // The newest state files are enough to start; older ones are verified offline only if kept.
-    const older = readdirSync(checkpointDir(path))
+    const older = readdirSync(dir)
       .filter((f) => f.endsWith(".state"))
       .sort();
-    for (const f of older.slice(0, -STATE_FILES_KEPT)) rmSync(join(checkpointDir(path), f));
+    for (const f of older.slice(0, -STATE_FILES_KEPT)) rmSync(join(dir, f));
     return { file: name, sha256: createHash("sha256").update(state).digest("hex"), bytes: state.length };
   }
 
-  const log: AuditFile = {
-    append: (decision) => {
-      const { line: _line, ...placed } = append(decision);
-      return placed;
-    },
-    read(place) {
-      if (place.seq >= offsets.first) return entryAt(file.readLine(place.offset), place, path);
-      const segment = segmentHolding(archived, place.seq);
-      if (!segment || !existsSync(segment.file)) throw new ArchivedEntryError(place.seq, archiveDir(path));
-      return entryAt(archivedLine(segment, place.offset), place, segment.file);
-    },
-    head: () => head,
-    hashAt(seq) {
-      if (seq === head.seq) return head.hash;
-      if (seq < 1 || seq > head.seq) return undefined;
-      if (seq >= offsets.first) {
-        const line = lineOf(seq);
-        return line === undefined ? undefined : hashOfLine(line, seq);
-      }
-      return archivedHashAt(segmentHolding(archived, seq), seq);
-    },
-    sinceCheckpoint: () => ({ entries: head.seq - offsets.first, since }),
-    checkpoint(state, fields) {
-      file.flush(true);
-      const seq = head.seq + 1;
-      const written = writeState(seq, state);
-      const { line } = append({
-        decision: CHECKPOINT,
-        intent: {},
-        chain: chainIdOf(marker),
-        state: written,
-        ...fields,
-      });
-      file.flush(true);
-      rotate(line);
-      since = now().getTime();
-      return head;
-    },
-    flush: (durable) => file.flush(durable),
-    sync: () => file.sync(),
-    close: () => {
-      file.close();
-      unlock();
-    },
-  };
-  if (!logExists) {
-    // A new chain starts with a genesis entry, so a log that ever existed is never empty.
-    const id = randomUUID();
-    // The genesis line is on disk before its marker: a marker never stands beside an empty log.
-    log.append({ decision: "genesis", intent: {}, chain: id });
-    log.flush(true);
-    writeFileSync(marker, `${JSON.stringify({ id, created: now().toISOString() })}\n`, { mode: 0o600 });
+  /** Rotates the live segment, which ends with the checkpoint `line`, into the archive. */
+  #rotate(line: string): void {
+    const { first } = this.#offsets;
+    writeDurably(nextPath(this.path), `${line}\n`);
+    mkdirSync(archiveDir(this.path), { recursive: true });
+    const segment = join(archiveDir(this.path), segmentName(first, this.#head.seq));
+    this.#live.close();
+    renameSync(this.path, segment);
+    fsyncPath(archiveDir(this.path));
+    renameSync(nextPath(this.path), this.path);
+    fsyncPath(dirname(this.path));
+    this.#file = openAppendFile(this.path, { locked: true });
+    this.#archived = [...this.#archived, { first, last: this.#head.seq, file: segment }];
+    this.#offsets = new EntryOffsets(this.#head.seq);
+    this.#offsets.push(0);
   }
-  return log;
+
+  flush(durable?: boolean): void {
+    this.#live.flush(durable);
+  }
+
+  sync(): Promise<void> {
+    return this.#live.sync();
+  }
+
+  close(): void {
+    this.#file?.close();
+    this.unlock();
+  }
 }
