@@ -72,7 +72,8 @@ export function openSignerState(
       const snapshot = decodeSnapshot(bytes);
       ledger.restore(snapshot.ledger);
       issued.restore(snapshot.issued);
-      for (const rule of rules) rule.restore?.(snapshot.rules[rule.name]);
+      // A rule configured since the checkpoint was written starts from nothing, as it would have.
+      for (const rule of rules) if (rule.name in snapshot.rules) rule.restore?.(snapshot.rules[rule.name]);
     },
     replay(entry, place) {
       if (entry.decision === "signed" && entry.ledger)
