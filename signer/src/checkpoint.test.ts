@@ -28,6 +28,11 @@ afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
+const PAYOUT_OPTIONS = {
+  destinationDelaySeconds: { live: 0, test: 0 },
+  approvalMaxTtlSeconds: 900,
+  limits: { perMerchant: { count: 5, amount: 10n ** 12n }, total: { count: 50, amount: 10n ** 13n } },
+};
 const refusal = (outcome: ReturnType<TestSigner["core"]["decide"]>) =>
   outcome.ok ? undefined : { code: RefusalCode[outcome.refusal.code], reason: outcome.refusal.reason };
 const lines = (path: string) =>
@@ -142,12 +147,7 @@ describe("a signer started from a checkpoint", () => {
     restored.restore?.(JSON.parse(JSON.stringify(rule.snapshot?.())));
     expect(restored.snapshot?.()).toEqual([["solana:live:t1", "700"]]);
 
-    const options = {
-      destinationDelaySeconds: { live: 0, test: 0 },
-      approvalMaxTtlSeconds: 900,
-      limits: { perMerchant: { count: 5, amount: 10n ** 12n }, total: { count: 50, amount: 10n ** 13n } },
-    };
-    const payouts = createPayoutPolicy(options);
+    const payouts = createPayoutPolicy(PAYOUT_OPTIONS);
     const at = new Date();
     payouts.requestDestination(
       {
@@ -161,7 +161,7 @@ describe("a signer started from a checkpoint", () => {
       },
       at,
     );
-    const copy = createPayoutPolicy(options);
+    const copy = createPayoutPolicy(PAYOUT_OPTIONS);
     copy.restore?.(JSON.parse(JSON.stringify(payouts.snapshot?.())));
     expect(copy.listDestinations("m1")).toEqual(payouts.listDestinations("m1"));
     expect(copy.snapshot?.()).toEqual(payouts.snapshot?.());
@@ -187,6 +187,14 @@ describe("what a start or the offline check refuses", () => {
     bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1);
     writeFileSync(join(dir, name!), bytes);
     expect(() => signer({ dir: s.dir })).toThrow(/not the state the chain recorded/);
+  });
+
+  it("a rule configured since the checkpoint starts from nothing", () => {
+    const s = checkpointed();
+    const rules = [createRefundAttestationRule([]), createPayoutPolicy(PAYOUT_OPTIONS)];
+    const again = signer({ dir: s.dir, rules });
+    expect(again.ledger.size().intents).toBe(1);
+    expect(rules[0]!.snapshot?.()).toEqual([]);
   });
 
   it("a rotation cut between its two renames is finished at the next start", () => {
