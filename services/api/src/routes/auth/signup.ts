@@ -46,27 +46,31 @@ export function signup(
     // Hashed on every path, so the response time does not depend on the address either.
     const passwordHash = await hashPassword(password);
 
-    const [created] = await sql<{ id: string }[]>`
-      insert into merchants (id, email, business_name, password_hash)
-      values (${newId("mer")}, ${email}, ${businessName}, ${passwordHash})
-      on conflict do nothing returning id`;
-    let mail: MailMessage;
-    if (created) {
-      mail = verificationCodeMail(
-        email,
-        (await codes.issue({ merchantId: created.id, purpose: VERIFY_EMAIL })).code,
-      );
-    } else {
-      const [pending] = await sql<{ id: string }[]>`
-        update merchants set password_hash = ${passwordHash}, business_name = ${businessName}
-        where lower(email) = ${email} and email_verified_at is null returning id`;
-      mail = pending
-        ? verificationCodeMail(
-            email,
-            (await codes.issue({ merchantId: pending.id, purpose: VERIFY_EMAIL })).code,
-          )
-        : alreadyRegisteredMail(email);
-    }
+    const pendingMerchant = await sql.begin(async (tx) => {
+      const [user] = await tx<{ merchant_id: string; verified: boolean; role: string }[]>`
+        select merchant_id, email_verified_at is not null as verified, role from users
+        where lower(email) = ${email} for update`;
+      if (!user) {
+        const merchantId = newId("mer");
+        const [created] = await tx<{ id: string }[]>`
+          insert into merchants (id, email, business_name) values (${merchantId}, ${email}, ${businessName})
+          on conflict do nothing returning id`;
+        if (!created) return undefined;
+        await tx`insert into users (id, merchant_id, email, password_hash, role)
+          values (${`usr_${merchantId.slice(4)}`}, ${merchantId}, ${email}, ${passwordHash}, 'owner')`;
+        return merchantId;
+      }
+      if (user.verified || user.role !== "owner") return undefined;
+      await tx`update users set password_hash = ${passwordHash} where lower(email) = ${email}`;
+      await tx`update merchants set business_name = ${businessName} where id = ${user.merchant_id}`;
+      return user.merchant_id;
+    });
+    const mail: MailMessage = pendingMerchant
+      ? verificationCodeMail(
+          email,
+          (await codes.issue({ merchantId: pendingMerchant, purpose: VERIFY_EMAIL })).code,
+        )
+      : alreadyRegisteredMail(email);
     await sendOrUnavailable(mailer, mail);
     return { object: "signup", email, verification: "code_sent" };
   };
