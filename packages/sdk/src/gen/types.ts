@@ -151,6 +151,10 @@ export interface Deleted {
   deleted: true;
 }
 
+export interface DeletePasskeyRequest {
+  code?: string;
+}
+
 export interface DeliveryAttempt {
   attempt: number;
   started_at: string;
@@ -228,6 +232,16 @@ export interface LoginCodeRequest {
   code: string;
 }
 
+export interface LoginPasskeyOptionsRequest {
+  login_token: string;
+}
+
+export interface LoginPasskeyRequest {
+  login_token: string;
+  /** The browser's credential, in WebAuthn's JSON form (@simplewebauthn/browser). */
+  response: Record<string, never>;
+}
+
 export interface LoginRequest {
   /** Compared lower-cased and trimmed. */
   email: string;
@@ -261,6 +275,16 @@ export interface Member {
   two_factor: boolean;
   created_at: string;
 }
+
+export interface Passkey {
+  id: string;
+  object: "passkey";
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export type PasskeyList = List<Passkey>;
 
 export interface Payment {
   id: string;
@@ -444,6 +468,12 @@ export interface Refund {
   simulated: boolean;
 }
 
+export interface RegisterPasskeyRequest {
+  /** The browser's credential, in WebAuthn's JSON form (@simplewebauthn/browser). */
+  response: Record<string, never>;
+  name: string;
+}
+
 export interface RemovedObject {
   object: string;
   deleted: true;
@@ -511,8 +541,8 @@ export interface TotpSetup {
   /** Base32; shown until the app is enabled. */
   secret: string;
   otpauth_url: string;
-  /** The otpauth URL as an SVG QR code. */
-  qr_svg: string;
+  /** The otpauth URL as a QR code: one string per row, "1" a dark module. */
+  qr_modules: string[];
 }
 
 export interface TwoFactorChallenge {
@@ -528,6 +558,9 @@ export interface VerifyEmailRequest {
   /** The 6-digit code from the e-mail. */
   code: string;
 }
+
+/** Options for navigator.credentials (WebAuthn JSON form). */
+export type WebAuthnOptions = Record<string, never>;
 
 export interface WebhookDelivery {
   id: string;

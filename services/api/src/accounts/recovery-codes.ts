@@ -21,7 +21,8 @@ function newCode(): string {
 export async function replaceRecoveryCodes(tx: TransactionSql, userId: string): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
   await tx`delete from recovery_codes where user_id = ${userId}`;
-  await tx`insert into recovery_codes ${tx(codes.map((c) => ({ user_id: userId, code_hash: hashOf(c) })))}`;
+  for (const code of codes)
+    await tx`insert into recovery_codes (user_id, code_hash) values (${userId}, ${hashOf(code)})`;
   return codes;
 }
 

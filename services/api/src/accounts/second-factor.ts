@@ -30,7 +30,7 @@ export async function secondFactorsOf(db: Sql | TransactionSql, userId: string):
   return { totp: row?.totp ?? false, passkeys: row?.passkeys ?? 0 };
 }
 
-/** What the second login step offers, in PRODUCT.md's order; empty when login is one step. */
+/** What the second login step offers, in the documented order (docs/security.md); empty when login is one step. */
 export function loginMethods({ totp, passkeys }: SecondFactors): ("totp" | "passkey" | "recovery_code")[] {
   const methods: ("totp" | "passkey" | "recovery_code")[] = [];
   if (totp) methods.push("totp");

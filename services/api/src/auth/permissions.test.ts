@@ -65,7 +65,7 @@ describe("dashboard roles (ROLE_RULES)", () => {
     expect(outcomes).toEqual(expected);
   });
 
-  it("follows PRODUCT.md: viewers read only, developers stay out of payouts and the team", () => {
+  it("follows the product's roles: viewers read only, developers stay out of payouts and the team", () => {
     const allowed = (role: Role) => Object.keys(ROLE_RULES).filter((k) => ROLE_RULES[k]!.includes(role));
     const selfService = (k: string) =>
       k.startsWith("POST /auth/") || k.startsWith("DELETE /auth/") || k.startsWith("DELETE /sessions");

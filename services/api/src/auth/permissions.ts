@@ -26,7 +26,7 @@ const EVERYONE: readonly Role[] = ROLES;
 const MANAGERS: readonly Role[] = ["owner", "admin"];
 /** Keys, webhooks, payments: everyone who builds, not viewers. */
 const BUILDERS: readonly Role[] = ["owner", "admin", "developer"];
-/** Reading money and the team: developers are kept out of payouts and the team (PRODUCT.md). */
+/** Reading money and the team: developers are kept out of payouts and the team (docs/security.md). */
 const MONEY_READERS: readonly Role[] = ["owner", "admin", "viewer"];
 
 /** Dashboard routes (session token) → the roles allowed to call them. */
@@ -37,6 +37,10 @@ export const ROLE_RULES: Readonly<Record<string, readonly Role[]>> = {
   "POST /auth/2fa/setup": EVERYONE,
   "POST /auth/2fa/enable": EVERYONE,
   "POST /auth/2fa/disable": EVERYONE,
+  "POST /auth/passkeys/register/options": EVERYONE,
+  "POST /auth/passkeys/register": EVERYONE,
+  "GET /auth/passkeys": EVERYONE,
+  "DELETE /auth/passkeys/{id}": EVERYONE,
   "GET /sessions": EVERYONE,
   "DELETE /sessions/{id}": EVERYONE,
   // Team and audit.
@@ -82,6 +86,9 @@ export const BEFORE_SECOND_FACTOR: ReadonlySet<string> = new Set([
   "GET /auth/me",
   "POST /auth/2fa/setup",
   "POST /auth/2fa/enable",
+  "POST /auth/passkeys/register/options",
+  "POST /auth/passkeys/register",
+  "GET /auth/passkeys",
   "GET /sessions",
   "DELETE /sessions/{id}",
 ]);

@@ -20,7 +20,9 @@ export const TotpSetupSchema = z
   .object({
     secret: z.string().meta({ description: "Base32; shown until the app is enabled." }),
     otpauth_url: z.string(),
-    qr_svg: z.string().meta({ description: "The otpauth URL as an SVG QR code." }),
+    qr_modules: z
+      .array(z.string())
+      .meta({ description: 'The otpauth URL as a QR code: one string per row, "1" a dark module.' }),
   })
   .meta({ id: "TotpSetup" });
 

@@ -446,6 +446,33 @@ describe("openapi.json", () => {
     conforms("/auth/login/2fa", "post", await second("000000"));
     conforms("/auth/login/2fa", "post", await second(enabled.body.recovery_codes[0]));
     conforms("/auth/login/2fa", "post", await second(enabled.body.recovery_codes[1]));
+    conforms("/auth/passkeys/register/options", "post", await post("/auth/passkeys/register/options", {}));
+    conforms(
+      "/auth/passkeys/register",
+      "post",
+      await post("/auth/passkeys/register", { response: { id: "x", response: {} }, name: "Key" }),
+    );
+    conforms("/auth/passkeys", "get", await call(api.baseUrl, "GET", "/auth/passkeys", h));
+    conforms(
+      "/auth/passkeys/{id}",
+      "delete",
+      await call(api.baseUrl, "DELETE", "/auth/passkeys/pk_nope", {
+        ...h,
+        body: { code: enabled.body.recovery_codes[3] },
+      }),
+    );
+    conforms(
+      "/auth/login/passkey/options",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/login/passkey/options", { body: { login_token: "lt_nope" } }),
+    );
+    conforms(
+      "/auth/login/passkey",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/login/passkey", {
+        body: { login_token: "lt_nope", response: {} },
+      }),
+    );
     conforms("/auth/2fa/disable", "post", await post("/auth/2fa/disable", { code: "nope" }));
     conforms(
       "/auth/2fa/disable",

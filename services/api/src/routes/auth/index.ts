@@ -7,6 +7,20 @@ import { mount } from "../../http/operation.js";
 import { createEmailCodes } from "./email-codes.js";
 import { login, loginOperation } from "./login.js";
 import { me, meOperation } from "./me.js";
+import {
+  deletePasskey,
+  deletePasskeyOperation,
+  listPasskeys,
+  listPasskeysOperation,
+  loginPasskeyOperation,
+  loginPasskeyOptions,
+  loginPasskeyOptionsOperation,
+  loginWithPasskey,
+  passkeyRegistrationOptions,
+  passkeyRegistrationOptionsOperation,
+  registerPasskey,
+  registerPasskeyOperation,
+} from "./passkeys.js";
 import { changePassword, changePasswordOperation } from "./password.js";
 import { signup, signupOperation } from "./signup.js";
 import {
@@ -32,9 +46,15 @@ export const authOperations = [
   setupTotpOperation,
   enableTotpOperation,
   disableTotpOperation,
+  passkeyRegistrationOptionsOperation,
+  registerPasskeyOperation,
+  listPasskeysOperation,
+  deletePasskeyOperation,
+  loginPasskeyOptionsOperation,
+  loginPasskeyOperation,
 ] as const;
 
-/** Dashboard accounts: sign-up, e-mail verification, login in one or two steps, password, TOTP. */
+/** Dashboard accounts: sign-up, e-mail verification, login in one or two steps, password, second factors. */
 export function authRoutes(deps: ApiDeps): Router {
   const router = Router();
   const clientIp = createClientIp(deps.config.TRUSTED_PROXIES);
@@ -56,5 +76,12 @@ export function authRoutes(deps: ApiDeps): Router {
   mount(router, setupTotpOperation, session, setupTotp(twoFactor));
   mount(router, enableTotpOperation, session, enableTotp(twoFactor));
   mount(router, disableTotpOperation, session, disableTotp(twoFactor));
+  const passkeys = { ...twoFactor, config: deps.config };
+  mount(router, passkeyRegistrationOptionsOperation, session, passkeyRegistrationOptions(passkeys));
+  mount(router, registerPasskeyOperation, session, registerPasskey(passkeys));
+  mount(router, listPasskeysOperation, session, listPasskeys(passkeys));
+  mount(router, deletePasskeyOperation, session, deletePasskey(passkeys));
+  mount(router, loginPasskeyOptionsOperation, [], loginPasskeyOptions(passkeys));
+  mount(router, loginPasskeyOperation, [], loginWithPasskey(passkeys));
   return router;
 }

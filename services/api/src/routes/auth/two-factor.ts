@@ -102,8 +102,11 @@ export function setupTotp({ sql, sealer }: TwoFactorDeps): Handler<typeof setupT
       where id = ${userId} and totp_enabled_at is null returning 1`;
     if (!updated)
       throw new GatewayError("state_conflict", { message: "The authenticator app is already on." });
-    const qr = await QRCode.toString(otpauthUrl, { type: "svg", margin: 1 });
-    return { secret, otpauth_url: otpauthUrl, qr_svg: qr };
+    const { modules } = QRCode.create(otpauthUrl, { errorCorrectionLevel: "M" });
+    const rows: string[] = [];
+    for (let y = 0; y < modules.size; y++)
+      rows.push(Array.from({ length: modules.size }, (_, x) => (modules.get(y, x) ? "1" : "0")).join(""));
+    return { secret, otpauth_url: otpauthUrl, qr_modules: rows };
   };
 }
 

@@ -79,7 +79,7 @@ export function getTeam({ sql }: Pick<ApiDeps, "sql">): Handler<typeof getTeamOp
   };
 }
 
-/** Admins manage everyone but owners, and cannot make owners (PRODUCT.md, "Accounts and teams"). */
+/** Admins manage everyone but owners, and cannot make owners (docs/security.md). */
 function refuseOwnerChangeByAdmin(session: SessionPrincipal, ...roles: string[]): void {
   if (session.role !== "owner" && roles.includes("owner"))
     throw new GatewayError("permission_denied", {
