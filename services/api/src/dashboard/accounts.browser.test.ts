@@ -1,7 +1,7 @@
 // Accounts in a real headless Chromium: the authenticator app, a passkey on a virtual
 // authenticator (the DevTools protocol's WebAuthn domain), and a team member's view.
 import { randomBytes } from "node:crypto";
-import { type Browser, launchChromium, type Page } from "@gateway/browser-testkit";
+import { auditAccessibility, type Browser, launchChromium, type Page } from "@gateway/browser-testkit";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeIn, createTestAccount } from "../routes/auth/test-account.js";
@@ -72,6 +72,7 @@ describe("accounts in Chromium", () => {
       await page.getByRole("button", { name: "Turn on" }).click();
       await page.getByRole("heading", { name: "Your recovery codes" }).waitFor();
       expect(await page.locator(".recovery-codes li").count()).toBe(10);
+      expect(await auditAccessibility(page)).toEqual([]);
 
       await logOut(page);
       await logIn(page, owner.email, owner.password);
@@ -89,6 +90,7 @@ describe("accounts in Chromium", () => {
       await page.getByRole("button", { name: "Send invitation" }).click();
       await page.getByRole("cell", { name: viewer, exact: true }).first().waitFor();
       const mail = await catcher.waitForMail({ to: viewer, subject: "invitation code" });
+      expect(await auditAccessibility(page)).toEqual([]);
 
       await logOut(page);
       await page.getByRole("link", { name: "Accept an invitation" }).click();
