@@ -152,7 +152,7 @@ export interface Deleted {
 }
 
 export interface DeletePasskeyRequest {
-  code?: string;
+  code: string;
 }
 
 export interface DeliveryAttempt {
@@ -466,6 +466,16 @@ export interface Refund {
   status: "pending" | "sent";
   transaction_hash: string | null;
   simulated: boolean;
+}
+
+export interface RegisteredPasskey {
+  id: string;
+  object: "passkey";
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  /** Ten recovery codes, shown once, when the member had none; otherwise null. */
+  recovery_codes: string[] | null;
 }
 
 export interface RegisterPasskeyRequest {

@@ -20,23 +20,36 @@ export async function checkSecondFactorCode(
 export interface SecondFactors {
   totp: boolean;
   passkeys: number;
+  /** Unused recovery codes. */
+  recoveryCodes: number;
 }
 
 export async function secondFactorsOf(db: Sql | TransactionSql, userId: string): Promise<SecondFactors> {
-  const [row] = await db<{ totp: boolean; passkeys: number }[]>`
+  const [row] = await db<SecondFactors[]>`
     select totp_enabled_at is not null as totp,
-      (select count(*)::int from passkeys where user_id = ${userId}) as passkeys
+      (select count(*)::int from passkeys where user_id = ${userId}) as passkeys,
+      (select count(*)::int from recovery_codes where user_id = ${userId} and used_at is null) as "recoveryCodes"
     from users where id = ${userId}`;
-  return { totp: row?.totp ?? false, passkeys: row?.passkeys ?? 0 };
+  return row ?? { totp: false, passkeys: 0, recoveryCodes: 0 };
 }
 
 /** What the second login step offers, in the documented order (docs/security.md); empty when login is one step. */
-export function loginMethods({ totp, passkeys }: SecondFactors): ("totp" | "passkey" | "recovery_code")[] {
+export function loginMethods({
+  totp,
+  passkeys,
+  recoveryCodes,
+}: SecondFactors): ("totp" | "passkey" | "recovery_code")[] {
   const methods: ("totp" | "passkey" | "recovery_code")[] = [];
   if (totp) methods.push("totp");
   if (passkeys > 0) methods.push("passkey");
-  if (totp) methods.push("recovery_code");
+  if (methods.length > 0 && recoveryCodes > 0) methods.push("recovery_code");
   return methods;
+}
+
+/** Recovery codes go with the last second factor: without any, login is one step again. */
+export async function dropRecoveryCodesIfNoFactorLeft(tx: TransactionSql, userId: string): Promise<void> {
+  const { totp, passkeys } = await secondFactorsOf(tx, userId);
+  if (!totp && passkeys === 0) await tx`delete from recovery_codes where user_id = ${userId}`;
 }
 
 /** Ends every session of the user but `keep` (the one making the change), at once. */

@@ -163,6 +163,10 @@ describe("accounts in Chromium", () => {
       await page.getByLabel("Name", { exact: true }).fill("Work laptop");
       await page.getByRole("button", { name: "Add a passkey" }).click();
       await page.getByRole("cell", { name: "Work laptop", exact: true }).waitFor();
+      // The first second factor brings recovery codes, the way out if the key is lost.
+      await page.getByRole("heading", { name: "Your recovery codes" }).waitFor();
+      const recovery = (await page.locator(".recovery-codes li").allTextContents()).map((c) => c.trim());
+      expect(recovery).toHaveLength(10);
 
       await logOut(page);
       let assertion: { login_token: string; response: Record<string, unknown> } | undefined;
@@ -183,7 +187,7 @@ describe("accounts in Chromium", () => {
       const login = await call(api.baseUrl, "POST", "/auth/login", {
         body: { email: owner.email, password: owner.password },
       });
-      expect(login.body.methods).toEqual(["passkey"]);
+      expect(login.body.methods).toEqual(["passkey", "recovery_code"]);
       await call(api.baseUrl, "POST", "/auth/login/passkey/options", {
         body: { login_token: login.body.login_token },
       });
@@ -205,6 +209,31 @@ describe("accounts in Chromium", () => {
       expect(forged.body.error.code).toBe("passkey_invalid");
       const listed = await call(api.baseUrl, "GET", "/auth/passkeys", { headers: owner.auth });
       expect(listed.status).toBe(401);
+      // A recovery code finishes the same login, once.
+      const recovered = await call(api.baseUrl, "POST", "/auth/login/2fa", {
+        body: { login_token: login.body.login_token, code: recovery[0] },
+      });
+      expect(recovered.status).toBe(200);
+      const session = { authorization: `Bearer ${recovered.body.token}` };
+      const keys = await call(api.baseUrl, "GET", "/auth/passkeys", { headers: session });
+      expect(keys.body.data.map((k: { name: string }) => k.name)).toEqual(["Work laptop"]);
+      // Removing it needs a second factor: a recovery code (the used one no longer counts).
+      const path = `/auth/passkeys/${keys.body.data[0].id}`;
+      const spent = await call(api.baseUrl, "DELETE", path, {
+        headers: session,
+        body: { code: recovery[0] },
+      });
+      expect(spent.status).toBe(400);
+      expect(spent.body.error.code).toBe("code_invalid");
+      const removed = await call(api.baseUrl, "DELETE", path, {
+        headers: session,
+        body: { code: recovery[1] },
+      });
+      expect(removed.status).toBe(200);
+      const single = await call(api.baseUrl, "POST", "/auth/login", {
+        body: { email: owner.email, password: owner.password },
+      });
+      expect(single.body.token).toEqual(expect.any(String));
     },
     TIMEOUT,
   );

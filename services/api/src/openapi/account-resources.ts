@@ -113,6 +113,15 @@ export const PasskeySchema = z
   })
   .meta({ id: "Passkey" });
 export const PasskeyListSchema = listOf(PasskeySchema, "PasskeyList");
+export const RegisteredPasskeySchema = z
+  .object({
+    ...PasskeySchema.shape,
+    recovery_codes: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: "Ten recovery codes, shown once, when the member had none; otherwise null." }),
+  })
+  .meta({ id: "RegisteredPasskey" });
 
 export const OkSchema = z
   .object({ object: z.string(), deleted: z.literal(true), id: z.string() })

@@ -119,10 +119,9 @@ async function passkeySection(): Promise<HTMLElement> {
     const remove = h("button", { type: "button", class: "danger" }, "Remove");
     remove.setAttribute("aria-label", `Remove passkey ${p.name}`);
     remove.addEventListener("click", async () => {
-      const code =
-        window.prompt("With the authenticator app on, enter a code from it (otherwise leave empty).") ?? "";
+      const code = window.prompt("Enter a code from your authenticator app, or a recovery code.") ?? "";
       try {
-        await api("DELETE", `/auth/passkeys/${encodeURIComponent(p.id)}`, code ? { code } : {});
+        await api("DELETE", `/auth/passkeys/${encodeURIComponent(p.id)}`, { code });
         await securityPage();
       } catch (err) {
         flash(errorMessage(err), "error");
@@ -156,9 +155,12 @@ async function passkeySection(): Promise<HTMLElement> {
           {},
         );
         const response = await startRegistration({ optionsJSON: options });
-        await api("POST", "/auth/passkeys/register", { response, name: text(form, "name") });
+        const added = await api<{ recovery_codes: string[] | null }>("POST", "/auth/passkeys/register", {
+          response,
+          name: text(form, "name"),
+        });
         flash("Passkey added.", "success");
-        await securityPage();
+        await securityPage(added.recovery_codes ? recoveryCodes(added.recovery_codes) : undefined);
       },
     ),
   );

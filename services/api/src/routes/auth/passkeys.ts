@@ -14,13 +14,19 @@ import {
   verifyAuthentication,
   verifyRegistration,
 } from "../../accounts/passkeys.js";
-import { checkSecondFactorCode, revokeOtherSessions, secondFactorsOf } from "../../accounts/second-factor.js";
+import { replaceRecoveryCodes } from "../../accounts/recovery-codes.js";
+import {
+  checkSecondFactorCode,
+  dropRecoveryCodesIfNoFactorLeft,
+  revokeOtherSessions,
+  secondFactorsOf,
+} from "../../accounts/second-factor.js";
 import { memberActor } from "../../auth/audit.js";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { emptyBody } from "../../http/fields.js";
 import { addressedBy, defineOperation, type Handler } from "../../http/operation.js";
-import { OkSchema, PasskeyListSchema, PasskeySchema } from "../../openapi/account-resources.js";
+import { OkSchema, PasskeyListSchema, RegisteredPasskeySchema } from "../../openapi/account-resources.js";
 import { TokenSchema } from "../../openapi/resources.js";
 import { loginEntry } from "./login.js";
 import { LIMITS, throttle } from "./throttle.js";
@@ -48,12 +54,13 @@ export const registerPasskeyOperation = defineOperation({
   method: "post",
   path: "/auth/passkeys/register",
   operationId: "registerPasskey",
-  summary: "Registers the passkey the browser made for the last options; names it.",
+  summary:
+    "Registers the passkey the browser made for the last options; names it. The first second factor also brings ten recovery codes.",
   auth: "bearer",
   body: z
     .strictObject({ response: webAuthnResponse, name: z.string().trim().min(1).max(64) })
     .meta({ id: "RegisterPasskeyRequest" }),
-  responses: { 201: PasskeySchema },
+  responses: { 201: RegisteredPasskeySchema },
   errors: { 409: "This passkey is registered already." },
 });
 
@@ -73,9 +80,9 @@ export const deletePasskeyOperation = addressedBy(
   method: "delete",
   path: "/auth/passkeys/{id}",
   operationId: "deletePasskey",
-  summary: "Removes a passkey; with the authenticator app on, needs a code from it (or a recovery code).",
+  summary: "Removes a passkey; needs a code from the authenticator app or a recovery code.",
   auth: "bearer",
-  body: z.strictObject({ code: z.string().min(1).max(64).optional() }).meta({ id: "DeletePasskeyRequest" }),
+  body: z.strictObject({ code: z.string().min(1).max(64) }).meta({ id: "DeletePasskeyRequest" }),
   responses: { 200: OkSchema },
 });
 
@@ -128,8 +135,9 @@ export function registerPasskey(deps: Deps): Handler<typeof registerPasskeyOpera
     const session = sessionPrincipal(res);
     await throttleTries(deps, session.userId, req);
     const rp = relyingParty(deps.config.PUBLIC_BASE_URL);
-    const row = await deps.sql.begin(async (tx) => {
+    const { row, codes } = await deps.sql.begin(async (tx) => {
       const credential = await verifyRegistration(tx, rp, session.userId, response);
+      const before = await secondFactorsOf(tx, session.userId);
       const [created] = await tx<{ id: string; name: string; created_at: Date; last_used_at: null }[]>`
         insert into passkeys (id, user_id, credential_id, public_key, counter, transports, name)
         values (${newId("pk")}, ${session.userId}, ${credential.id}, ${Buffer.from(credential.publicKey)}, ${credential.counter},
@@ -144,10 +152,12 @@ export function registerPasskey(deps: Deps): Handler<typeof registerPasskeyOpera
         { ...memberActor(session), action: "passkey.added", details: { name } },
         req,
       );
-      return created;
+      // A member's first second factor brings recovery codes, as the authenticator app does.
+      const fresh = before.recoveryCodes === 0 ? await replaceRecoveryCodes(tx, session.userId) : null;
+      return { row: created, codes: fresh };
     });
     await noticeOwners(deps, session, `added the passkey "${name}"`);
-    return toPasskeyResource(row);
+    return { ...toPasskeyResource(row), recovery_codes: codes };
   };
 }
 
@@ -163,14 +173,11 @@ export function deletePasskey(deps: Deps): Handler<typeof deletePasskeyOperation
     const session = sessionPrincipal(res);
     await throttleTries(deps, session.userId, req);
     const name = await deps.sql.begin(async (tx) => {
-      if ((await secondFactorsOf(tx, session.userId)).totp) {
-        const method =
-          code === undefined ? undefined : await checkSecondFactorCode(tx, deps.sealer, session.userId, code);
-        if (!method) return undefined;
-      }
+      if (!(await checkSecondFactorCode(tx, deps.sealer, session.userId, code))) return undefined;
       const [removed] = await tx<{ name: string }[]>`
         delete from passkeys where id = ${id} and user_id = ${session.userId} returning name`;
       if (!removed) throw new GatewayError("resource_not_found", { message: "No such passkey of yours." });
+      await dropRecoveryCodesIfNoFactorLeft(tx, session.userId);
       await revokeOtherSessions(tx, session.userId, session.sessionId);
       await deps.audit.record(
         tx,

@@ -9,6 +9,7 @@ import { lockLoginToken, spendLoginToken } from "../../accounts/login-tokens.js"
 import { replaceRecoveryCodes } from "../../accounts/recovery-codes.js";
 import {
   checkSecondFactorCode,
+  dropRecoveryCodesIfNoFactorLeft,
   mailOwners,
   revokeOtherSessions,
   secondFactorsOf,
@@ -135,7 +136,7 @@ export function disableTotp(deps: TwoFactorDeps): Handler<typeof disableTotpOper
       const method = await checkSecondFactorCode(tx, deps.sealer, session.userId, code);
       if (!method) return false;
       await tx`update users set totp_enabled_at = null, totp_secret_sealed = null where id = ${session.userId}`;
-      await tx`delete from recovery_codes where user_id = ${session.userId}`;
+      await dropRecoveryCodesIfNoFactorLeft(tx, session.userId);
       await revokeOtherSessions(tx, session.userId, session.sessionId);
       await deps.audit.record(
         tx,
@@ -146,8 +147,8 @@ export function disableTotp(deps: TwoFactorDeps): Handler<typeof disableTotpOper
     });
     if (!done) throw new GatewayError("code_invalid", { param: "code" });
     await noticeOwners(deps, session, "turned the authenticator app off");
-    const factors = await secondFactorsOf(deps.sql, session.userId);
-    return { object: "second_factors", ...factors };
+    const { totp, passkeys } = await secondFactorsOf(deps.sql, session.userId);
+    return { object: "second_factors", totp, passkeys };
   };
 }
 
