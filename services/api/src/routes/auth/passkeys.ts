@@ -94,7 +94,7 @@ export const loginPasskeyOptionsOperation = defineOperation({
   auth: "none",
   body: z.strictObject({ login_token: loginToken }).meta({ id: "LoginPasskeyOptionsRequest" }),
   responses: { 200: OptionsSchema },
-  errors: { 401: "The login token is unknown, used or expired." },
+  errors: { 401: "The login token is unknown, used or expired.", 409: "The member has no passkey." },
 });
 
 export const loginPasskeyOperation = defineOperation({

@@ -46,6 +46,7 @@ export const acceptInvitationOperation = defineOperation({
     .strictObject({ email: emailField, code: mailedCode, password: chosenPassword })
     .meta({ id: "AcceptInvitationRequest" }),
   responses: { 200: TokenSchema },
+  errors: { 409: "The address got an account of its own since the invitation." },
 });
 
 type Audit = ReturnType<typeof createAudit>;
