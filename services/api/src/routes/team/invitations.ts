@@ -129,11 +129,12 @@ export function acceptInvitation(
       onValid: async (tx) => {
         const deleted = await tx`delete from invitations where email = ${email} returning 1`;
         if (deleted.length === 0) throw new GatewayError("code_invalid", { param: "code" });
-        // Signed up on their own since the invitation: the code is spent, nothing else changes.
-        if ((await tx`select 1 from users where lower(email) = ${email}`).length > 0)
-          throw new GatewayError("member_exists", { param: "email" });
-        await tx`insert into users (id, merchant_id, email, password_hash, role, email_verified_at)
-          values (${userId}, ${invitation.merchant_id}, ${email}, ${passwordHash}, ${invitation.role}, now())`;
+        // Signed up on their own since the invitation (or at this very moment): nothing changes.
+        const joined =
+          await tx`insert into users (id, merchant_id, email, password_hash, role, email_verified_at)
+          values (${userId}, ${invitation.merchant_id}, ${email}, ${passwordHash}, ${invitation.role}, now())
+          on conflict do nothing returning id`;
+        if (joined.length === 0) throw new GatewayError("member_exists", { param: "email" });
         await audit.record(
           tx,
           {
