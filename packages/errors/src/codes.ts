@@ -129,6 +129,26 @@ export const ERROR_CODES = {
     message: "The e-mail address is not verified yet.",
   },
   mode_forbidden: { status: 403, type: "invalid_request_error", message: "This key's mode cannot do this." },
+  permission_denied: {
+    status: 403,
+    type: "invalid_request_error",
+    message: "Your role or this API key's scopes do not allow this.",
+  },
+  two_factor_setup_required: {
+    status: 403,
+    type: "invalid_request_error",
+    message: "Your team requires two-factor login: set up an authenticator app or a passkey first.",
+  },
+  login_token_invalid: {
+    status: 401,
+    type: "authentication_error",
+    message: "The login token is invalid, used or expired; log in again.",
+  },
+  passkey_invalid: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "The passkey response could not be verified.",
+  },
   // 404 / 405 / 409 / 413 / 415
   resource_not_found: { status: 404, type: "invalid_request_error", message: "No such object." },
   route_not_found: { status: 404, type: "invalid_request_error", message: "No such endpoint." },
@@ -153,6 +173,16 @@ export const ERROR_CODES = {
     message: "The object is not in a state that allows this.",
   },
   already_exists: { status: 409, type: "invalid_request_error", message: "The object already exists." },
+  member_exists: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "This e-mail address already has an account.",
+  },
+  last_owner: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "The team must keep at least one owner.",
+  },
   destination_not_allowed: {
     status: 409,
     type: "invalid_request_error",

@@ -14,6 +14,7 @@ import { rateLimitByIp } from "./http/rate-limit.js";
 import { routedBySegment } from "./http/routed-by-segment.js";
 import { openApiDocument } from "./openapi/document.js";
 import { apiKeyRoutes } from "./routes/api-keys/index.js";
+import { auditLogRoutes } from "./routes/audit-log/index.js";
 import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
 import { healthRoutes } from "./routes/health.js";
@@ -21,6 +22,8 @@ import { paymentRoutes } from "./routes/payments/index.js";
 import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
 import { payoutWalletRoutes } from "./routes/payout-wallets/index.js";
 import { payoutRoutes } from "./routes/payouts/index.js";
+import { sessionRoutes } from "./routes/sessions/index.js";
+import { teamRoutes } from "./routes/team/index.js";
 import { webhookRoutes } from "./routes/webhooks/index.js";
 
 /**
@@ -79,6 +82,9 @@ export function createApp(deps: ApiDeps): Express {
       webhookRoutes(deps),
       payoutRoutes(deps, { approver: deps.payoutApprover }),
       payoutDestinationRoutes(deps),
+      teamRoutes(deps),
+      sessionRoutes(deps),
+      auditLogRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

@@ -4,6 +4,7 @@ import { priceServiceFromConfig } from "@gateway/prices";
 import { openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
 import { createApp } from "./app.js";
+import { createSessionStore } from "./auth/session-store.js";
 import { createSessionTokens } from "./auth/session-token.js";
 import { depositAddressPool } from "./deposit-address-pool.js";
 import { answerClientErrors } from "./http/client-error.js";
@@ -35,7 +36,7 @@ const app = createApp({
   sessions: createSessionTokens({
     secret: config.JWT_SECRET,
     ttlSeconds: config.JWT_TTL_SECONDS,
-    merchantExists: async (id) => (await sql`select 1 from merchants where id = ${id}`).length > 0,
+    store: createSessionStore(sql),
   }),
   mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
   depositAddresses: depositAddressPool({ sql, deriver: signerDepositAddresses(signer), log }),

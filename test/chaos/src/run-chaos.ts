@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { createSessionTokens, createTestMerchant } from "@gateway/api/testing";
+import { createSessionStore, createSessionTokens, createTestMerchant } from "@gateway/api/testing";
 import { retryWhileUnavailable } from "@gateway/db";
 import { checkLedger, type LedgerCheck } from "@gateway/ledger";
 import { startWebhookReceiver } from "@gateway/testkit";
@@ -644,7 +644,11 @@ async function liveContext(
   merchantCount: number,
   restores: Pick<LiveContext, "overlapsRestore" | "restoredSince" | "gate">,
 ): Promise<LiveContext> {
-  const sessions = createSessionTokens({ secret: cluster.jwtSecret, ttlSeconds: 86_400 });
+  const sessions = createSessionTokens({
+    secret: cluster.jwtSecret,
+    ttlSeconds: 86_400,
+    store: createSessionStore(cluster.sql),
+  });
   const all = [merchant];
   for (let i = 1; i < merchantCount; i++)
     all.push(await createTestMerchant(cluster.sql, `Chaos Shop ${i + 1}`));
@@ -654,7 +658,7 @@ async function liveContext(
       merchantId: m.merchantId,
       email: `${m.merchantId}@example.test`,
       liveKey: m.liveKey,
-      session: { authorization: `Bearer ${await sessions.issue(m.merchantId)}` },
+      session: { authorization: `Bearer ${await sessions.issue(m.ownerId)}` },
     });
   }
   return {

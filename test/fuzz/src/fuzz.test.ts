@@ -56,8 +56,8 @@ beforeAll(async () => {
     testKey: a.testKey,
     liveKey: a.liveKey,
     otherKey: b.testKey,
-    jwt: await api.deps.sessions.issue(a.merchantId),
-    otherJwt: await api.deps.sessions.issue(b.merchantId),
+    jwt: await api.deps.sessions.issue(a.ownerId),
+    otherJwt: await api.deps.sessions.issue(b.ownerId),
     jwtSecret: JWT_SECRET,
     merchantId: a.merchantId,
   };

@@ -42,13 +42,13 @@ beforeAll(async () => {
       name: "A dashboard",
       merchant: "A",
       mode: "dashboard",
-      headers: { authorization: `Bearer ${await api.deps.sessions.issue(A.merchantId)}` },
+      headers: { authorization: `Bearer ${await api.deps.sessions.issue(A.ownerId)}` },
     },
     {
       name: "B dashboard",
       merchant: "B",
       mode: "dashboard",
-      headers: { authorization: `Bearer ${await api.deps.sessions.issue(B.merchantId)}` },
+      headers: { authorization: `Bearer ${await api.deps.sessions.issue(B.ownerId)}` },
     },
   ];
   for (const c of callers.filter((c) => c.mode !== "dashboard")) {

@@ -25,8 +25,8 @@ afterAll(async () => {
 it("merchant A cannot see or reach merchant B's payout", async () => {
   const A = await createTestMerchant(api.db.sql, "A");
   const B = await createTestMerchant(api.db.sql, "B");
-  const authA = { authorization: `Bearer ${await api.deps.sessions.issue(A.merchantId)}` };
-  const authB = { authorization: `Bearer ${await api.deps.sessions.issue(B.merchantId)}` };
+  const authA = { authorization: `Bearer ${await api.deps.sessions.issue(A.ownerId)}` };
+  const authB = { authorization: `Bearer ${await api.deps.sessions.issue(B.ownerId)}` };
 
   const payment = await call(api.baseUrl, "POST", "/payments", {
     headers: { "x-api-key": B.testKey },

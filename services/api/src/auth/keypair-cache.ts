@@ -5,6 +5,8 @@ export interface KeypairRow {
   id: string;
   merchant_id: string;
   active: boolean;
+  /** Null: every scope. */
+  scopes: string[] | null;
 }
 
 export interface KeypairCache {
@@ -50,8 +52,12 @@ export function createKeypairCache(sql: Sql): KeypairCache {
   const query = (mode: Mode, hash: Buffer) =>
     retryWhileUnavailable(() =>
       mode === "test"
-        ? sql<KeypairRow[]>`select id, merchant_id, active from api_keypairs where test_key_hash = ${hash}`
-        : sql<KeypairRow[]>`select id, merchant_id, active from api_keypairs where live_key_hash = ${hash}`,
+        ? sql<
+            KeypairRow[]
+          >`select id, merchant_id, active, scopes from api_keypairs where test_key_hash = ${hash}`
+        : sql<
+            KeypairRow[]
+          >`select id, merchant_id, active, scopes from api_keypairs where live_key_hash = ${hash}`,
     );
 
   return {

@@ -3,6 +3,7 @@ import type { Mode } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import type { RequestHandler, Response } from "express";
 import { route } from "../http/async-handler.js";
+import { authenticator } from "../http/operation.js";
 import { keptIn } from "../kept.js";
 import { hashApiKey, modeOfKey } from "./api-keys.js";
 import { createKeypairCache, type KeypairCache } from "./keypair-cache.js";
@@ -12,6 +13,8 @@ export interface ApiKeyPrincipal {
   merchantId: string;
   keypairId: string;
   mode: Mode;
+  /** What the key may do (auth/permissions.ts, SCOPE_RULES); null is everything. */
+  scopes: readonly string[] | null;
 }
 
 /**
@@ -29,21 +32,24 @@ export function keypairCacheOf(sql: Sql): KeypairCache {
 
 export function requireApiKey(sql: Sql): RequestHandler {
   const cache = keypairCacheOf(sql);
-  return route(async (req, res, next) => {
-    const header = req.headers["x-api-key"];
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!key) throw new GatewayError("api_key_missing");
-    const mode = modeOfKey(key);
-    if (!mode) throw new GatewayError("api_key_invalid");
-    const keypair = await cache.find(mode, hashApiKey(key));
-    if (!keypair?.active) throw new GatewayError("api_key_invalid");
-    res.locals.apiKey = {
-      merchantId: keypair.merchant_id,
-      keypairId: keypair.id,
-      mode,
-    } satisfies ApiKeyPrincipal;
-    next();
-  });
+  return authenticator(
+    route(async (req, res, next) => {
+      const header = req.headers["x-api-key"];
+      const key = Array.isArray(header) ? header[0] : header;
+      if (!key) throw new GatewayError("api_key_missing");
+      const mode = modeOfKey(key);
+      if (!mode) throw new GatewayError("api_key_invalid");
+      const keypair = await cache.find(mode, hashApiKey(key));
+      if (!keypair?.active) throw new GatewayError("api_key_invalid");
+      res.locals.apiKey = {
+        merchantId: keypair.merchant_id,
+        keypairId: keypair.id,
+        mode,
+        scopes: keypair.scopes,
+      } satisfies ApiKeyPrincipal;
+      next();
+    }),
+  );
 }
 
 export function apiKeyPrincipal(res: Response): ApiKeyPrincipal {

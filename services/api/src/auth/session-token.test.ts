@@ -1,9 +1,29 @@
 import { GatewayError } from "@gateway/errors";
 import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
-import { createSessionTokens } from "./session-token.js";
+import { createSessionTokens, type SessionPrincipal, type SessionStore } from "./session-token.js";
 
 const SECRET = "session-secret-session-secret-0123456";
+
+const PRINCIPAL: SessionPrincipal = {
+  merchantId: "mer_1",
+  userId: "usr_1",
+  sessionId: "ses_1",
+  email: "a@example.test",
+  role: "owner",
+  secondFactorSetupRequired: false,
+};
+
+/** A store holding one session, whose lookup answers `find(n)` on its n-th call (from 1). */
+function storeAnswering(find: (n: number) => boolean) {
+  const counter = { asked: 0 };
+  const store: SessionStore = {
+    open: async () => "ses_1",
+    find: async (sessionId, userId) =>
+      find(++counter.asked) && sessionId === "ses_1" && userId === "usr_1" ? PRINCIPAL : undefined,
+  };
+  return { store, counter };
+}
 
 /** Runs the middleware once and returns what it passed to next(). */
 async function check(tokens: ReturnType<typeof createSessionTokens>, authorization?: string) {
@@ -12,73 +32,71 @@ async function check(tokens: ReturnType<typeof createSessionTokens>, authorizati
   const passed = await new Promise<unknown>((resolve) => {
     void tokens.require(req, res, resolve);
   });
-  return { passed, session: res.locals.session as { merchantId: string } | undefined };
+  return { passed, session: res.locals.session as SessionPrincipal | undefined };
 }
 
 describe("session tokens", () => {
-  it("accepts its own token and names the merchant", async () => {
-    const tokens = createSessionTokens({ secret: SECRET, ttlSeconds: 60, merchantExists: async () => true });
-    const { passed, session } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
+  it("accepts its own token and names the member and the session", async () => {
+    const tokens = createSessionTokens({
+      secret: SECRET,
+      ttlSeconds: 60,
+      store: storeAnswering(() => true).store,
+    });
+    const { passed, session } = await check(tokens, `Bearer ${await tokens.issue("usr_1")}`);
     expect(passed).toBeUndefined();
-    expect(session).toEqual({ merchantId: "mer_1" });
+    expect(session).toEqual(PRINCIPAL);
   });
 
-  it("refuses a token of another secret, a missing header and a deleted merchant as 401s", async () => {
-    const tokens = createSessionTokens({ secret: SECRET, ttlSeconds: 60, merchantExists: async () => false });
-    const other = createSessionTokens({ secret: `${SECRET}x`, ttlSeconds: 60 });
+  it("refuses a token of another secret, a missing header and a revoked session as 401s", async () => {
+    const tokens = createSessionTokens({
+      secret: SECRET,
+      ttlSeconds: 60,
+      store: storeAnswering(() => false).store,
+    });
+    const other = createSessionTokens({
+      secret: `${SECRET}x`,
+      ttlSeconds: 60,
+      store: storeAnswering(() => true).store,
+    });
     const codes = [
-      (await check(tokens, `Bearer ${await other.issue("mer_1")}`)).passed,
+      (await check(tokens, `Bearer ${await other.issue("usr_1")}`)).passed,
       (await check(tokens)).passed,
-      (await check(tokens, `Bearer ${await tokens.issue("mer_gone")}`)).passed,
+      (await check(tokens, `Bearer ${await tokens.issue("usr_1")}`)).passed,
     ].map((e) => (e as GatewayError).code);
     expect(codes).toEqual(["token_invalid", "token_missing", "token_invalid"]);
   });
 
   it("lets a database failure through as itself, not as a bad token", async () => {
     const down = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    const tokens = createSessionTokens({
-      secret: SECRET,
-      ttlSeconds: 60,
-      merchantExists: async () => {
-        throw down;
-      },
-      unavailableRetryMs: 0,
+    const { store } = storeAnswering(() => {
+      throw down;
     });
-    const { passed } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
+    const tokens = createSessionTokens({ secret: SECRET, ttlSeconds: 60, store, unavailableRetryMs: 0 });
+    const { passed } = await check(tokens, `Bearer ${await tokens.issue("usr_1")}`);
     expect(passed).toBe(down);
     expect(passed).not.toBeInstanceOf(GatewayError);
   });
 
-  /** Tokens whose merchant check answers `answer` on its n-th call (from 1), counting the calls. */
-  function askedTokens(answer: (n: number) => boolean) {
-    const counter = { asked: 0 };
-    const tokens = createSessionTokens({
-      secret: SECRET,
-      ttlSeconds: 60,
-      merchantExists: async () => answer(++counter.asked),
-    });
-    return { tokens, counter };
-  }
-
-  it("waits out a database restart: the merchant's check is asked again, the request passes", async () => {
-    // What a restart looks like to postgres.js (chaos run, 2026-11-29: a 503 on POST /payouts).
+  it("waits out a database restart: the session's check is asked again, the request passes", async () => {
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
-    const { tokens, counter } = askedTokens((n) => {
+    const { store, counter } = storeAnswering((n) => {
       if (n < 3) throw reset;
       return true;
     });
-    const { passed, session } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
+    const tokens = createSessionTokens({ secret: SECRET, ttlSeconds: 60, store });
+    const { passed, session } = await check(tokens, `Bearer ${await tokens.issue("usr_1")}`);
     expect(passed).toBeUndefined();
-    expect(session).toEqual({ merchantId: "mer_1" });
+    expect(session).toEqual(PRINCIPAL);
     expect(counter.asked).toBe(3);
   });
 
   it("does not ask again after an error that is not the database being away", async () => {
     const bug = new Error("something else");
-    const { tokens, counter } = askedTokens(() => {
+    const { store, counter } = storeAnswering(() => {
       throw bug;
     });
-    const { passed } = await check(tokens, `Bearer ${await tokens.issue("mer_1")}`);
+    const tokens = createSessionTokens({ secret: SECRET, ttlSeconds: 60, store });
+    const { passed } = await check(tokens, `Bearer ${await tokens.issue("usr_1")}`);
     expect(passed).toBe(bug);
     expect(counter.asked).toBe(1);
   });

@@ -4,6 +4,7 @@
 import type { ErrorCode } from "@gateway/errors";
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { z } from "zod";
+import { requireRole, requireScope, routeKey } from "../auth/permissions.js";
 import { validateInput } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "delete";
@@ -98,9 +99,28 @@ export function successStatus(spec: OperationSpec): SuccessStatus {
 /** Every operation mounted in this process: a test checks the document lists exactly these. */
 export const MOUNTED = new Set<OperationSpec>();
 
+const AUTHENTICATES = Symbol("authenticates");
+
+/** Marks the guard that finds the caller: the permission check is mounted right after it. */
+export function authenticator(guard: RequestHandler): RequestHandler {
+  return Object.assign(guard, { [AUTHENTICATES]: true });
+}
+
 /**
- * Mounts an operation: its guards (authentication, idempotency) run first, as before any
- * handler, then its inputs are validated, then the handler's answer is sent with the
+ * The guards with the operation's permission check (auth/permissions.ts) after its authenticator,
+ * so that it runs before idempotency could replay another caller's answer.
+ */
+function withPermission(spec: OperationSpec, guards: RequestHandler[]): RequestHandler[] {
+  if (spec.auth === "none") return guards;
+  const at = guards.findLastIndex((g) => AUTHENTICATES in g);
+  if (at < 0) throw new Error(`${spec.operationId} is mounted without its authenticator`);
+  const check = spec.auth === "bearer" ? requireRole(routeKey(spec)) : requireScope(routeKey(spec));
+  return [...guards.slice(0, at + 1), check, ...guards.slice(at + 1)];
+}
+
+/**
+ * Mounts an operation: its guards (authentication, permission, idempotency) run first, as before
+ * any handler, then its inputs are validated, then the handler's answer is sent with the
  * operation's 2xx status.
  */
 export function mount<S extends OperationSpec>(
@@ -115,6 +135,6 @@ export function mount<S extends OperationSpec>(
     const answer = await handler(input, req, res);
     if (answer !== ANSWERED) res.status(status).json(answer);
   };
-  router[spec.method](expressPath(spec.path), ...guards, run);
+  router[spec.method](expressPath(spec.path), ...withPermission(spec, guards), run);
   MOUNTED.add(spec);
 }

@@ -116,3 +116,44 @@ export function payoutDestinationRequestedMail(
     ].join("\n"),
   };
 }
+
+/** A 6-digit code inviting someone to a team; it is also their proof of the address. */
+export function invitationMail(to: string, code: string, business: string, role: string): MailMessage {
+  return codeMail(to, code, { kind: "invitation code", called: "invitation code" }, [
+    `You are invited to join ${business} on Gateway as ${role === "admin" ? "an" : "a"} ${role}.`,
+    'Accept on the dashboard\'s login page ("Accept an invitation") with this address, the code',
+    "and a password of your choice. The code is valid for 3 days and once.",
+    "If you did not expect this, ignore this message.",
+  ]);
+}
+
+/** To every owner when someone's second factor changes. */
+export function secondFactorChangedMail(to: string, member: string, change: string): MailMessage {
+  return {
+    to,
+    subject: "A second factor of your Gateway team changed",
+    text: [
+      `${member}: ${change}.`,
+      "",
+      "Their other sessions were signed out. If this was not expected, review the team's",
+      "audit log and remove the member or change their role.",
+    ].join("\n"),
+  };
+}
+
+/** To every owner when a payout is accepted. */
+export function payoutRequestedMail(
+  to: string,
+  payout: { actor: string; chain: string; amount: string; coin: string; destination: string; mode: string },
+): MailMessage {
+  return {
+    to,
+    subject: `A ${payout.mode === "test" ? "test-mode " : ""}payout of ${payout.amount} ${payout.coin} was requested`,
+    text: [
+      `${payout.actor} requested a payout of ${payout.amount} ${payout.coin} on ${payout.chain} to:`,
+      payout.destination,
+      "",
+      "If this was not expected, review the team's audit log at once.",
+    ].join("\n"),
+  };
+}

@@ -24,7 +24,13 @@ function errorAnswers(op: OperationSpec): Record<string, string> {
   };
   if (op.auth === "apiKey") errors["401"] = "Missing, unknown or inactive API key.";
   if (op.auth === "bearer") errors["401"] = "Missing or invalid session token.";
-  for (const [status, description] of Object.entries(op.errors ?? {})) errors[status] = description;
+  if (op.auth !== "none")
+    errors["403"] =
+      op.auth === "bearer"
+        ? "`permission_denied`: your role may not do this; `two_factor_setup_required`: your team requires a second factor you have not set up."
+        : "`permission_denied`: this key's scopes do not allow this route.";
+  for (const [status, description] of Object.entries(op.errors ?? {}))
+    errors[status] = status === "403" && errors["403"] ? `${description} ${errors["403"]}` : description;
   errors["429"] = "Rate limited, or too many attempts: retry after the `Retry-After` header's seconds.";
   return errors;
 }

@@ -11,6 +11,7 @@ import { MOUNTED } from "../http/operation.js";
 import { codeIn, createTestAccount, fromIp } from "../routes/auth/test-account.js";
 import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
 import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { totpNow } from "../testing/totp.js";
 import { OPERATIONS } from "./operations.js";
 
 let api: TestApi;
@@ -145,7 +146,7 @@ describe("openapi.json", () => {
   });
 
   it("describes what the accounts, dashboard and webhook endpoints really answer", async () => {
-    const token = await api.deps.sessions.issue(merchant.merchantId);
+    const token = await api.deps.sessions.issue(merchant.ownerId);
     const bearer = { authorization: `Bearer ${token}` };
     conforms(
       "/auth/signup",
@@ -298,7 +299,7 @@ describe("openapi.json", () => {
   });
 
   it("describes what the dashboard's payment and webhook endpoints really answer", async () => {
-    const token = await api.deps.sessions.issue(merchant.merchantId);
+    const token = await api.deps.sessions.issue(merchant.ownerId);
     const h = { headers: { authorization: `Bearer ${token}` } };
     const payment = await call(api.baseUrl, "POST", "/payments", {
       body: { amount: 3, currency: "USDC" },
@@ -420,6 +421,139 @@ describe("openapi.json", () => {
     conforms("/payouts/{id}", "get", await call(api.baseUrl, "GET", `/payouts/${created.body.id}`, h));
     conforms("/payouts/{id}", "get", await call(api.baseUrl, "GET", "/payouts/po_nope", h));
     conforms("/payouts", "get", await call(api.baseUrl, "GET", "/payouts", {}));
+  });
+
+  it("describes what the team, second-factor, session and audit endpoints really answer", async () => {
+    const ip = "10.77.0.1";
+    const account = await createTestAccount(api.baseUrl, catcher, { ip });
+    const h = { headers: { ...fromIp(ip), ...account.auth } };
+    const post = (path: string, body: unknown) => call(api.baseUrl, "POST", path, { ...h, body });
+    const setup = await post("/auth/2fa/setup", {});
+    conforms("/auth/2fa/setup", "post", setup);
+    conforms("/auth/2fa/enable", "post", await post("/auth/2fa/enable", { code: "x" }));
+    const enabled = await post("/auth/2fa/enable", { code: totpNow(setup.body.secret) });
+    conforms("/auth/2fa/enable", "post", enabled);
+    const login = await call(api.baseUrl, "POST", "/auth/login", {
+      body: { email: account.email, password: account.password },
+      headers: fromIp(ip),
+    });
+    conforms("/auth/login", "post", login);
+    const second = (code: string) =>
+      call(api.baseUrl, "POST", "/auth/login/2fa", {
+        body: { login_token: login.body.login_token, code },
+        headers: fromIp(ip),
+      });
+    conforms("/auth/login/2fa", "post", await second("000000"));
+    conforms("/auth/login/2fa", "post", await second(enabled.body.recovery_codes[0]));
+    conforms("/auth/login/2fa", "post", await second(enabled.body.recovery_codes[1]));
+    conforms("/auth/passkeys/register/options", "post", await post("/auth/passkeys/register/options", {}));
+    conforms(
+      "/auth/passkeys/register",
+      "post",
+      await post("/auth/passkeys/register", { response: { id: "x", response: {} }, name: "Key" }),
+    );
+    conforms("/auth/passkeys", "get", await call(api.baseUrl, "GET", "/auth/passkeys", h));
+    conforms(
+      "/auth/passkeys/{id}",
+      "delete",
+      await call(api.baseUrl, "DELETE", "/auth/passkeys/pk_nope", {
+        ...h,
+        body: { code: enabled.body.recovery_codes[3] },
+      }),
+    );
+    conforms(
+      "/auth/login/passkey/options",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/login/passkey/options", { body: { login_token: "lt_nope" } }),
+    );
+    conforms(
+      "/auth/login/passkey",
+      "post",
+      await call(api.baseUrl, "POST", "/auth/login/passkey", {
+        body: { login_token: "lt_nope", response: {} },
+      }),
+    );
+    conforms("/auth/2fa/disable", "post", await post("/auth/2fa/disable", { code: "nope" }));
+    conforms(
+      "/auth/2fa/disable",
+      "post",
+      await post("/auth/2fa/disable", { code: enabled.body.recovery_codes[2] }),
+    );
+    conforms(
+      "/auth/password",
+      "post",
+      await post("/auth/password", { current_password: "x", new_password: "y" }),
+    );
+    conforms(
+      "/auth/password",
+      "post",
+      await post("/auth/password", { current_password: account.password, new_password: account.password }),
+    );
+    conforms("/team", "get", await call(api.baseUrl, "GET", "/team", h));
+    const email = `inv${randomBytes(4).toString("hex")}@example.test`;
+    conforms("/team/invitations", "post", await post("/team/invitations", { email, role: "developer" }));
+    conforms(
+      "/team/invitations",
+      "post",
+      await post("/team/invitations", { email: account.email, role: "admin" }),
+    );
+    const mail = await catcher.waitForMail({ to: email, subject: "invitation code" });
+    const accept = (code: string) =>
+      call(api.baseUrl, "POST", "/auth/accept-invitation", {
+        body: { email, code, password: "a long enough password" },
+        headers: fromIp(ip),
+      });
+    conforms(
+      "/auth/accept-invitation",
+      "post",
+      await accept("999999" === codeIn(mail.subject) ? "999998" : "999999"),
+    );
+    const joined = await accept(codeIn(mail.subject));
+    conforms("/auth/accept-invitation", "post", joined);
+    const member = (
+      await call(api.baseUrl, "GET", "/auth/me", {
+        headers: { authorization: `Bearer ${joined.body.token}` },
+      })
+    ).body.member;
+    const put = (path: string, body: unknown) => call(api.baseUrl, "PUT", path, { ...h, body });
+    conforms("/team/members/{id}", "put", await put(`/team/members/${member.id}`, { role: "viewer" }));
+    conforms("/team/members/{id}", "put", await put(`/team/members/usr_nope`, { role: "viewer" }));
+    conforms(
+      "/team/members/{id}",
+      "put",
+      await put(`/team/members/${account.merchantId.replace("mer_", "usr_")}`, { role: "viewer" }),
+    );
+    conforms(
+      "/team/members/{id}",
+      "delete",
+      await call(api.baseUrl, "DELETE", `/team/members/${member.id}`, h),
+    );
+    conforms(
+      "/team/members/{id}",
+      "delete",
+      await call(api.baseUrl, "DELETE", `/team/members/${member.id}`, h),
+    );
+    conforms("/team/settings", "put", await put("/team/settings", { require_2fa: false }));
+    conforms("/team/settings", "put", await put("/team/settings", { require_2fa: "yes" }));
+    await call(api.baseUrl, "POST", "/auth/login", {
+      body: { email: account.email, password: account.password },
+      headers: fromIp(ip),
+    });
+    const sessions = await call(api.baseUrl, "GET", "/sessions", h);
+    conforms("/sessions", "get", sessions);
+    conforms("/sessions/{id}", "delete", await call(api.baseUrl, "DELETE", "/sessions/ses_nope", h));
+    const other = sessions.body.data.find((s: { current: boolean }) => !s.current);
+    conforms("/sessions/{id}", "delete", await call(api.baseUrl, "DELETE", `/sessions/${other.id}`, h));
+    const log = await call(api.baseUrl, "GET", "/audit-log?limit=2", h);
+    conforms("/audit-log", "get", log);
+    conforms("/audit-log", "get", await call(api.baseUrl, "GET", "/audit-log?starting_after=aud_nope", h));
+    conforms(
+      "/audit-log",
+      "get",
+      await call(api.baseUrl, "GET", "/audit-log", {
+        headers: { authorization: `Bearer ${joined.body.token}` },
+      }),
+    );
   });
 
   it("lists exactly the operations the app serves", () => {

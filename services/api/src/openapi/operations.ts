@@ -3,6 +3,7 @@
 import { dashboardOperations } from "../dashboard/api/index.js";
 import type { OperationSpec } from "../http/operation.js";
 import { apiKeyOperations } from "../routes/api-keys/index.js";
+import { auditLogOperations } from "../routes/audit-log/index.js";
 import { authOperations } from "../routes/auth/index.js";
 import { checkoutOperations } from "../routes/checkout/index.js";
 import { healthOperations } from "../routes/health.js";
@@ -10,6 +11,8 @@ import { paymentOperations } from "../routes/payments/index.js";
 import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
 import { payoutWalletOperations } from "../routes/payout-wallets/index.js";
 import { payoutOperations } from "../routes/payouts/index.js";
+import { sessionOperations } from "../routes/sessions/index.js";
+import { teamOperations } from "../routes/team/index.js";
 import { webhookOperations } from "../routes/webhooks/index.js";
 
 export const OPERATIONS: readonly OperationSpec[] = [
@@ -23,4 +26,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...dashboardOperations,
   ...webhookOperations,
   ...payoutOperations,
+  ...teamOperations,
+  ...sessionOperations,
+  ...auditLogOperations,
 ];

@@ -25,6 +25,7 @@ import {
 } from "@gateway/contracts";
 import { ERROR_CODES } from "@gateway/errors";
 import { z } from "zod";
+import { SCOPES } from "../auth/permissions.js";
 
 export const ERROR_CODE_LIST_DOC = "See docs/errors.md for the closed list of codes.";
 
@@ -116,7 +117,7 @@ export const PaymentSchema = z
   .meta({ id: "Payment" });
 
 /** A page of a list, newest first; `has_more` says whether `starting_after` the last id finds more. */
-function listOf<T extends z.ZodType>(item: T, id: string) {
+export function listOf<T extends z.ZodType>(item: T, id: string) {
   return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() }).meta({ id });
 }
 
@@ -210,6 +211,10 @@ const apiKeypairFields = {
   active: z.boolean(),
   test_key_prefix: z.string(),
   live_key_prefix: z.string(),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .nullable()
+    .meta({ description: "What the keys may do; null: every scope, including scopes added later." }),
   created_at: timestamp,
   updated_at: timestamp,
 };

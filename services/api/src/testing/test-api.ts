@@ -7,6 +7,7 @@ import { priceServiceFromConfig } from "@gateway/prices";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import { createApp } from "../app.js";
+import { createSessionStore } from "../auth/session-store.js";
 import { createSessionTokens } from "../auth/session-token.js";
 import { depositAddressPool } from "../deposit-address-pool.js";
 import type { ApiDeps } from "../deps.js";
@@ -86,7 +87,7 @@ export async function startTestApi(
     sessions: createSessionTokens({
       secret: config.JWT_SECRET,
       ttlSeconds: config.JWT_TTL_SECONDS,
-      merchantExists: async (id) => (await db.sql`select 1 from merchants where id = ${id}`).length > 0,
+      store: createSessionStore(db.sql),
     }),
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
     depositAddresses: depositAddressPool({

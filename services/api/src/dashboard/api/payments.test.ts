@@ -22,8 +22,8 @@ beforeAll(async () => {
   api = await startTestApi();
   owner = await createTestMerchant(api.deps.sql, "Owner");
   other = await createTestMerchant(api.deps.sql, "Other");
-  ownerAuth = { authorization: `Bearer ${await api.deps.sessions.issue(owner.merchantId)}` };
-  otherAuth = { authorization: `Bearer ${await api.deps.sessions.issue(other.merchantId)}` };
+  ownerAuth = { authorization: `Bearer ${await api.deps.sessions.issue(owner.ownerId)}` };
+  otherAuth = { authorization: `Bearer ${await api.deps.sessions.issue(other.ownerId)}` };
 });
 afterAll(() => api.close());
 

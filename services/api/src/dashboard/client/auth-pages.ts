@@ -2,7 +2,7 @@
 import { ApiError, api } from "./api.js";
 import { codeInput, field, flash, form, h, input, show, text } from "./dom.js";
 import { go } from "./navigation.js";
-import { dropPendingEmail, pendingEmail, savePendingEmail, saveToken } from "./session.js";
+import { dropPendingEmail, pendingEmail, saveLoginStep, savePendingEmail, saveToken } from "./session.js";
 
 export function signupPage(): void {
   show(
@@ -106,11 +106,17 @@ export function loginPage(): void {
       "Log in",
       async (data) => {
         try {
-          const { token } = await api<{ token: string }>("POST", "/auth/login", {
-            email: text(data, "email"),
-            password: String(data.get("password")),
-          });
-          saveToken(token);
+          const answer = await api<{ token?: string; login_token?: string; methods?: string[] }>(
+            "POST",
+            "/auth/login",
+            { email: text(data, "email"), password: String(data.get("password")) },
+          );
+          if (answer.login_token) {
+            saveLoginStep({ login_token: answer.login_token, methods: answer.methods ?? [] });
+            go("#/login-2fa");
+            return;
+          }
+          saveToken(answer.token!);
         } catch (err) {
           if (err instanceof ApiError && err.code === "email_not_verified") {
             savePendingEmail(text(data, "email"));
@@ -126,5 +132,6 @@ export function loginPage(): void {
       },
     ),
     h("p", {}, "New here? ", h("a", { href: "#/signup" }, "Create an account")),
+    h("p", {}, "Invited to a team? ", h("a", { href: "#/accept" }, "Accept an invitation")),
   );
 }

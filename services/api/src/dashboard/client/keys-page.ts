@@ -1,7 +1,9 @@
 // API keys: generate a keypair (its keys shown once), list them, switch one off or on.
+
 import { api } from "./api.js";
 import { errorMessage, flash, h, listTable, revealOnce, show } from "./dom.js";
 import { formatDate } from "./labels.js";
+import { can } from "./permissions.js";
 import type { ApiKeypair, CreatedKeypair, List } from "./types.js";
 
 export async function keysPage(): Promise<void> {
@@ -27,7 +29,7 @@ export async function keysPage(): Promise<void> {
       {},
       "A keypair holds a test key (gw_test_…, simulated payments) and a live key (gw_live_…). Use them only on your server.",
     ),
-    h("div", { class: "actions" }, generate),
+    can("POST /api-keys") ? h("div", { class: "actions" }, generate) : [],
     reveal,
     list,
   );
@@ -89,7 +91,7 @@ async function drawKeys(container: HTMLElement): Promise<void> {
           ),
         ],
         ["Created", formatDate(k.created_at)],
-        [null, toggleButton(k, redraw)],
+        [null, can("POST /api-keys/{id}/deactivate") ? toggleButton(k, redraw) : ""],
       ]),
       (i) => ({ keypairId: data[i]!.id }),
     ),

@@ -1,14 +1,19 @@
 // The merchant dashboard: a small single-page app over the JSON API of the same host, one
 // module per page. This entry draws the page the URL hash names, and the navigation around it.
 import { api } from "./api.js";
+import { auditPage } from "./audit-page.js";
 import { loginPage, signupPage, verifyPage } from "./auth-pages.js";
 import { clearStaleFlash, errorMessage, flash, h, show } from "./dom.js";
 import { keysPage } from "./keys-page.js";
+import { acceptInvitationPage, secondStepPage } from "./login-steps.js";
 import { go } from "./navigation.js";
 import { paymentsPage } from "./payments-page.js";
 import { payoutsPage } from "./payouts-page.js";
+import { can, setMember } from "./permissions.js";
 import { schedulePage } from "./schedule-page.js";
-import { dropToken, token } from "./session.js";
+import { securityPage } from "./security-page.js";
+import { dropToken, sessionId, token } from "./session.js";
+import { teamPage } from "./team-page.js";
 import type { Merchant } from "./types.js";
 import { walletsPage } from "./wallets-page.js";
 import { webhooksPage } from "./webhooks-page.js";
@@ -18,6 +23,8 @@ interface Page {
   title: string;
   /** Draws the page; the hash's further segments (`#/payments/<id>`) are its arguments. */
   render: (...segments: string[]) => Promise<void>;
+  /** The route the page reads first: a role that may not call it does not see the page. */
+  needs: string;
 }
 
 /**
@@ -25,18 +32,26 @@ interface Page {
  * (and its JSON under /dashboard/api or its own routes): the nav is drawn from this list.
  */
 const PAGES: Page[] = [
-  { path: "payments", title: "Payments", render: paymentsPage },
-  { path: "keys", title: "API keys", render: keysPage },
-  { path: "wallets", title: "Payout wallets", render: walletsPage },
-  { path: "webhooks", title: "Webhooks", render: webhooksPage },
-  { path: "payouts", title: "Balances & payouts", render: payoutsPage },
-  { path: "schedule", title: "Payout schedule", render: schedulePage },
+  { path: "payments", title: "Payments", render: paymentsPage, needs: "GET /dashboard/api/payments" },
+  { path: "keys", title: "API keys", render: keysPage, needs: "GET /api-keys" },
+  { path: "wallets", title: "Payout wallets", render: walletsPage, needs: "GET /payout-wallets" },
+  { path: "webhooks", title: "Webhooks", render: webhooksPage, needs: "GET /dashboard/api/webhooks" },
+  { path: "payouts", title: "Balances & payouts", render: payoutsPage, needs: "GET /payouts" },
+  { path: "schedule", title: "Payout schedule", render: schedulePage, needs: "GET /payouts/schedule" },
+  { path: "team", title: "Team", render: teamPage, needs: "GET /team" },
+  { path: "audit", title: "Audit log", render: auditPage, needs: "GET /audit-log" },
+  { path: "security", title: "Security", render: () => securityPage(), needs: "GET /auth/me" },
 ];
+
+/** The pages the member's role may open. */
+const visiblePages = () => PAGES.filter((p) => can(p.needs));
 
 const PUBLIC_PAGES = new Map<string, () => void>([
   ["login", loginPage],
   ["signup", signupPage],
   ["verify", verifyPage],
+  ["login-2fa", secondStepPage],
+  ["accept", acceptInvitationPage],
 ]);
 
 let me: Merchant | null = null;
@@ -47,17 +62,22 @@ async function route(): Promise<void> {
   const publicPage = PUBLIC_PAGES.get(path);
   if (publicPage) {
     me = null;
+    setMember(null);
     drawChrome(null);
     return publicPage();
   }
   if (!token()) return go("#/login");
   try {
-    me ??= await api<Merchant>("GET", "/auth/me");
+    // Read again on each navigation: a role or the team's 2FA rule may have changed.
+    me = await api<Merchant>("GET", "/auth/me");
+    setMember(me);
   } catch {
     return;
   }
-  const page = PAGES.find((p) => p.path === path);
-  if (!page) return go("#/payments");
+  // A team that requires 2FA sends a member without it to set it up before anything else.
+  if (me.member.second_factor_setup_required && path !== "security") return go("#/security");
+  const page = visiblePages().find((p) => p.path === path);
+  if (!page) return go(`#/${visiblePages()[0]?.path ?? "security"}`);
   drawChrome(page.path);
   try {
     await page.render(...rest.map(decodeURIComponent));
@@ -80,7 +100,7 @@ function drawChrome(current: string | null): void {
     h(
       "ul",
       {},
-      PAGES.map((page) =>
+      (me.member.second_factor_setup_required ? [] : visiblePages()).map((page) =>
         h(
           "li",
           {},
@@ -95,14 +115,18 @@ function drawChrome(current: string | null): void {
   );
   account.hidden = false;
   account.replaceChildren(
-    h("span", { class: "who", title: me.email }, me.business_name),
+    h("span", { class: "who", title: `${me.member.email} (${me.member.role})` }, me.business_name),
     h(
       "button",
       {
         type: "button",
         class: "link",
-        onclick: () => {
+        onclick: async () => {
+          const sid = sessionId();
+          // Ends the session on the server too: a copied token stops working.
+          if (sid) await api("DELETE", `/sessions/${encodeURIComponent(sid)}`).catch(() => undefined);
           dropToken();
+          setMember(null);
           me = null;
           flash("You are logged out.");
           go("#/login");

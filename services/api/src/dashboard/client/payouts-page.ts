@@ -1,5 +1,6 @@
 // Balances and payouts: the mode's balances per chain and coin, the payout form, and the payouts
 // newest first, followed until settlement has finished each one.
+
 import type { Payout } from "@gateway/contracts";
 import { api } from "./api.js";
 import { details, errorMessage, flash, h, listTable, show, statusBadge } from "./dom.js";
@@ -7,6 +8,7 @@ import { chainName, formatDate, modeName } from "./labels.js";
 import { modeFilter, refreshWhile } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
 import { payoutForm } from "./payout-form.js";
+import { can } from "./permissions.js";
 import type { ChainBalance, List, PayoutContext } from "./types.js";
 
 function balanceSection(b: ChainBalance, ctx: PayoutContext): HTMLElement {
@@ -141,18 +143,23 @@ export async function payoutsPage(): Promise<void> {
       ? h("p", {}, "Test mode: balances come from simulated payments and payouts move nothing.")
       : [],
     balances,
-    h("h2", {}, "Pay out"),
-    payoutForm(
-      mode,
-      () => context,
-      async () => {
-        // The form that had focus is gone: move it to the list where the new payout is.
-        payoutsHeading.focus();
-        await loadPayouts(true);
-        await reloadBalances();
-        follow();
-      },
-    ),
+    // Viewers read balances and payouts; only roles that may pay out see the form.
+    can("POST /payouts")
+      ? [
+          h("h2", {}, "Pay out"),
+          payoutForm(
+            mode,
+            () => context,
+            async () => {
+              // The form that had focus is gone: move it to the list where the new payout is.
+              payoutsHeading.focus();
+              await loadPayouts(true);
+              await reloadBalances();
+              follow();
+            },
+          ),
+        ]
+      : [],
     payoutsHeading,
     payoutList,
     more,

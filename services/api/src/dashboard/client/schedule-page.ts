@@ -1,10 +1,12 @@
 // The payout schedule: once a day, the whole available stablecoin balance of each chain goes to
 // that chain's payout wallet.
+
 import { ApiError, api } from "./api.js";
 import { details, FieldError, field, flash, form, h, input, show, text } from "./dom.js";
 import { formatDate, isPlainDecimal, utcHour } from "./labels.js";
 import { modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
+import { can } from "./permissions.js";
 import type { List, PayoutSchedule, PayoutWallet } from "./types.js";
 
 export async function schedulePage(): Promise<void> {
@@ -54,41 +56,47 @@ export async function schedulePage(): Promise<void> {
       : [],
     modeFilter("schedule", mode, "Choose the mode"),
     current,
-    form(
-      { "aria-label": "Payout schedule" },
-      [
-        field("Hour (UTC)", hour),
-        h(
-          "div",
-          { class: "field" },
-          h("label", { class: "check" }, enabled, "Pay out automatically every day"),
+    !can("PUT /payouts/schedule")
+      ? []
+      : form(
+          { "aria-label": "Payout schedule" },
+          [
+            field("Hour (UTC)", hour),
+            h(
+              "div",
+              { class: "field" },
+              h("label", { class: "check" }, enabled, "Pay out automatically every day"),
+            ),
+            field(
+              "Minimum amount",
+              input({
+                name: "minimum_amount",
+                inputmode: "decimal",
+                value: schedule?.minimum_amount ?? "0.00",
+              }),
+              "A coin's balance below this waits for the next day.",
+            ),
+          ],
+          "Save schedule",
+          async (data) => {
+            const minimum = text(data, "minimum_amount") || "0";
+            if (!isPlainDecimal(minimum))
+              throw new FieldError("Enter the minimum as a number, such as 10.", "minimum_amount");
+            const saved = await api<PayoutSchedule>("PUT", "/payouts/schedule", {
+              hour: Number(data.get("hour")),
+              enabled: enabled.checked,
+              // A JSON number, as the API takes it (docs/payouts.md); see payout-form.ts.
+              minimum_amount: Number(minimum),
+              mode,
+            });
+            flash(
+              saved.enabled
+                ? `Schedule saved: every day at ${utcHour(saved.hour)}.`
+                : "Schedule saved: automatic payouts are paused.",
+              "success",
+            );
+            await schedulePage();
+          },
         ),
-        field(
-          "Minimum amount",
-          input({ name: "minimum_amount", inputmode: "decimal", value: schedule?.minimum_amount ?? "0.00" }),
-          "A coin's balance below this waits for the next day.",
-        ),
-      ],
-      "Save schedule",
-      async (data) => {
-        const minimum = text(data, "minimum_amount") || "0";
-        if (!isPlainDecimal(minimum))
-          throw new FieldError("Enter the minimum as a number, such as 10.", "minimum_amount");
-        const saved = await api<PayoutSchedule>("PUT", "/payouts/schedule", {
-          hour: Number(data.get("hour")),
-          enabled: enabled.checked,
-          // A JSON number, as the API takes it (docs/payouts.md); see payout-form.ts.
-          minimum_amount: Number(minimum),
-          mode,
-        });
-        flash(
-          saved.enabled
-            ? `Schedule saved: every day at ${utcHour(saved.hour)}.`
-            : "Schedule saved: automatic payouts are paused.",
-          "success",
-        );
-        await schedulePage();
-      },
-    ),
   );
 }

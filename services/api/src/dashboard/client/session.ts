@@ -38,3 +38,41 @@ export function savePendingEmail(email: string): void {
 export function dropPendingEmail(): void {
   sessionStorage.removeItem(EMAIL_KEY);
 }
+
+const LOGIN_KEY = "gateway.loginStep";
+
+/** The session id the token names (its `sid` claim): logging out revokes it on the server. */
+export function sessionId(): string | null {
+  const value = token();
+  if (!value) return null;
+  try {
+    const payload = JSON.parse(atob((value.split(".")[1] ?? "").replace(/-/g, "+").replace(/_/g, "/"))) as {
+      sid?: unknown;
+    };
+    return typeof payload.sid === "string" ? payload.sid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first login step's answer, kept for the second step's page. */
+export interface LoginStep {
+  login_token: string;
+  methods: string[];
+}
+
+export function saveLoginStep(step: LoginStep): void {
+  sessionStorage.setItem(LOGIN_KEY, JSON.stringify(step));
+}
+
+export function loginStep(): LoginStep | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(LOGIN_KEY) ?? "null") as LoginStep | null;
+  } catch {
+    return null;
+  }
+}
+
+export function dropLoginStep(): void {
+  sessionStorage.removeItem(LOGIN_KEY);
+}

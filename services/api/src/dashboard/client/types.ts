@@ -8,10 +8,63 @@ export interface List<T> {
   has_more: boolean;
 }
 
+export type Role = "owner" | "admin" | "developer" | "viewer";
+
+/** `GET /auth/me`: the merchant, the signed-in member, and the routes their role may call. */
 export interface Merchant {
   id: string;
   email: string;
   business_name: string;
+  member: {
+    id: string;
+    email: string;
+    role: Role;
+    totp: boolean;
+    passkeys: number;
+    second_factor_setup_required: boolean;
+  };
+  require_2fa: boolean;
+  permissions: string[];
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  two_factor: boolean;
+  created_at: string;
+}
+
+export interface Team {
+  require_2fa: boolean;
+  members: Member[];
+  invitations: { email: string; role: Role; created_at: string }[];
+}
+
+export interface SessionRow {
+  id: string;
+  created_at: string;
+  last_seen_at: string;
+  ip: string;
+  user_agent: string;
+  current: boolean;
+}
+
+export interface Passkey {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  action: string;
+  actor: string;
+  ip: string;
+  user_agent: string;
+  created_at: string;
+  details: Record<string, unknown>;
 }
 
 export interface ApiKeypair {

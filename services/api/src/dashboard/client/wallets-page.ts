@@ -1,7 +1,9 @@
 // Payout wallets: one per chain, set or changed with a code e-mailed for that address.
+
 import { api } from "./api.js";
 import { codeInput, field, flash, form, h, input, show, text } from "./dom.js";
 import { CHAIN_CHOICES } from "./labels.js";
+import { can } from "./permissions.js";
 import type { List, PayoutWallet, WalletCodeSent } from "./types.js";
 
 type ChainChoice = (typeof CHAIN_CHOICES)[number];
@@ -64,6 +66,11 @@ function walletSection(chain: ChainChoice, wallet: PayoutWallet | undefined): HT
       step2.querySelector("input")?.focus();
     },
   );
-  section.append(h("h2", { id: `wallet-${chain.id}` }, chain.name), current, step1, step2);
+  const canChange = can("PUT /payout-wallets/{chain}");
+  section.append(
+    h("h2", { id: `wallet-${chain.id}` }, chain.name),
+    current,
+    ...(canChange ? [step1, step2] : []),
+  );
   return section;
 }

@@ -1,4 +1,5 @@
 // Webhooks: the mode's endpoints, registering one (its secret shown once) and deleting one.
+
 import { EVENT_TYPES, type EventType, type Mode, type WebhookEndpoint } from "@gateway/contracts";
 import { api } from "./api.js";
 import { webhookDeliveriesPage } from "./deliveries-page.js";
@@ -18,6 +19,7 @@ import {
 import { eventsText, formatDate, modeName } from "./labels.js";
 import { modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
+import { can } from "./permissions.js";
 import type { CreatedWebhookEndpoint, List } from "./types.js";
 
 /** The endpoint's signing secret, shown once with a copy button until "I have saved it". */
@@ -101,8 +103,7 @@ export async function webhooksPage(id?: string): Promise<void> {
     modeFilter("webhooks", mode, "Choose the mode"),
     list,
     reveal,
-    h("h2", {}, "Register an endpoint"),
-    register,
+    can("POST /dashboard/api/webhooks") ? [h("h2", {}, "Register an endpoint"), register] : [],
   );
   await drawWebhooks(list, mode);
 }
@@ -151,7 +152,7 @@ async function drawWebhooks(container: HTMLElement, mode: Mode): Promise<void> {
               { href: `#/webhooks/${encodeURIComponent(w.id)}`, "aria-label": `Deliveries to ${w.url}` },
               "Deliveries",
             ),
-            deleteButton(w, redraw),
+            can("DELETE /dashboard/api/webhooks/{id}") ? deleteButton(w, redraw) : "",
           ),
         ],
       ]),

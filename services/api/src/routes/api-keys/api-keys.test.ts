@@ -39,6 +39,7 @@ describe("API keypairs", () => {
       test_key_prefix: created.body.test_key_prefix,
       live_key_prefix: created.body.live_key_prefix,
       active: true,
+      scopes: null,
       created_at: created.body.created_at,
       updated_at: created.body.updated_at,
     });

@@ -1,5 +1,6 @@
 import { GatewayError } from "@gateway/errors";
 import { z } from "zod";
+import { createAudit, memberActor } from "../../auth/audit.js";
 import { keypairCacheOf } from "../../auth/require-api-key.js";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
@@ -31,17 +32,24 @@ export const activateKeypairOperation = keypairOperation("activateApiKeypair", "
  * merchant's keypair is a 404, like one that does not exist.
  */
 export function setKeypairActive(
-  { sql }: Pick<ApiDeps, "sql">,
+  { sql, config }: Pick<ApiDeps, "sql" | "config">,
   active: boolean,
 ): Handler<typeof activateKeypairOperation> {
-  return async ({ params }, _req, res) => {
-    const { merchantId } = sessionPrincipal(res);
-    const [row] = await sql<KeypairRow[]>`
-      update api_keypairs set active = ${active},
-        updated_at = case when active = ${active} then updated_at else now() end
-      where id = ${params.id} and merchant_id = ${merchantId}
-      returning ${sql(KEYPAIR_COLUMNS)}`;
-    if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such API keypair." });
+  const audit = createAudit(config.TRUSTED_PROXIES);
+  return async ({ params }, req, res) => {
+    const session = sessionPrincipal(res);
+    const row = await sql.begin(async (tx) => {
+      const [updated] = await tx<KeypairRow[]>`
+        update api_keypairs set active = ${active},
+          updated_at = case when active = ${active} then updated_at else now() end
+        where id = ${params.id} and merchant_id = ${session.merchantId}
+        returning ${tx(KEYPAIR_COLUMNS)}`;
+      if (!updated)
+        throw new GatewayError("resource_not_found", { param: "id", message: "No such API keypair." });
+      const action = active ? "api_key.activated" : "api_key.deactivated";
+      await audit.record(tx, { ...memberActor(session), action, details: { keypair: params.id } }, req);
+      return updated;
+    });
     keypairCacheOf(sql).clear();
     return toKeypairResource(row);
   };

@@ -71,7 +71,7 @@ describe("sign-up, verification and login", () => {
   it("stores the password as an argon2id hash, never in clear", async () => {
     const account = await createTestAccount(api.baseUrl, catcher);
     const [row] = await api.db.sql<{ password_hash: string }[]>`
-      select password_hash from merchants where id = ${account.merchantId}`;
+      select password_hash from users where merchant_id = ${account.merchantId}`;
     expect(row!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(row!.password_hash).not.toContain(account.password);
     const codes = await api.db.sql`select * from email_codes where merchant_id = ${account.merchantId}`;

@@ -15,6 +15,11 @@ export interface IssueCode {
   boundTo?: string;
 }
 
+export interface IssueCodeFor extends IssueCode {
+  /** How long the code lives; CODE_TTL_SECONDS unless given (an invitation lives longer). */
+  ttlSeconds?: number;
+}
+
 export interface ConsumeCode<T> extends IssueCode {
   code: unknown;
   /** The request field that carried the code, for the error's `param`. */
@@ -25,7 +30,7 @@ export interface ConsumeCode<T> extends IssueCode {
 
 export interface EmailCodes {
   /** A fresh code, replacing any live one for the same merchant and purpose. */
-  issue(input: IssueCode): Promise<{ code: string; expiresAt: Date }>;
+  issue(input: IssueCodeFor): Promise<{ code: string; expiresAt: Date }>;
   /** Spends a matching code and runs `onValid`; otherwise counts a wrong try and throws `code_invalid`. */
   consume<T>(input: ConsumeCode<T>): Promise<T>;
 }
@@ -57,12 +62,12 @@ export function createEmailCodes({
     createHmac("sha256", key).update(`${merchantId}\n${purpose}\n${code}`).digest();
 
   return {
-    async issue({ merchantId, purpose, boundTo = "" }) {
+    async issue({ merchantId, purpose, boundTo = "", ttlSeconds = CODE_TTL_SECONDS }) {
       const code = newCode();
       const [row] = await sql<{ expires_at: Date }[]>`
         insert into email_codes (merchant_id, purpose, code_hash, bound_to, expires_at)
         values (${merchantId}, ${purpose}, ${hashOf(merchantId, purpose, code)}, ${boundTo},
-                now() + make_interval(secs => ${CODE_TTL_SECONDS}))
+                now() + make_interval(secs => ${ttlSeconds}))
         on conflict (merchant_id, purpose) do update set
           code_hash = excluded.code_hash, bound_to = excluded.bound_to, attempts = 0,
           expires_at = excluded.expires_at, created_at = now()

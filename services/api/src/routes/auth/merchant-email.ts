@@ -1,26 +1,18 @@
-import type { Sql } from "@gateway/db";
-import { GatewayError } from "@gateway/errors";
 import type { ApiDeps } from "../../deps.js";
 import { type MailMessage, sendOrUnavailable } from "../../mail/mailer.js";
 import { type Limit, throttle } from "./throttle.js";
 
-/** The signed-in merchant's address; a session whose merchant is gone is an invalid token. */
-export async function signedInMerchantEmail(sql: Sql, merchantId: string): Promise<string> {
-  const [merchant] = await sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`;
-  if (!merchant) throw new GatewayError("token_invalid");
-  return merchant.email;
-}
-
-/** What mailing a code to the signed-in merchant needs. */
+/** What mailing a code to the signed-in member needs. */
 export type CodeMailDeps = Pick<ApiDeps, "sql" | "limiter" | "mailer">;
 
 /**
- * Issues a fresh code and mails it to the signed-in merchant, at most `perAccount` times per
- * window (the bucket `<kind>:account:<merchantId>`). Answers where it went and when it expires.
+ * Issues a fresh code and mails it to the signed-in member, at most `perAccount` times per window
+ * for the whole merchant (the bucket `<kind>:account:<merchantId>`). Answers where it went and when
+ * it expires.
  */
-export async function mailCodeToMerchant(
-  { sql, limiter, mailer }: CodeMailDeps,
-  merchantId: string,
+export async function mailCodeToMember(
+  { limiter, mailer }: CodeMailDeps,
+  member: { merchantId: string; email: string },
   code: {
     kind: string;
     perAccount: Limit;
@@ -28,9 +20,8 @@ export async function mailCodeToMerchant(
     mail: (to: string, code: string) => MailMessage;
   },
 ): Promise<{ sent_to: string; expires_at: string }> {
-  await throttle(limiter, [[`${code.kind}:account:${merchantId}`, code.perAccount]]);
-  const email = await signedInMerchantEmail(sql, merchantId);
+  await throttle(limiter, [[`${code.kind}:account:${member.merchantId}`, code.perAccount]]);
   const issued = await code.issue();
-  await sendOrUnavailable(mailer, code.mail(email, issued.code));
-  return { sent_to: email, expires_at: issued.expiresAt.toISOString() };
+  await sendOrUnavailable(mailer, code.mail(member.email, issued.code));
+  return { sent_to: member.email, expires_at: issued.expiresAt.toISOString() };
 }

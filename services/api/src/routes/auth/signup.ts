@@ -1,4 +1,4 @@
-import { newId } from "@gateway/db";
+import { newId, type Sql } from "@gateway/db";
 import type { Request } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
@@ -12,6 +12,9 @@ import { hashPassword } from "./passwords.js";
 import { LIMITS, throttle } from "./throttle.js";
 
 export const VERIFY_EMAIL = "verify_email";
+
+/** The address became a member's in the same instant: the sign-up is undone and answered as for a taken address. */
+class AddressTaken extends Error {}
 
 export const signupOperation = defineOperation({
   method: "post",
@@ -46,28 +49,51 @@ export function signup(
     // Hashed on every path, so the response time does not depend on the address either.
     const passwordHash = await hashPassword(password);
 
-    const [created] = await sql<{ id: string }[]>`
-      insert into merchants (id, email, business_name, password_hash)
-      values (${newId("mer")}, ${email}, ${businessName}, ${passwordHash})
-      on conflict do nothing returning id`;
-    let mail: MailMessage;
-    if (created) {
-      mail = verificationCodeMail(
-        email,
-        (await codes.issue({ merchantId: created.id, purpose: VERIFY_EMAIL })).code,
-      );
-    } else {
-      const [pending] = await sql<{ id: string }[]>`
-        update merchants set password_hash = ${passwordHash}, business_name = ${businessName}
-        where lower(email) = ${email} and email_verified_at is null returning id`;
-      mail = pending
-        ? verificationCodeMail(
-            email,
-            (await codes.issue({ merchantId: pending.id, purpose: VERIFY_EMAIL })).code,
-          )
-        : alreadyRegisteredMail(email);
-    }
+    const pendingMerchant = await pendingOwner(sql, { email, businessName, passwordHash });
+    const mail: MailMessage = pendingMerchant
+      ? verificationCodeMail(
+          email,
+          (await codes.issue({ merchantId: pendingMerchant, purpose: VERIFY_EMAIL })).code,
+        )
+      : alreadyRegisteredMail(email);
     await sendOrUnavailable(mailer, mail);
     return { object: "signup", email, verification: "code_sent" };
   };
+}
+
+/**
+ * The merchant whose owner's sign-up this is, with its password set: a new merchant and its owner,
+ * or a pending (unverified) owner's, updated. Undefined when the address is taken.
+ */
+function pendingOwner(
+  sql: Sql,
+  { email, businessName, passwordHash }: { email: string; businessName: string; passwordHash: string },
+): Promise<string | undefined> {
+  return sql
+    .begin(async (tx) => {
+      const [user] = await tx<{ merchant_id: string; verified: boolean; role: string }[]>`
+      select merchant_id, email_verified_at is not null as verified, role from users
+      where lower(email) = ${email} for update`;
+      if (!user) {
+        const merchantId = newId("mer");
+        const [created] = await tx<{ id: string }[]>`
+        insert into merchants (id, email, business_name) values (${merchantId}, ${email}, ${businessName})
+        on conflict do nothing returning id`;
+        if (!created) return undefined;
+        // An invitation accepted at this very moment took the address: the merchant goes too.
+        const owner = await tx`insert into users (id, merchant_id, email, password_hash, role)
+        values (${`usr_${merchantId.slice(4)}`}, ${merchantId}, ${email}, ${passwordHash}, 'owner')
+        on conflict do nothing returning id`;
+        if (owner.length === 0) throw new AddressTaken();
+        return merchantId;
+      }
+      if (user.verified || user.role !== "owner") return undefined;
+      await tx`update users set password_hash = ${passwordHash} where lower(email) = ${email}`;
+      await tx`update merchants set business_name = ${businessName} where id = ${user.merchant_id}`;
+      return user.merchant_id;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof AddressTaken) return undefined;
+      throw err;
+    });
 }

@@ -36,6 +36,12 @@ export const LIMITS = {
   /** Codes mailed to one account in an hour: for a payout wallet, and for payouts. */
   walletCodesPerAccount: { limit: 5, windowSeconds: 3600 },
   payoutCodesPerAccount: { limit: 10, windowSeconds: 3600 },
+  /** Tries at a second factor (TOTP, recovery code, passkey) per member and per address. */
+  secondFactorPerUser: { limit: 10, windowSeconds: 600 },
+  secondFactorPerIp: { limit: 30, windowSeconds: 600 },
+  /** Invitations sent by one merchant in an hour, and tries at invitation codes per address. */
+  invitationsPerMerchant: { limit: 20, windowSeconds: 3600 },
+  acceptPerIp: { limit: 30, windowSeconds: 600 },
   /** Tries at a mailed code (a payout wallet's, a payout's) per account. */
   codeTriesPerAccount: { limit: 20, windowSeconds: 600 },
 } as const satisfies Record<string, Limit>;

@@ -33,15 +33,19 @@ export function verifyEmail(
       [`verify:ip:${clientIp(req)}`, LIMITS.verifyPerIp],
       [`verify:account:${email}`, LIMITS.verifyPerAccount],
     ]);
-    const [merchant] = await sql<{ id: string }[]>`
-      select id from merchants where lower(email) = ${email} and email_verified_at is null`;
-    if (!merchant) throw new GatewayError("code_invalid", { param: "code" });
+    const [user] = await sql<{ id: string; merchant_id: string }[]>`
+      select id, merchant_id from users
+      where lower(email) = ${email} and email_verified_at is null and role = 'owner'`;
+    if (!user) throw new GatewayError("code_invalid", { param: "code" });
     await codes.consume({
-      merchantId: merchant.id,
+      merchantId: user.merchant_id,
       purpose: VERIFY_EMAIL,
       code,
       param: "code",
-      onValid: (tx) => tx`update merchants set email_verified_at = now() where id = ${merchant.id}`,
+      onValid: async (tx) => {
+        await tx`update users set email_verified_at = now() where id = ${user.id}`;
+        await tx`update merchants set email_verified_at = now() where id = ${user.merchant_id}`;
+      },
     });
     return { object: "email_verification", email, verified: true };
   };

@@ -4,7 +4,7 @@ import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutWalletCodeMail } from "../../mail/messages.js";
 import { PayoutWalletCodeSchema } from "../../openapi/resources.js";
 import type { EmailCodes } from "../auth/email-codes.js";
-import { type CodeMailDeps, mailCodeToMerchant } from "../auth/merchant-email.js";
+import { type CodeMailDeps, mailCodeToMember } from "../auth/merchant-email.js";
 import { LIMITS } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
 import { WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
@@ -31,9 +31,10 @@ export function requestWalletCode(
   codes: EmailCodes,
 ): Handler<typeof requestWalletCodeOperation> {
   return async ({ params: { chain }, body }, _req, res) => {
-    const { merchantId } = sessionPrincipal(res);
+    const session = sessionPrincipal(res);
+    const { merchantId } = session;
     const address = walletAddress(chain, body.address);
-    const sent = await mailCodeToMerchant(deps, merchantId, {
+    const sent = await mailCodeToMember(deps, session, {
       kind: "wallet-code",
       perAccount: LIMITS.walletCodesPerAccount,
       issue: () =>

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { mailOwners } from "../../accounts/second-factor.js";
+import { createAudit, memberActor } from "../../auth/audit.js";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
@@ -31,8 +33,8 @@ export const setPayoutWalletOperation = defineOperation({
  * `PUT /payout-wallets/:chain {address, otp}`: sets or replaces the chain's payout wallet. The
  * code must be the one mailed for this very chain and address; the wallet row changes in the
  * transaction that spends the code, and in it the signer is asked to allow-list the address as
- * the merchant's linked wallet (live and test), so a failure there changes nothing. The owner is
- * told by mail afterwards, with when live payouts may start going there and how to cancel.
+ * the merchant's linked wallet (live and test), so a failure there changes nothing. Every owner
+ * is told by mail afterwards, with when live payouts may start going there and how to cancel.
  */
 export function setPayoutWallet(
   {
@@ -40,11 +42,15 @@ export function setPayoutWallet(
     mailer,
     log,
     payoutDestinations,
-  }: Pick<ApiDeps, "limiter" | "mailer" | "log" | "payoutDestinations">,
+    sql,
+    config,
+  }: Pick<ApiDeps, "limiter" | "mailer" | "log" | "payoutDestinations" | "sql" | "config">,
   codes: EmailCodes,
 ): Handler<typeof setPayoutWalletOperation> {
-  return async ({ params: { chain }, body: { otp, ...body } }, _req, res) => {
-    const { merchantId } = sessionPrincipal(res);
+  const audit = createAudit(config.TRUSTED_PROXIES);
+  return async ({ params: { chain }, body: { otp, ...body } }, req, res) => {
+    const session = sessionPrincipal(res);
+    const { merchantId } = session;
     const address = walletAddress(chain, body.address);
     await throttle(limiter, [[`wallet-otp:account:${merchantId}`, LIMITS.codeTriesPerAccount]]);
     const row = await codes.consume({
@@ -54,11 +60,15 @@ export function setPayoutWallet(
       code: otp,
       param: "otp",
       onValid: async (tx) => {
-        const [wallet] = await tx<(PayoutWalletRow & { email: string })[]>`
+        const [wallet] = await tx<PayoutWalletRow[]>`
           insert into payout_wallets (merchant_id, chain, address) values (${merchantId}, ${chain}, ${address})
           on conflict (merchant_id, chain) do update set address = excluded.address, updated_at = now()
-          returning chain, address, created_at, updated_at,
-            (select email from merchants where id = ${merchantId}) as email`;
+          returning chain, address, created_at, updated_at`;
+        await audit.record(
+          tx,
+          { ...memberActor(session), action: "payout_wallet.changed", details: { chain, address } },
+          req,
+        );
         // Scheduled payouts carry no approval: the signer pays only this linked, allow-listed wallet.
         let effectiveAt: Date | undefined;
         for (const mode of ["live", "test"] as const) {
@@ -68,9 +78,9 @@ export function setPayoutWallet(
         return { ...wallet!, effectiveAt };
       },
     });
-    mailer.send(payoutWalletChangedMail(row.email, chain, address, row.effectiveAt)).catch((err: unknown) => {
-      log.warn({ err, merchantId, chain }, "payout wallet change notice not sent");
-    });
+    await mailOwners({ sql, mailer, log }, merchantId, (to) =>
+      payoutWalletChangedMail(to, chain, address, row.effectiveAt),
+    );
     return {
       ...toPayoutWalletResource(row),
       // When live payouts may start going to this address (the signer's delay; null without one).

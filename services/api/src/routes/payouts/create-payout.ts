@@ -10,11 +10,13 @@ import {
   toPayoutResource,
 } from "@gateway/ledger";
 import { z } from "zod";
+import { mailOwners } from "../../accounts/second-factor.js";
+import { createAudit, memberActor } from "../../auth/audit.js";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { withMoneyParam } from "../../http/fields.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import { payoutDestinationRequestedMail } from "../../mail/messages.js";
+import { payoutDestinationRequestedMail, payoutRequestedMail } from "../../mail/messages.js";
 import { PayoutSchema } from "../../openapi/resources.js";
 import { mailedCode } from "../auth/fields.js";
 import { LIMITS, throttle } from "../auth/throttle.js";
@@ -114,8 +116,10 @@ export function createPayoutHandler(
   subjects: PayoutSubjects,
   approver?: PayoutApprover,
 ): Handler<typeof createPayoutOperation> {
-  return async ({ body }, _req, res) => {
-    const { merchantId } = sessionPrincipal(res);
+  const audit = createAudit(config.TRUSTED_PROXIES);
+  return async ({ body }, req, res) => {
+    const session = sessionPrincipal(res);
+    const { merchantId } = session;
     /** The merchant is told of every address added to the allow-list, as a tripwire. */
     const notifyRequested = (entry: PayoutDestinationEntry) => {
       void sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`
@@ -161,6 +165,8 @@ export function createPayoutHandler(
           requested = await allowList.request({ merchantId, chain, mode, address: destination, linked });
           if (!inEffect(requested)) throw new DestinationPendingError(requested);
         }
+        const details = { payout: id, mode, chain, coin, amount: String(amount), destination };
+        await audit.record(tx, { ...memberActor(session), action: "payout.requested", details }, req);
         return recordPayout(tx, subjects, {
           id,
           approval:
@@ -187,7 +193,11 @@ export function createPayoutHandler(
         });
       });
       if (requested) notifyRequested(requested);
-      return toPayoutResource(row);
+      const resource = toPayoutResource(row);
+      await mailOwners({ sql, mailer, log }, merchantId, (to) =>
+        payoutRequestedMail(to, { actor: session.email, ...resource, coin, destination, mode }),
+      );
+      return resource;
     } catch (err) {
       if (err instanceof DestinationPendingError) {
         notifyRequested(err.entry);

@@ -3,7 +3,7 @@ import { sessionPrincipal } from "../../auth/session-token.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { payoutCodeMail } from "../../mail/messages.js";
 import { PayoutCodeSchema } from "../../openapi/resources.js";
-import { type CodeMailDeps, mailCodeToMerchant } from "../auth/merchant-email.js";
+import { type CodeMailDeps, mailCodeToMember } from "../auth/merchant-email.js";
 import { LIMITS } from "../auth/throttle.js";
 import { chainParam } from "../payout-wallets/wallet-address.js";
 import { resolveDestination } from "./destination.js";
@@ -41,10 +41,11 @@ export function requestPayoutOtp(
   codes: PayoutCodes,
 ): Handler<typeof requestOtpOperation> {
   return async ({ body }, _req, res) => {
-    const { merchantId } = sessionPrincipal(res);
+    const session = sessionPrincipal(res);
+    const { merchantId } = session;
     const mode = body.mode ?? "live";
     const { chain, destination } = await resolveDestination(deps.sql, merchantId, body);
-    const sent = await mailCodeToMerchant(deps, merchantId, {
+    const sent = await mailCodeToMember(deps, session, {
       kind: "payout-code",
       perAccount: LIMITS.payoutCodesPerAccount,
       issue: () => codes.issue(merchantId, { mode, chain, destination }),

@@ -11,6 +11,7 @@ import {
 } from "@gateway/webhook-endpoints";
 import type { Response } from "express";
 import { z } from "zod";
+import { callerActor, createAudit } from "../../auth/audit.js";
 import type { ApiDeps } from "../../deps.js";
 import { cursor, modeField, pageLimit, queryText } from "../../http/fields.js";
 import { idempotencyClaim, idempotentId, type SecretAnswer } from "../../http/idempotency.js";
@@ -188,7 +189,8 @@ export function endpointSecretAnswer({ sql, config }: Deps): SecretAnswer {
 /** `POST /webhooks`: the `whsec_` secret is in this response only; it is stored sealed. */
 export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Handler<Ops["create"]> {
   const key = parseSecretKey(config.WEBHOOK_SECRET_KEY);
-  return async ({ body }, _req, res) => {
+  const audit = createAudit(config.TRUSTED_PROXIES);
+  return async ({ body }, req, res) => {
     const { merchantId } = caller.scope(res);
     const mode = caller.modeForNewEndpoint(body.is_test, res);
     // Stored in the contracts' order; none (null) means every type, "*".
@@ -215,6 +217,12 @@ export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Han
         message: `At most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode; delete one first.`,
       });
     }
+    if (created.sealed === sealed)
+      await audit.record(
+        sql,
+        { ...callerActor(res), action: "webhook.created", details: { endpoint: id, url: input.url, mode } },
+        req,
+      );
     // An endpoint an earlier attempt made keeps its own secret, opened from its sealed copy.
     const answer = created.sealed === sealed ? secret : openSecret(key, id, created.sealed);
     return { ...toEndpointResource(created.endpoint), secret: answer };
@@ -241,11 +249,17 @@ async function endpointOr404(sql: Deps["sql"], scope: WebhookScope, id: string) 
 }
 
 /** `DELETE /webhooks/:id`. */
-export function deleteWebhook({ sql }: Deps, caller: WebhookCaller): Handler<Ops["delete"]> {
-  return async ({ params: { id } }, _req, res) => {
+export function deleteWebhook({ sql, config }: Deps, caller: WebhookCaller): Handler<Ops["delete"]> {
+  const audit = createAudit(config.TRUSTED_PROXIES);
+  return async ({ params: { id } }, req, res) => {
     if (!(await deleteEndpoint(sql, caller.scope(res), id))) {
       throw new GatewayError("resource_not_found", { param: "id", message: "No such webhook endpoint." });
     }
+    await audit.record(
+      sql,
+      { ...callerActor(res), action: "webhook.deleted", details: { endpoint: id } },
+      req,
+    );
     return { id, deleted: true };
   };
 }

@@ -384,7 +384,7 @@ describe("deliveries, redelivery and deletion", () => {
 describe("dashboard JSON (session)", () => {
   it("manages both modes' endpoints with a session token", async () => {
     const shop = await createTestMerchant(api.db.sql, "Dash");
-    const token = await api.deps.sessions.issue(shop.merchantId);
+    const token = await api.deps.sessions.issue(shop.ownerId);
     const dash = (method: string, path: string, body?: unknown) =>
       call(api.baseUrl, method, path, {
         ...(body === undefined ? {} : { body }),
@@ -414,7 +414,7 @@ describe("dashboard JSON (session)", () => {
 
   it("lists a payment's deliveries over all endpoints, for the payment detail page", async () => {
     const shop = await createTestMerchant(api.db.sql, "Detail");
-    const token = await api.deps.sessions.issue(shop.merchantId);
+    const token = await api.deps.sessions.issue(shop.ownerId);
     const auth = { authorization: `Bearer ${token}` };
     await call(api.baseUrl, "POST", "/dashboard/api/webhooks", {
       body: { url: `${receiver.url}?detail`, is_test: true },
@@ -433,7 +433,7 @@ describe("dashboard JSON (session)", () => {
     expect(list.data[0].attempt_log[0]).toMatchObject({ status_code: 200 });
 
     const stranger = await createTestMerchant(api.db.sql, "Stranger");
-    const other = { authorization: `Bearer ${await api.deps.sessions.issue(stranger.merchantId)}` };
+    const other = { authorization: `Bearer ${await api.deps.sessions.issue(stranger.ownerId)}` };
     expect((await call(api.baseUrl, "GET", path, { headers: other })).body.data).toEqual([]);
     const bad = await call(api.baseUrl, "GET", "/dashboard/api/webhook-deliveries?payment_id=x", {
       headers: auth,
