@@ -21,6 +21,7 @@ import { paymentRoutes } from "./routes/payments/index.js";
 import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
 import { payoutWalletRoutes } from "./routes/payout-wallets/index.js";
 import { payoutRoutes } from "./routes/payouts/index.js";
+import { solanaPayRoutes } from "./routes/solana-pay/index.js";
 import { webhookRoutes } from "./routes/webhooks/index.js";
 
 /**
@@ -79,6 +80,7 @@ export function createApp(deps: ApiDeps): Express {
       webhookRoutes(deps),
       payoutRoutes(deps, { approver: deps.payoutApprover }),
       payoutDestinationRoutes(deps),
+      solanaPayRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

@@ -3,6 +3,7 @@ import type { ApiConfig } from "@gateway/config";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { PriceService } from "@gateway/prices";
+import type { Connection } from "@solana/web3.js";
 import type { SessionTokens } from "./auth/session-token.js";
 import type { DepositAddressPool } from "./deposit-address-pool.js";
 import type { RateLimiter } from "./http/rate-limit.js";
@@ -33,6 +34,8 @@ export interface ApiDeps {
    */
   payoutDestinations?: PayoutDestinations | undefined;
   solanaMints: SolanaMints;
+  /** The Solana RPC node (SOLANA_RPC_URL) Solana Pay transaction requests read; without it they are not offered. */
+  solana?: Connection | undefined;
   /** The payments this process's open checkout streams follow. */
   paymentWatch: PaymentWatch;
   /** Live SOL/SUI prices, refreshed in the background; without it live priced requests get 503. */

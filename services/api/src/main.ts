@@ -3,6 +3,7 @@ import { apiConfigSchema } from "@gateway/config";
 import { priceServiceFromConfig } from "@gateway/prices";
 import { openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
+import { Connection } from "@solana/web3.js";
 import { createApp } from "./app.js";
 import { createSessionTokens } from "./auth/session-token.js";
 import { depositAddressPool } from "./deposit-address-pool.js";
@@ -40,6 +41,7 @@ const app = createApp({
   mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
   depositAddresses: depositAddressPool({ sql, deriver: signerDepositAddresses(signer), log }),
   solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+  solana: config.SOLANA_RPC_URL ? new Connection(config.SOLANA_RPC_URL, "confirmed") : undefined,
   payoutApprover,
   payoutDestinations:
     payoutApprover &&

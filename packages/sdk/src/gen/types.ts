@@ -134,6 +134,8 @@ export interface DepositWallet {
   expires_at: string;
   /** Solana Pay URI on Solana. */
   payment_uri: string | null;
+  /** Solana: a Solana Pay transaction request (`solana:` + this URL, URL-encoded) that a wallet pays in one tap; null on other chains. */
+  transaction_request_url: string | null;
   /** SOL or SUI for a USD payment: the locked rate; null for USDC/USDT and SOL/SUI payments. */
   quote: Quote | null;
 }
@@ -371,6 +373,25 @@ export interface SimulateRequest {
   outcome: "paid" | "underpaid" | "overpaid" | "expired";
 }
 
+export interface SolanaPayLabel {
+  /** The merchant's name. */
+  label: string;
+  /** An absolute URL of an SVG icon. */
+  icon: string;
+}
+
+export interface SolanaPayTransaction {
+  /** The unsigned transaction, serialized, in base64. */
+  transaction: string;
+  /** What the wallet shows: what is paid to whom. */
+  message: string;
+}
+
+export interface SolanaPayTransactionRequest {
+  /** The payer's public key (base58). */
+  account: string;
+}
+
 export interface Token {
   token: string;
 }
@@ -380,6 +401,18 @@ export interface VerifyEmailRequest {
   email: string;
   /** The 6-digit code from the e-mail. */
   code: string;
+}
+
+export interface WalletError {
+  error: {
+    type: "invalid_request_error" | "authentication_error" | "rate_limit_error" | "api_error";
+    /** See docs/errors.md for the closed list of codes. */
+    code: string;
+    message: string;
+    param?: string;
+  };
+  /** The error's message, for the wallet to show. */
+  message?: string;
 }
 
 export interface WebhookDelivery {

@@ -5,7 +5,12 @@ import QRCode from "qrcode";
 import type { ApiDeps } from "../deps.js";
 import { assetRoutes, pageAssets } from "../front-end/assets.js";
 import { SVG_CSP, sendPage } from "../front-end/page-response.js";
-import { checkoutView, type DepositWalletRow, walletView } from "../routes/checkout/checkout-view.js";
+import {
+  checkoutView,
+  type DepositWalletRow,
+  walletLinks,
+  walletView,
+} from "../routes/checkout/checkout-view.js";
 import { checkoutPage, errorPage } from "./page-html.js";
 
 /**
@@ -39,7 +44,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
         "We could not find this payment. Check that the link is complete, or ask the shop for a new payment link.";
       return sendPage(res, 404, errorPage({ title: "Payment not found", message }, assets.links));
     }
-    const view = checkoutView(found.row, found.merchantName, undefined, deps.solanaMints, undefined);
+    const view = checkoutView(found.row, found.merchantName, undefined, walletLinks(deps), undefined);
     const html = checkoutPage(
       {
         paymentId: view.id,
@@ -73,7 +78,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
       select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets
       where payment_id = ${found.row.id} and chain = ${parsedChain} and coin = ${parsedCoin}`;
     if (!wallet) return void res.status(404).type("text/plain").send("No such QR code.");
-    const view = walletView(wallet, found.row, found.merchantName, deps.solanaMints);
+    const view = walletView(wallet, found.row, found.merchantName, walletLinks(deps));
     const svg = await QRCode.toString(view.payment_uri ?? view.address, {
       type: "svg",
       errorCorrectionLevel: "M",

@@ -142,6 +142,25 @@ describe("openapi.json", () => {
     );
     conforms("/healthz", "get", await call(api.baseUrl, "GET", "/healthz"));
     conforms("/readyz", "get", await call(api.baseUrl, "GET", "/readyz"));
+    // Solana Pay: paid on chain in test/e2e/src/solana-pay-live.test.ts; here its other answers.
+    conforms("/solana-pay/tx/{id}", "get", await call(api.baseUrl, "GET", `/solana-pay/tx/${id}`));
+    for (const account of ["nope", bs58.encode(randomBytes(31))])
+      conforms(
+        "/solana-pay/tx/{id}",
+        "post",
+        await call(api.baseUrl, "POST", `/solana-pay/tx/${id}`, { body: { account } }),
+      );
+    const payer = "11111111111111111111111111111112";
+    conforms(
+      "/solana-pay/tx/{id}",
+      "post",
+      await call(api.baseUrl, "POST", `/solana-pay/tx/${id}`, { body: { account: payer } }),
+    );
+    conforms(
+      "/solana-pay/tx/{id}",
+      "post",
+      await call(api.baseUrl, "POST", `/solana-pay/tx/${randomUUID()}`, { body: { account: payer } }),
+    );
   });
 
   it("describes what the accounts, dashboard and webhook endpoints really answer", async () => {

@@ -10,6 +10,7 @@ import { paymentOperations } from "../routes/payments/index.js";
 import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
 import { payoutWalletOperations } from "../routes/payout-wallets/index.js";
 import { payoutOperations } from "../routes/payouts/index.js";
+import { solanaPayOperations } from "../routes/solana-pay/index.js";
 import { webhookOperations } from "../routes/webhooks/index.js";
 
 export const OPERATIONS: readonly OperationSpec[] = [
@@ -23,4 +24,5 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...dashboardOperations,
   ...webhookOperations,
   ...payoutOperations,
+  ...solanaPayOperations,
 ];

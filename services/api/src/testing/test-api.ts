@@ -6,6 +6,7 @@ import { createPriceServer, type PriceServer } from "@gateway/price-server";
 import { priceServiceFromConfig } from "@gateway/prices";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
+import { Connection } from "@solana/web3.js";
 import { createApp } from "../app.js";
 import { createSessionTokens } from "../auth/session-token.js";
 import { depositAddressPool } from "../deposit-address-pool.js";
@@ -96,6 +97,7 @@ export async function startTestApi(
       ...(options.depositAddressBatch ? { batch: options.depositAddressBatch } : {}),
     }),
     solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+    solana: config.SOLANA_RPC_URL ? new Connection(config.SOLANA_RPC_URL, "confirmed") : undefined,
     payoutApprover,
     payoutDestinations:
       payoutApprover &&

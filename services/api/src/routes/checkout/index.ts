@@ -23,7 +23,7 @@ import { ANSWERED, addressedBy, mount } from "../../http/operation.js";
 import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources.js";
 import { usdRate } from "../../pricing.js";
 import { streamPaymentChanges } from "./checkout-events.js";
-import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
+import { checkoutView, type DepositWalletRow, walletLinks, walletView } from "./checkout-view.js";
 import { insertWallet, insertWalletWithState, type WalletColumns } from "./wallet-statements.js";
 import { watchChosenWallet } from "./watched-wallet.js";
 
@@ -175,7 +175,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
 
   mount(router, getCheckoutOperation, [], async ({ params }) => {
     const { row, merchantName, wallet } = await load(params.id, "current");
-    return checkoutView(row, merchantName, wallet, deps.solanaMints, deps.prices);
+    return checkoutView(row, merchantName, wallet, walletLinks(deps), deps.prices);
   });
 
   mount(router, followCheckoutOperation, [], async ({ params }, req, res) => {
@@ -213,7 +213,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         // concurrent choice's wallet written meanwhile is marked by its own request, whose state
         // write comes after this one (this one's version check held) and which marks after it.
         if (walletCount > 0) await watchChosenWallet(sql, row.id);
-        return walletView(created.wallet, created.row, merchantName, deps.solanaMints);
+        return walletView(created.wallet, created.row, merchantName, walletLinks(deps));
       }
       wallet = created.wallet;
     }
@@ -232,7 +232,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     }
     // Only the chosen wallet is watched; an abandoned choice stops being an open address.
     await watchChosenWallet(sql, row.id);
-    return walletView(wallet, applied?.row ?? row, merchantName, deps.solanaMints);
+    return walletView(wallet, applied?.row ?? row, merchantName, walletLinks(deps));
   });
 
   /**
@@ -348,7 +348,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         payload: { payment_id: row.id, message: { type: "simulate", outcome } },
       },
     ]);
-    return checkoutView(row, merchantName, wallet, deps.solanaMints, deps.prices);
+    return checkoutView(row, merchantName, wallet, walletLinks(deps), deps.prices);
   });
 
   return router;
