@@ -17,6 +17,7 @@ import { apiKeyRoutes } from "./routes/api-keys/index.js";
 import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
 import { healthRoutes } from "./routes/health.js";
+import { paymentLinkPageRoutes, paymentLinkRoutes } from "./routes/payment-links/index.js";
 import { paymentRoutes } from "./routes/payments/index.js";
 import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
 import { payoutWalletRoutes } from "./routes/payout-wallets/index.js";
@@ -63,7 +64,14 @@ export function createApp(deps: ApiDeps): Express {
 
   // Health, pages and assets (no rate limit). Each router is entered only by the paths it could
   // serve (routed-by-segment.ts): the JSON API's calls walk past them in one step.
-  app.use(routedBySegment(healthRoutes(deps), dashboardPageRoutes(), checkoutPageRoutes(deps)));
+  app.use(
+    routedBySegment(
+      healthRoutes(deps),
+      dashboardPageRoutes(),
+      checkoutPageRoutes(deps),
+      paymentLinkPageRoutes(deps),
+    ),
+  );
 
   // The JSON API.
   const api = express.Router();
@@ -81,6 +89,7 @@ export function createApp(deps: ApiDeps): Express {
       payoutRoutes(deps, { approver: deps.payoutApprover }),
       payoutDestinationRoutes(deps),
       solanaPayRoutes(deps),
+      paymentLinkRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

@@ -57,6 +57,15 @@ export interface CreatedWebhookEndpoint extends WebhookEndpoint {
   secret: string;
 }
 
+export interface CreatePaymentLinkRequest {
+  /** USD, USDC, USDT, SOL or SUI; case-insensitive. */
+  currency: string;
+  /** A JSON number (or decimal string), at most the currency's decimals. */
+  amount: number | string;
+  description?: string | null;
+  redirect_url?: string | null;
+}
+
 export interface CreatePaymentRequest {
   /** USD, USDC, USDT, SOL or SUI; case-insensitive. */
   currency: string;
@@ -89,6 +98,17 @@ export interface CreateWebhookRequest {
   events?: (WebhookEventType | "*")[] | null;
   description?: string | null;
   is_test?: boolean | null;
+}
+
+export interface DashboardCreatePaymentLinkRequest {
+  /** USD, USDC, USDT, SOL or SUI; case-insensitive. */
+  currency: string;
+  /** A JSON number (or decimal string), at most the currency's decimals. */
+  amount: number | string;
+  description?: string | null;
+  redirect_url?: string | null;
+  /** Which mode the link is of. */
+  is_test: boolean;
 }
 
 export interface DashboardCreateWebhookRequest {
@@ -212,6 +232,30 @@ export interface Payment {
   created_at: string;
   updated_at: string;
 }
+
+export interface PaymentLink {
+  /** `plink_…` */
+  id: string;
+  object: "payment_link";
+  /** Share this: each visit makes a fresh payment and sends the customer (303) to its checkout. */
+  url: string;
+  /** An SVG QR code of `url`. */
+  qr_code_url: string;
+  active: boolean;
+  amount: string;
+  currency: "USD" | "USDC" | "USDT" | "SOL" | "SUI";
+  description: string | null;
+  redirect_url: string | null;
+  is_test: boolean;
+  /** Payments opened through the link. */
+  payments_count: number;
+  /** Of those, the completed ones. */
+  completed_count: number;
+  created_at: string;
+  deactivated_at: string | null;
+}
+
+export type PaymentLinkList = List<PaymentLink>;
 
 export type PaymentList = List<Payment>;
 

@@ -6,6 +6,7 @@ import { apiKeyOperations } from "../routes/api-keys/index.js";
 import { authOperations } from "../routes/auth/index.js";
 import { checkoutOperations } from "../routes/checkout/index.js";
 import { healthOperations } from "../routes/health.js";
+import { paymentLinkOperations } from "../routes/payment-links/index.js";
 import { paymentOperations } from "../routes/payments/index.js";
 import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
 import { payoutWalletOperations } from "../routes/payout-wallets/index.js";
@@ -25,4 +26,5 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...webhookOperations,
   ...payoutOperations,
   ...solanaPayOperations,
+  ...paymentLinkOperations,
 ];
