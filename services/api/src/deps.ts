@@ -8,6 +8,7 @@ import type { SessionTokens } from "./auth/session-token.js";
 import type { DepositAddressPool } from "./deposit-address-pool.js";
 import type { RateLimiter } from "./http/rate-limit.js";
 import type { Mailer } from "./mail/mailer.js";
+import type { ReceiptSender } from "./receipts/receipt-sender.js";
 import type { PaymentWatch } from "./routes/checkout/payment-watch.js";
 import type { PayoutDestinations } from "./routes/payout-destinations/registry.js";
 import type { PayoutApprover } from "./routes/payouts/payout-approval.js";
@@ -24,6 +25,8 @@ export interface ApiDeps {
   limiter: RateLimiter;
   sessions: SessionTokens;
   mailer: Mailer;
+  /** The receipts customers asked for on the checkout. */
+  receipts: ReceiptSender;
   /** One-time deposit addresses, derived ahead by the signer (over mTLS gRPC) a batch at a time. */
   depositAddresses: DepositAddressPool;
   /** Signs live payout approvals after the OTP check; without it live payouts are refused. */

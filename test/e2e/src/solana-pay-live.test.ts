@@ -9,6 +9,7 @@ import {
   type TestApi,
   type TestMerchant,
 } from "@gateway/api/testing";
+import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { waitFor } from "@gateway/testkit";
 import { fetchTransaction } from "@solana/pay";
 import { ACCOUNT_SIZE } from "@solana/spl-token";
@@ -25,11 +26,13 @@ import {
 let h: SolanaHarness;
 let api: TestApi;
 let merchant: TestMerchant;
+let catcher: MailCatcher;
 
 beforeAll(async () => {
   h = await startSolanaHarness();
+  catcher = await createMailCatcher();
   api = await startTestApi(
-    { SOLANA_RPC_URL: h.net.rpcUrl },
+    { SOLANA_RPC_URL: h.net.rpcUrl, SMTP_URL: catcher.smtpUrl },
     { db: h.db, testBus: h.testBus, signer: h.signer },
   );
   merchant = await createTestMerchant(h.db.sql, "Tap Shop");
@@ -37,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await h?.close();
+  await catcher?.close();
 });
 
 async function livePayment(body: Record<string, unknown>, chain: string, coin: string) {
@@ -87,9 +91,14 @@ describe("Solana Pay transaction requests on a live payment", () => {
     expect(label.headers.get("access-control-allow-origin")).toBe("*");
     expect(label.body).toEqual({ label: "Tap Shop", icon: expect.stringMatching(/^http.*\.svg\?v=/) });
 
+    const receipt = await call(api.baseUrl, "POST", `/payments/checkout/${id}/receipt`, {
+      body: { email: "payer@example.test" },
+    });
+    expect(receipt.status).toBe(200);
+
     const payer = customer("1", "20");
     const lamportsBefore = await lamportsOf(payer.publicKey);
-    await payThroughRequest(wallet.transaction_request_url, payer);
+    const signature = await payThroughRequest(wallet.transaction_request_url, payer);
     await waitFor(async () => (await statusOf(h, id)) === "completed", {
       what: "payment completed",
       timeoutMs: 20_000,
@@ -101,6 +110,13 @@ describe("Solana Pay transaction requests on a live payment", () => {
     expect(lamportsBefore - (await lamportsOf(payer.publicKey))).toBe(5000n + rent);
     const [state] = await h.db.sql<{ state: any }[]>`select state from payments where id = ${id}`;
     expect(state!.state).toMatchObject({ amountReceived: "12500000", overpaidAmount: "0", refunds: [] });
+
+    // The receipt names the transaction, with its public explorer's link.
+    const mail = await catcher.waitForMail({ to: "payer@example.test", subject: /receipt/ });
+    expect(mail.subject).toBe("Your receipt from Tap Shop: 12.50 USD");
+    expect(mail.text).toContain("Paid: 12.50 USDC on solana");
+    expect(mail.text).toContain(`Transaction: ${signature} (https://solscan.io/tx/${signature})`);
+    expect(mail.html).toContain(`<a href="https://solscan.io/tx/${signature}">${signature}</a>`);
 
     // Paid: the request now refuses, in the specification's error shape.
     const again = await call(api.baseUrl, "POST", `/solana-pay/tx/${id}`, {

@@ -387,6 +387,15 @@ export interface Quote {
   expires_at: string;
 }
 
+export interface ReceiptRequest {
+  /** Where the customer wants the mails. */
+  email: string;
+}
+
+export interface ReceiptRequested {
+  email: string;
+}
+
 export interface Refund {
   id: string;
   reason: "underpayment" | "overpayment" | "late";

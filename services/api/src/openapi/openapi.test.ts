@@ -142,6 +142,18 @@ describe("openapi.json", () => {
     );
     conforms("/healthz", "get", await call(api.baseUrl, "GET", "/healthz"));
     conforms("/readyz", "get", await call(api.baseUrl, "GET", "/readyz"));
+    conforms(
+      "/payments/checkout/{id}/receipt",
+      "post",
+      await call(api.baseUrl, "POST", `/payments/checkout/${id}/receipt`, {
+        body: { email: "c@example.test" },
+      }),
+    );
+    conforms(
+      "/payments/checkout/{id}/receipt",
+      "post",
+      await call(api.baseUrl, "POST", `/payments/checkout/${id}/receipt`, { body: { email: "nope" } }),
+    );
     // Solana Pay: paid on chain in test/e2e/src/solana-pay-live.test.ts; here its other answers.
     conforms("/solana-pay/tx/{id}", "get", await call(api.baseUrl, "GET", `/solana-pay/tx/${id}`));
     for (const account of ["nope", bs58.encode(randomBytes(31))])

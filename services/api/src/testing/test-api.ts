@@ -14,6 +14,7 @@ import type { ApiDeps } from "../deps.js";
 import { answerClientErrors } from "../http/client-error.js";
 import { createRateLimiter } from "../http/rate-limit.js";
 import { createMailer } from "../mail/mailer.js";
+import { mainnetChains, ReceiptSender } from "../receipts/receipt-sender.js";
 import { createPaymentWatch } from "../routes/checkout/payment-watch.js";
 import { createPayoutDestinations } from "../routes/payout-destinations/registry.js";
 import { payoutApproverFromConfig } from "../routes/payouts/payout-approval.js";
@@ -78,6 +79,9 @@ export async function startTestApi(
   const payoutApprover = payoutApproverFromConfig(config);
   const prices = priceServiceFromConfig(config, log);
   await prices.start();
+  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log });
+  const receipts = new ReceiptSender({ sql: db.sql, bus, mailer, log, publicChains: mainnetChains(config) });
+  await receipts.start();
   const deps: ApiDeps = {
     config,
     sql: db.sql,
@@ -89,7 +93,8 @@ export async function startTestApi(
       ttlSeconds: config.JWT_TTL_SECONDS,
       merchantExists: async (id) => (await db.sql`select 1 from merchants where id = ${id}`).length > 0,
     }),
-    mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
+    mailer,
+    receipts,
     depositAddresses: depositAddressPool({
       sql: db.sql,
       deriver: signerDepositAddresses(signer.clients.api),
@@ -126,6 +131,7 @@ export async function startTestApi(
       deps.paymentWatch.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await receipts.stop();
       await relay.stop();
       await prices.stop();
       await priceServer.close();

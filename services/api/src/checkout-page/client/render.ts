@@ -6,6 +6,7 @@ import { paymentId, type Step, ui } from "./elements.js";
 import { money, t } from "./i18n.js";
 import { chainName } from "./labels.js";
 import { showAlert } from "./messages.js";
+import { renderReceipt } from "./receipt.js";
 import { fillResult } from "./result.js";
 import { state } from "./state.js";
 import { renderStatus, setBusy } from "./status.js";
@@ -31,6 +32,7 @@ export function render(view: CheckoutView): void {
   if (step === "result") fillResult(view);
   showStep(step, previous !== null);
 
+  renderReceipt(view);
   if (ui.testTools) ui.testTools.hidden = !(view.is_test && view.status === "pending");
   setBusy(state.busy);
 }

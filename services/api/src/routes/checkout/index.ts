@@ -22,6 +22,7 @@ import { idempotency } from "../../http/idempotency.js";
 import { ANSWERED, addressedBy, mount } from "../../http/operation.js";
 import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources.js";
 import { usdRate } from "../../pricing.js";
+import { saveReceiptEmail } from "../../receipts/receipt-rows.js";
 import { streamPaymentChanges } from "./checkout-events.js";
 import { checkoutView, type DepositWalletRow, walletLinks, walletView } from "./checkout-view.js";
 import { insertWallet, insertWalletWithState, type WalletColumns } from "./wallet-statements.js";
@@ -88,11 +89,30 @@ export const simulateOperation = checkoutOperation({
   errors: { 404: "No such test payment.", 409: "The payment is not pending." },
 });
 
+export const receiptOperation = checkoutOperation({
+  method: "post",
+  path: "/payments/checkout/{id}/receipt",
+  operationId: "requestReceipt",
+  summary: "E-mail the customer a receipt when the payment completes, and a notice if it is refunded",
+  description:
+    "Sent once each, as text and HTML: the receipt (merchant, amount, coin, transaction id with an " +
+    "explorer link on mainnet, date) on completion, the notice (each refund's transaction id) on a " +
+    "refund. A later address replaces an earlier one for the mails not sent yet; a payment already " +
+    "completed or refunded gets its mail at once (503 if it cannot be sent now: retry).",
+  auth: "none",
+  body: z
+    .strictObject({ email: z.email().max(254).meta({ description: "Where the customer wants the mails." }) })
+    .meta({ id: "ReceiptRequest" }),
+  responses: { 200: z.object({ email: z.string() }).meta({ id: "ReceiptRequested" }) },
+  errors: { 503: "The receipt of a payment already completed could not be sent just now; retry." },
+});
+
 export const checkoutOperations = [
   getCheckoutOperation,
   followCheckoutOperation,
   generateWalletOperation,
   simulateOperation,
+  receiptOperation,
 ] as const;
 
 interface LoadedExtras extends WalletColumns {
@@ -328,6 +348,20 @@ export function checkoutRoutes(deps: ApiDeps): Router {
       select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${payment.id} and chain = ${chain} and coin = ${coin}`;
     return { wallet: winner! };
   }
+
+  mount(router, receiptOperation, [], async ({ params, body: { email } }) => {
+    const { row } = await load(params.id);
+    await saveReceiptEmail(sql, row.id, email);
+    try {
+      await deps.receipts.sendDue(row.id);
+    } catch (cause) {
+      throw new GatewayError("service_unavailable", {
+        cause,
+        message: "The e-mail could not be sent; retry shortly.",
+      });
+    }
+    return { email };
+  });
 
   mount(router, simulateOperation, [idem], async ({ params, body: { outcome } }) => {
     const { row, merchantName, wallet } = await load(params.id, "current");
