@@ -5,6 +5,7 @@ import { loginPage, signupPage, verifyPage } from "./auth-pages.js";
 import { clearStaleFlash, errorMessage, flash, h, show } from "./dom.js";
 import { keysPage } from "./keys-page.js";
 import { go } from "./navigation.js";
+import { paymentLinksPage } from "./payment-links-page.js";
 import { paymentsPage } from "./payments-page.js";
 import { payoutsPage } from "./payouts-page.js";
 import { schedulePage } from "./schedule-page.js";
@@ -26,6 +27,7 @@ interface Page {
  */
 const PAGES: Page[] = [
   { path: "payments", title: "Payments", render: paymentsPage },
+  { path: "payment-links", title: "Payment links", render: paymentLinksPage },
   { path: "keys", title: "API keys", render: keysPage },
   { path: "wallets", title: "Payout wallets", render: walletsPage },
   { path: "webhooks", title: "Webhooks", render: webhooksPage },
