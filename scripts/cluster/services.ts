@@ -311,6 +311,8 @@ export const SERVICES: ServiceSpec[] = [
       WEBHOOK_SECRET_KEY: ctx.secrets.WEBHOOK_SECRET_KEY,
       ALLOW_PRIVATE_WEBHOOKS: "true",
       SMTP_URL: `smtp://127.0.0.1:${p(ctx, 1025)}`,
+      // Solana Pay transaction requests read the payer's balances and a blockhash here.
+      SOLANA_RPC_URL: `http://127.0.0.1:${p(ctx, 8899)}`,
       API_APPROVER_KEY_ID: ctx.secrets.API_APPROVER.keyId,
       API_APPROVER_SEED: ctx.secrets.API_APPROVER.seed,
       ...priceFeeds(ctx),

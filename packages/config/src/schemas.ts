@@ -168,6 +168,11 @@ export const apiConfigSchema = declaredNetworks(
     /** The networks those mints and coin types belong to: on mainnet, only mainnet's are accepted. */
     SOLANA_NETWORK: solanaNetworkFields.SOLANA_NETWORK,
     SUI_NETWORK: suiChainFields.SUI_NETWORK,
+    /**
+     * The Solana JSON-RPC node Solana Pay transaction requests read balances and blockhashes from;
+     * unset: Solana wallets offer no `transaction_request_url`.
+     */
+    SOLANA_RPC_URL: url(["http", "https"]).optional(),
   }),
 );
 export type ApiConfig = z.infer<typeof apiConfigSchema>;

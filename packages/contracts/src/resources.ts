@@ -74,6 +74,8 @@ export interface DepositWallet {
   expires_at: string;
   /** A Solana Pay URI on Solana; null on chains without such a scheme. */
   payment_uri: string | null;
+  /** Solana: the Solana Pay transaction request of the payment (`{base}/solana-pay/tx/<id>`); null elsewhere. */
+  transaction_request_url: string | null;
   /** SOL or SUI paying a USD payment: the rate the amount is locked at; null otherwise. */
   quote: Quote | null;
 }

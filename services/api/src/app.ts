@@ -18,11 +18,13 @@ import { auditLogRoutes } from "./routes/audit-log/index.js";
 import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
 import { healthRoutes } from "./routes/health.js";
+import { paymentLinkPageRoutes, paymentLinkRoutes } from "./routes/payment-links/index.js";
 import { paymentRoutes } from "./routes/payments/index.js";
 import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
 import { payoutWalletRoutes } from "./routes/payout-wallets/index.js";
 import { payoutRoutes } from "./routes/payouts/index.js";
 import { sessionRoutes } from "./routes/sessions/index.js";
+import { solanaPayRoutes } from "./routes/solana-pay/index.js";
 import { teamRoutes } from "./routes/team/index.js";
 import { webhookRoutes } from "./routes/webhooks/index.js";
 
@@ -65,7 +67,14 @@ export function createApp(deps: ApiDeps): Express {
 
   // Health, pages and assets (no rate limit). Each router is entered only by the paths it could
   // serve (routed-by-segment.ts): the JSON API's calls walk past them in one step.
-  app.use(routedBySegment(healthRoutes(deps), dashboardPageRoutes(), checkoutPageRoutes(deps)));
+  app.use(
+    routedBySegment(
+      healthRoutes(deps),
+      dashboardPageRoutes(),
+      checkoutPageRoutes(deps),
+      paymentLinkPageRoutes(deps),
+    ),
+  );
 
   // The JSON API.
   const api = express.Router();
@@ -85,6 +94,8 @@ export function createApp(deps: ApiDeps): Express {
       teamRoutes(deps),
       sessionRoutes(deps),
       auditLogRoutes(deps),
+      solanaPayRoutes(deps),
+      paymentLinkRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

@@ -3,6 +3,7 @@ import { apiConfigSchema } from "@gateway/config";
 import { priceServiceFromConfig } from "@gateway/prices";
 import { openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
+import { Connection } from "@solana/web3.js";
 import { createApp } from "./app.js";
 import { createSessionStore } from "./auth/session-store.js";
 import { createSessionTokens } from "./auth/session-token.js";
@@ -10,6 +11,7 @@ import { depositAddressPool } from "./deposit-address-pool.js";
 import { answerClientErrors } from "./http/client-error.js";
 import { createRateLimiter } from "./http/rate-limit.js";
 import { createMailer } from "./mail/mailer.js";
+import { mainnetChains, ReceiptSender } from "./receipts/receipt-sender.js";
 import { createPaymentWatch } from "./routes/checkout/payment-watch.js";
 import { createPayoutDestinations } from "./routes/payout-destinations/registry.js";
 import { payoutApproverFromConfig } from "./routes/payouts/payout-approval.js";
@@ -27,6 +29,9 @@ const prices = priceServiceFromConfig(config, log);
 await prices.start();
 const payoutApprover = payoutApproverFromConfig(config);
 if (!payoutApprover) log.warn("no API_APPROVER_SEED: live payouts and payout destinations are off");
+const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log });
+const receipts = new ReceiptSender({ sql, bus, mailer, log, publicChains: mainnetChains(config) });
+await receipts.start();
 const app = createApp({
   config,
   sql,
@@ -38,9 +43,11 @@ const app = createApp({
     ttlSeconds: config.JWT_TTL_SECONDS,
     store: createSessionStore(sql),
   }),
-  mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
+  mailer,
+  receipts,
   depositAddresses: depositAddressPool({ sql, deriver: signerDepositAddresses(signer), log }),
   solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+  solana: config.SOLANA_RPC_URL ? new Connection(config.SOLANA_RPC_URL, "confirmed") : undefined,
   payoutApprover,
   payoutDestinations:
     payoutApprover &&
@@ -61,6 +68,7 @@ stopOnSignal([
   // Open checkout streams would otherwise hold server.close() open for minutes.
   async () => paymentWatch.close(),
   () => new Promise<void>((resolve) => server.close(() => resolve())),
+  () => receipts.stop(),
   () => relay.stop(),
   () => prices.stop(),
   async () => signer.close(),

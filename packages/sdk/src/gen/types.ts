@@ -92,6 +92,15 @@ export interface CreatedWebhookEndpoint extends WebhookEndpoint {
   secret: string;
 }
 
+export interface CreatePaymentLinkRequest {
+  /** USD, USDC, USDT, SOL or SUI; case-insensitive. */
+  currency: string;
+  /** A JSON number (or decimal string), at most the currency's decimals. */
+  amount: number | string;
+  description?: string | null;
+  redirect_url?: string | null;
+}
+
 export interface CreatePaymentRequest {
   /** USD, USDC, USDT, SOL or SUI; case-insensitive. */
   currency: string;
@@ -124,6 +133,17 @@ export interface CreateWebhookRequest {
   events?: (WebhookEventType | "*")[] | null;
   description?: string | null;
   is_test?: boolean | null;
+}
+
+export interface DashboardCreatePaymentLinkRequest {
+  /** USD, USDC, USDT, SOL or SUI; case-insensitive. */
+  currency: string;
+  /** A JSON number (or decimal string), at most the currency's decimals. */
+  amount: number | string;
+  description?: string | null;
+  redirect_url?: string | null;
+  /** Which mode the link is of. */
+  is_test: boolean;
 }
 
 export interface DashboardCreateWebhookRequest {
@@ -173,6 +193,8 @@ export interface DepositWallet {
   expires_at: string;
   /** Solana Pay URI on Solana. */
   payment_uri: string | null;
+  /** Solana: a Solana Pay transaction request (`solana:` + this URL, URL-encoded) that a wallet pays in one tap; null on other chains. */
+  transaction_request_url: string | null;
   /** SOL or SUI for a USD payment: the locked rate; null for USDC/USDT and SOL/SUI payments. */
   quote: Quote | null;
 }
@@ -321,6 +343,30 @@ export interface Payment {
   updated_at: string;
 }
 
+export interface PaymentLink {
+  /** `plink_…` */
+  id: string;
+  object: "payment_link";
+  /** Share this: each visit makes a fresh payment and sends the customer (303) to its checkout. */
+  url: string;
+  /** An SVG QR code of `url`. */
+  qr_code_url: string;
+  active: boolean;
+  amount: string;
+  currency: "USD" | "USDC" | "USDT" | "SOL" | "SUI";
+  description: string | null;
+  redirect_url: string | null;
+  is_test: boolean;
+  /** Payments opened through the link. */
+  payments_count: number;
+  /** Of those, the completed ones. */
+  completed_count: number;
+  created_at: string;
+  deactivated_at: string | null;
+}
+
+export type PaymentLinkList = List<PaymentLink>;
+
 export type PaymentList = List<Payment>;
 
 export type PaymentStatus = "pending" | "confirming" | "confirmed" | "completed" | "underpaid" | "refunded" | "expired" | "failed";
@@ -451,6 +497,15 @@ export interface Quote {
   expires_at: string;
 }
 
+export interface ReceiptRequest {
+  /** Where the customer wants the mails. */
+  email: string;
+}
+
+export interface ReceiptRequested {
+  email: string;
+}
+
 export interface RecoveryCodes {
   /** Ten single-use codes, shown once. */
   recovery_codes: string[];
@@ -532,6 +587,25 @@ export interface SimulateRequest {
   outcome: "paid" | "underpaid" | "overpaid" | "expired";
 }
 
+export interface SolanaPayLabel {
+  /** The merchant's name. */
+  label: string;
+  /** An absolute URL of an SVG icon. */
+  icon: string;
+}
+
+export interface SolanaPayTransaction {
+  /** The unsigned transaction, serialized, in base64. */
+  transaction: string;
+  /** What the wallet shows: what is paid to whom. */
+  message: string;
+}
+
+export interface SolanaPayTransactionRequest {
+  /** The payer's public key (base58). */
+  account: string;
+}
+
 export interface Team {
   object: "team";
   require_2fa: boolean;
@@ -567,6 +641,18 @@ export interface VerifyEmailRequest {
   email: string;
   /** The 6-digit code from the e-mail. */
   code: string;
+}
+
+export interface WalletError {
+  error: {
+    type: "invalid_request_error" | "authentication_error" | "rate_limit_error" | "api_error";
+    /** See docs/errors.md for the closed list of codes. */
+    code: string;
+    message: string;
+    param?: string;
+  };
+  /** The error's message, for the wallet to show. */
+  message?: string;
 }
 
 /** Options for navigator.credentials (WebAuthn JSON form). */

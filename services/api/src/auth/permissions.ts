@@ -63,6 +63,9 @@ export const ROLE_RULES: Readonly<Record<string, readonly Role[]>> = {
   "GET /dashboard/api/webhooks/{id}/deliveries": EVERYONE,
   "POST /dashboard/api/webhooks/{id}/redeliver": BUILDERS,
   "GET /dashboard/api/webhook-deliveries": EVERYONE,
+  "GET /dashboard/api/payment-links": EVERYONE,
+  "POST /dashboard/api/payment-links": BUILDERS,
+  "POST /dashboard/api/payment-links/{id}/deactivate": BUILDERS,
   // Payouts and payout wallets.
   "GET /payout-wallets": MONEY_READERS,
   "POST /payout-wallets/{chain}/request-code": MANAGERS,
@@ -103,6 +106,10 @@ export const SCOPE_RULES: Readonly<Record<string, Scope>> = {
   "DELETE /webhooks/{id}": "webhooks:write",
   "GET /webhooks/{id}/deliveries": "webhooks:read",
   "POST /webhooks/{id}/redeliver": "webhooks:write",
+  "POST /payment-links": "payment_links:write",
+  "POST /payment-links/{id}/deactivate": "payment_links:write",
+  // Links are where payments come from: a key that reads payments may read them.
+  "GET /payment-links": "payments:read",
 };
 
 export function routeKey(spec: { method: string; path: string }): string {

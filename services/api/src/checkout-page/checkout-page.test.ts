@@ -76,7 +76,7 @@ describe("GET /gateway", () => {
     const res = await call(api.baseUrl, "GET", `/gateway?payment_id=${id}`, { headers: PAGE_CLIENT });
     expect(res.status).toBe(200);
     expect(res.body).toContain("30.00");
-    expect(res.body).not.toContain("Test mode");
+    expect(res.body).not.toContain("test-banner");
     expect(res.body).not.toContain("data-simulate");
     const test = await createPayment({ amount: 30, currency: "USDT" });
     const testPage = await call(api.baseUrl, "GET", `/gateway?payment_id=${test}`, { headers: PAGE_CLIENT });
@@ -180,5 +180,38 @@ describe("GET /gateway/qr", () => {
     ]) {
       expect((await fetch(`${api.baseUrl}/gateway/qr?${query}`)).status).toBe(404);
     }
+  });
+});
+
+describe("GET /gateway in the customer's language", () => {
+  it("follows Accept-Language, lets ?lang= override it, and formats the amount for the language", async () => {
+    const id = await createPayment({ amount: 1234.5, currency: "USD" });
+    const german = await call(api.baseUrl, "GET", `/gateway?payment_id=${id}`, {
+      headers: { ...PAGE_CLIENT, "accept-language": "de-CH, de;q=0.9, en;q=0.5" },
+    });
+    expect(german.headers.get("content-language")).toBe("de");
+    expect(german.body).toContain('<html lang="de">');
+    expect(german.body).toContain("Zahlung an");
+    expect(german.body).toContain(">1.234,50</span>");
+    const japanese = await call(api.baseUrl, "GET", `/gateway?payment_id=${id}&lang=ja`, {
+      headers: { ...PAGE_CLIENT, "accept-language": "de" },
+    });
+    expect(japanese.body).toContain('<html lang="ja">');
+    expect(japanese.body).toContain("お支払い先");
+    const unknown = await call(api.baseUrl, "GET", `/gateway?payment_id=${id}`, {
+      headers: { ...PAGE_CLIENT, "accept-language": "zh-CN" },
+    });
+    expect(unknown.body).toContain('<html lang="en">');
+    expect(unknown.body).toContain(">1,234.50</span>");
+    const missing = await call(
+      api.baseUrl,
+      "GET",
+      "/gateway?payment_id=00000000-0000-4000-8000-000000000000&lang=es",
+      {
+        headers: PAGE_CLIENT,
+      },
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body).toContain("Pago no encontrado");
   });
 });

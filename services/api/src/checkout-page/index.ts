@@ -5,7 +5,13 @@ import QRCode from "qrcode";
 import type { ApiDeps } from "../deps.js";
 import { assetRoutes, pageAssets } from "../front-end/assets.js";
 import { SVG_CSP, sendPage } from "../front-end/page-response.js";
-import { checkoutView, type DepositWalletRow, walletView } from "../routes/checkout/checkout-view.js";
+import {
+  checkoutView,
+  type DepositWalletRow,
+  walletLinks,
+  walletView,
+} from "../routes/checkout/checkout-view.js";
+import { type Language, MESSAGES, pickLanguage } from "./i18n/index.js";
 import { checkoutPage, errorPage } from "./page-html.js";
 
 /**
@@ -26,20 +32,30 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
     return { row, merchantName: merchant?.business_name ?? "" };
   }
 
+  /** A page in the customer's language that says why there is no checkout here. */
+  function sendError(
+    res: Parameters<typeof sendPage>[0],
+    status: number,
+    language: Language,
+    which: "linkIncomplete" | "notFound" | "unavailable",
+  ) {
+    const table = MESSAGES[language];
+    const page = errorPage(
+      { title: table[`${which}Title`], message: table[`${which}Text`] },
+      assets.links,
+      language,
+    );
+    sendPage(res, status, page);
+  }
+
   router.get("/gateway", async (req, res) => {
+    const language = pickLanguage(req.query.lang, req.headers["accept-language"]);
+    res.set({ "Content-Language": language, Vary: "Accept-Language" });
     const id = req.query.payment_id;
-    if (typeof id !== "string" || id === "") {
-      const message =
-        "This payment link is incomplete: it does not name a payment. Use the link the shop gave you.";
-      return sendPage(res, 400, errorPage({ title: "Payment link incomplete", message }, assets.links));
-    }
+    if (typeof id !== "string" || id === "") return sendError(res, 400, language, "linkIncomplete");
     const found = await load(id);
-    if (!found) {
-      const message =
-        "We could not find this payment. Check that the link is complete, or ask the shop for a new payment link.";
-      return sendPage(res, 404, errorPage({ title: "Payment not found", message }, assets.links));
-    }
-    const view = checkoutView(found.row, found.merchantName, undefined, deps.solanaMints, undefined);
+    if (!found) return sendError(res, 404, language, "notFound");
+    const view = checkoutView(found.row, found.merchantName, undefined, walletLinks(deps), undefined);
     const html = checkoutPage(
       {
         paymentId: view.id,
@@ -51,6 +67,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
         expiresAt: view.expires_at,
       },
       assets.links,
+      language,
     );
     sendPage(res, 200, html);
   });
@@ -73,8 +90,13 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
       select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets
       where payment_id = ${found.row.id} and chain = ${parsedChain} and coin = ${parsedCoin}`;
     if (!wallet) return void res.status(404).type("text/plain").send("No such QR code.");
-    const view = walletView(wallet, found.row, found.merchantName, deps.solanaMints);
-    const svg = await QRCode.toString(view.payment_uri ?? view.address, {
+    const view = walletView(wallet, found.row, found.merchantName, walletLinks(deps));
+    // `request=1`: the Solana Pay transaction request (`solana:` and its URL, encoded) instead.
+    const request = req.query.request === "1" ? view.transaction_request_url : null;
+    if (req.query.request === "1" && !request)
+      return void res.status(404).type("text/plain").send("No such QR code.");
+    const content = request ? `solana:${encodeURIComponent(request)}` : (view.payment_uri ?? view.address);
+    const svg = await QRCode.toString(content, {
       type: "svg",
       errorCorrectionLevel: "M",
       margin: 2,
@@ -92,8 +114,7 @@ export function checkoutPageRoutes(deps: ApiDeps): Router {
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
     if (res.headersSent || req.path !== "/gateway") return next(err);
     log.error({ err, path: req.path }, "checkout page failed");
-    const message = "The payment page could not be loaded just now. Please try again in a moment.";
-    sendPage(res, 503, errorPage({ title: "Temporarily unavailable", message }, assets.links));
+    sendError(res, 503, pickLanguage(req.query.lang, req.headers["accept-language"]), "unavailable");
   };
   router.use(pageErrors);
 

@@ -14,10 +14,10 @@ export function escapeHtml(value: string): string {
 }
 
 /** The `<head>` every page of ours shares: its title (escaped here), icon, style sheet and, when it has one, script. */
-export function pageHead(title: string, assets: AssetLinks, withScript: boolean): string {
+export function pageHead(title: string, assets: AssetLinks, withScript: boolean, lang = "en"): string {
   const script = withScript ? `\n<script type="module" src="${assets.js}"></script>` : "";
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -40,6 +40,8 @@ export interface OperationSpec {
   codes?: Partial<Record<string, ErrorCode>>;
   responses: Partial<Record<SuccessStatus, Answer>> & Partial<Record<503, Answer>>;
   errors?: Partial<Record<ErrorStatus, string>>;
+  /** The body of its errors when it is more than the shared `Error` (Solana Pay's adds `message`). */
+  errorSchema?: z.ZodType;
   /** Served outside the JSON API (health): no rate limit and no body, so no error answers. */
   outsideApi?: boolean;
 }

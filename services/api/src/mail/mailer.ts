@@ -6,6 +6,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative of `text` (receipts); codes are plain text only. */
+  html?: string;
 }
 
 export interface Mailer {
@@ -36,8 +38,8 @@ export function createMailer({
   }
   const transport = nodemailer.createTransport(smtpUrl);
   return {
-    async send({ to, subject, text }) {
-      await transport.sendMail({ from, to, subject, text });
+    async send({ to, subject, text, html }) {
+      await transport.sendMail({ from, to, subject, text, ...(html === undefined ? {} : { html }) });
       log.info({ to }, "mail sent");
     },
   };

@@ -54,6 +54,7 @@ function convert(operations: readonly OperationSpec[]) {
     if (op.params) add("output", op.params, `${op.operationId}_params`);
     if (op.query) add("output", op.query, `${op.operationId}_query`);
     if (op.body) add("input", op.body, `${op.operationId}_body`);
+    if (op.errorSchema) add("output", op.errorSchema, `${op.operationId}_error`);
     for (const [status, answer] of Object.entries(op.responses)) {
       const schema = schemaOf(answer);
       if (schema) add("output", schema, `${op.operationId}_${status}`);
@@ -139,7 +140,10 @@ function operationObject(op: OperationSpec, jsonOf: (schema: z.ZodType) => Json)
   }
   if (!op.outsideApi) {
     for (const [status, description] of Object.entries(errorAnswers(op)))
-      responses[status] ??= json({ $ref: `${REF}Error` }, description);
+      responses[status] ??= json(
+        op.errorSchema ? jsonOf(op.errorSchema) : { $ref: `${REF}Error` },
+        description,
+      );
   }
   const params = [
     ...(op.params ? parameters("path", jsonOf(op.params)) : []),

@@ -143,6 +143,78 @@ describe("openapi.json", () => {
     );
     conforms("/healthz", "get", await call(api.baseUrl, "GET", "/healthz"));
     conforms("/readyz", "get", await call(api.baseUrl, "GET", "/readyz"));
+    conforms(
+      "/payments/checkout/{id}/receipt",
+      "post",
+      await call(api.baseUrl, "POST", `/payments/checkout/${id}/receipt`, {
+        body: { email: "c@example.test" },
+      }),
+    );
+    conforms(
+      "/payments/checkout/{id}/receipt",
+      "post",
+      await call(api.baseUrl, "POST", `/payments/checkout/${id}/receipt`, { body: { email: "nope" } }),
+    );
+    // Solana Pay: paid on chain in test/e2e/src/solana-pay-live.test.ts; here its other answers.
+    conforms("/solana-pay/tx/{id}", "get", await call(api.baseUrl, "GET", `/solana-pay/tx/${id}`));
+    for (const account of ["nope", bs58.encode(randomBytes(31))])
+      conforms(
+        "/solana-pay/tx/{id}",
+        "post",
+        await call(api.baseUrl, "POST", `/solana-pay/tx/${id}`, { body: { account } }),
+      );
+    const payer = "11111111111111111111111111111112";
+    conforms(
+      "/solana-pay/tx/{id}",
+      "post",
+      await call(api.baseUrl, "POST", `/solana-pay/tx/${id}`, { body: { account: payer } }),
+    );
+    conforms(
+      "/solana-pay/tx/{id}",
+      "post",
+      await call(api.baseUrl, "POST", `/solana-pay/tx/${randomUUID()}`, { body: { account: payer } }),
+    );
+  });
+
+  it("describes what the payment link endpoints really answer", async () => {
+    const headers = { "x-api-key": merchant.testKey };
+    const created = await call(api.baseUrl, "POST", "/payment-links", {
+      body: { amount: 10, currency: "USD", description: "x" },
+      headers,
+    });
+    conforms("/payment-links", "post", created);
+    conforms(
+      "/payment-links",
+      "post",
+      await call(api.baseUrl, "POST", "/payment-links", { body: { amount: 1, currency: "XYZ" }, headers }),
+    );
+    await fetch(created.body.url, { redirect: "manual" });
+    conforms("/payment-links", "get", await call(api.baseUrl, "GET", "/payment-links", { headers }));
+    const path = `/payment-links/${created.body.id}/deactivate`;
+    conforms("/payment-links/{id}/deactivate", "post", await call(api.baseUrl, "POST", path, { headers }));
+    conforms(
+      "/payment-links/{id}/deactivate",
+      "post",
+      await call(api.baseUrl, "POST", "/payment-links/plink_none/deactivate", { headers }),
+    );
+    const account = await createTestAccount(api.baseUrl, catcher);
+    const mine = await call(api.baseUrl, "POST", "/dashboard/api/payment-links", {
+      body: { amount: 2, currency: "USDC", is_test: true },
+      headers: account.auth,
+    });
+    conforms("/dashboard/api/payment-links", "post", mine);
+    conforms(
+      "/dashboard/api/payment-links",
+      "get",
+      await call(api.baseUrl, "GET", "/dashboard/api/payment-links?mode=test", { headers: account.auth }),
+    );
+    conforms(
+      "/dashboard/api/payment-links/{id}/deactivate",
+      "post",
+      await call(api.baseUrl, "POST", `/dashboard/api/payment-links/${mine.body.id}/deactivate`, {
+        headers: account.auth,
+      }),
+    );
   });
 
   it("describes what the accounts, dashboard and webhook endpoints really answer", async () => {

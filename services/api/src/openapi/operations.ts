@@ -7,11 +7,13 @@ import { auditLogOperations } from "../routes/audit-log/index.js";
 import { authOperations } from "../routes/auth/index.js";
 import { checkoutOperations } from "../routes/checkout/index.js";
 import { healthOperations } from "../routes/health.js";
+import { paymentLinkOperations } from "../routes/payment-links/index.js";
 import { paymentOperations } from "../routes/payments/index.js";
 import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
 import { payoutWalletOperations } from "../routes/payout-wallets/index.js";
 import { payoutOperations } from "../routes/payouts/index.js";
 import { sessionOperations } from "../routes/sessions/index.js";
+import { solanaPayOperations } from "../routes/solana-pay/index.js";
 import { teamOperations } from "../routes/team/index.js";
 import { webhookOperations } from "../routes/webhooks/index.js";
 
@@ -29,4 +31,6 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...teamOperations,
   ...sessionOperations,
   ...auditLogOperations,
+  ...solanaPayOperations,
+  ...paymentLinkOperations,
 ];

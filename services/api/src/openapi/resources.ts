@@ -51,6 +51,18 @@ export const ErrorSchema = z
   })
   .meta({ id: "Error" });
 
+/**
+ * The error body of a Solana Pay transaction request: the API's own, and the same text again as
+ * the top-level `message` the Solana Pay specification has wallets show. Errors raised before the
+ * request reaches the operation (rate limit, a body that is not JSON) carry only `error`.
+ */
+export const WalletErrorSchema = z
+  .object({
+    error: ErrorSchema.shape.error,
+    message: z.string().optional().meta({ description: "The error's message, for the wallet to show." }),
+  })
+  .meta({ id: "WalletError" });
+
 export const RefundSchema = z
   .object({
     id: z.string(),
@@ -131,6 +143,10 @@ export const DepositWalletSchema = z
     amount: decimal.meta({ description: "The exact amount to send, in the coin." }),
     expires_at: timestamp,
     payment_uri: z.string().nullable().meta({ description: "Solana Pay URI on Solana." }),
+    transaction_request_url: z.string().nullable().meta({
+      description:
+        "Solana: a Solana Pay transaction request (`solana:` + this URL, URL-encoded) that a wallet pays in one tap; null on other chains.",
+    }),
     quote: QuoteSchema.nullable().meta({
       description: "SOL or SUI for a USD payment: the locked rate; null for USDC/USDT and SOL/SUI payments.",
     }),

@@ -6,6 +6,7 @@ import { createPriceServer, type PriceServer } from "@gateway/price-server";
 import { priceServiceFromConfig } from "@gateway/prices";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
+import { Connection } from "@solana/web3.js";
 import { createApp } from "../app.js";
 import { createSessionStore } from "../auth/session-store.js";
 import { createSessionTokens } from "../auth/session-token.js";
@@ -14,6 +15,7 @@ import type { ApiDeps } from "../deps.js";
 import { answerClientErrors } from "../http/client-error.js";
 import { createRateLimiter } from "../http/rate-limit.js";
 import { createMailer } from "../mail/mailer.js";
+import { mainnetChains, ReceiptSender } from "../receipts/receipt-sender.js";
 import { createPaymentWatch } from "../routes/checkout/payment-watch.js";
 import { createPayoutDestinations } from "../routes/payout-destinations/registry.js";
 import { payoutApproverFromConfig } from "../routes/payouts/payout-approval.js";
@@ -78,6 +80,9 @@ export async function startTestApi(
   const payoutApprover = payoutApproverFromConfig(config);
   const prices = priceServiceFromConfig(config, log);
   await prices.start();
+  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log });
+  const receipts = new ReceiptSender({ sql: db.sql, bus, mailer, log, publicChains: mainnetChains(config) });
+  await receipts.start();
   const deps: ApiDeps = {
     config,
     sql: db.sql,
@@ -89,7 +94,8 @@ export async function startTestApi(
       ttlSeconds: config.JWT_TTL_SECONDS,
       store: createSessionStore(db.sql),
     }),
-    mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log }),
+    mailer,
+    receipts,
     depositAddresses: depositAddressPool({
       sql: db.sql,
       deriver: signerDepositAddresses(signer.clients.api),
@@ -97,6 +103,7 @@ export async function startTestApi(
       ...(options.depositAddressBatch ? { batch: options.depositAddressBatch } : {}),
     }),
     solanaMints: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
+    solana: config.SOLANA_RPC_URL ? new Connection(config.SOLANA_RPC_URL, "confirmed") : undefined,
     payoutApprover,
     payoutDestinations:
       payoutApprover &&
@@ -125,6 +132,7 @@ export async function startTestApi(
       deps.paymentWatch.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await receipts.stop();
       await relay.stop();
       await prices.stop();
       await priceServer.close();

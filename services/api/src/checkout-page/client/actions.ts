@@ -1,9 +1,11 @@
 // What the customer can do: get a deposit address, refresh an ended quote, pick another coin,
 // copy the amount or address, and on a test payment simulate its outcome.
+
 import { SIMULATED_OUTCOMES, type SimulatedOutcome } from "@gateway/contracts";
 import { api, errorMessage } from "./api.js";
 import { root, ui } from "./elements.js";
 import { FAST_POLL_MS, FAST_POLL_WINDOW_MS, schedulePoll } from "./follow.js";
+import { money, t } from "./i18n.js";
 import { announce, hideAlert, showAlert } from "./messages.js";
 import { render } from "./render.js";
 import { state } from "./state.js";
@@ -57,7 +59,7 @@ export function wireActions(): void {
       const wallet = await api<CheckoutWallet>("POST", "/generate-wallet", { chain, coin });
       state.choosing = false;
       showWallet(state.view ?? view, wallet);
-      announce(`Deposit address ready: send ${wallet.amount} ${wallet.coin}.`);
+      announce(t("addressReady", { amount: money(wallet.amount, wallet.coin) }));
     });
   });
 
@@ -72,7 +74,7 @@ export function wireActions(): void {
         coin: wallet.coin,
       });
       showWallet(state.view ?? view, fresh);
-      announce(`New quote: send ${fresh.amount} ${fresh.coin}.`);
+      announce(t("newQuote", { amount: money(fresh.amount, fresh.coin) }));
     });
   });
 
@@ -102,17 +104,13 @@ export function wireActions(): void {
     const text = what === "address" ? wallet.address : wallet.amount;
     const source = what === "address" ? ui.walletAddress : ui.walletAmount;
     const ok = await copyText(text, source);
-    announce(
-      ok
-        ? `${what === "address" ? "Address" : "Amount"} copied.`
-        : "Copying failed; select the text instead.",
-    );
+    announce(ok ? t(what === "address" ? "copiedAddress" : "copiedAmount") : t("copyFailed"));
     // Only the visible word changes; the hidden rest keeps the name saying what is copied.
     const label = button.querySelector("[data-copy-label]");
     if (ok && label) {
-      label.textContent = "Copied";
+      label.textContent = t("copied");
       setTimeout(() => {
-        label.textContent = "Copy";
+        label.textContent = t("copy");
       }, 2000);
     }
   });

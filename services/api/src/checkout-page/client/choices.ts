@@ -1,7 +1,9 @@
 // The "choose how to pay" step: one radio group of networks, one of that network's coins, and
 // what the chosen pair costs.
+
 import type { Chain, Coin } from "@gateway/contracts";
 import { ui } from "./elements.js";
+import { money, t } from "./i18n.js";
 import { chainName } from "./labels.js";
 import { state } from "./state.js";
 import type { CheckoutView } from "./types.js";
@@ -49,16 +51,20 @@ function fillChoiceAmount(): void {
   const option = state.view?.options.find((o) => o.chain === state.chain && o.coin === state.coin);
   const network = option ? chainName(option.chain) : "";
   if (!option) ui.choiceAmount.textContent = "—";
-  else if (option.amount === null) ui.choiceAmount.textContent = `${option.coin} on ${network}`;
+  else if (option.amount === null)
+    ui.choiceAmount.textContent = t("choiceOn", { coin: option.coin, network });
   // A quoted coin's amount is an estimate until the quote locks the rate.
   else
-    ui.choiceAmount.textContent = `${option.rate ? "about " : ""}${option.amount} ${option.coin} on ${network}`;
+    ui.choiceAmount.textContent = t(option.rate ? "choiceAbout" : "choiceAmount", {
+      amount: money(option.amount, option.coin),
+      network,
+    });
   ui.choiceRate.hidden = !option?.rate && option?.amount !== null;
   ui.choiceRate.textContent = !option
     ? ""
     : option.rate
-      ? `1 ${option.coin} = ${option.rate} USD now. The rate is locked for a while when you continue.`
+      ? t("rateNow", { coin: option.coin, rate: money(option.rate, "").trim() })
       : option.amount === null
-        ? `No reliable ${option.coin} price right now. Try again in a moment, or pick another coin.`
+        ? t("noPrice", { coin: option.coin })
         : "";
 }

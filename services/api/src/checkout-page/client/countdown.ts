@@ -1,5 +1,7 @@
 // The payment's countdown and the quote's: ticked every second, announced only at a few moments.
+
 import { ui } from "./elements.js";
+import { clock, t } from "./i18n.js";
 import { formatRemaining } from "./labels.js";
 import { announce } from "./messages.js";
 import { quoteRemainingMs, remainingMs, state } from "./state.js";
@@ -19,7 +21,7 @@ export function renderQuote(): void {
   const expiresAt = state.view?.wallet?.quote?.expires_at;
   if (ended && announcedQuoteEnd !== expiresAt) {
     announcedQuoteEnd = expiresAt;
-    announce("The quote has ended. Get a new quote before you send.");
+    announce(t("quoteEndedAnnounce"));
   }
 }
 
@@ -33,12 +35,14 @@ export function renderCountdown(): void {
   if (!running) return;
   const ms = remainingMs();
   ui.countdown.textContent = formatRemaining(ms);
+  if (view && !ui.expiresClock.textContent)
+    ui.expiresClock.textContent = t("expiresAtClock", { time: clock(new Date(view.expires_at)) });
   ui.countdownRow.dataset.urgent = String(ms < 5 * 60_000);
   // A screen reader hears the clock only at a few moments, not every second.
   const minutes = ms > 0 ? Math.ceil(ms / 60_000) : 0;
   if ((minutes === 5 || minutes === 1) && announcedMinutes !== minutes && ms < minutes * 60_000 - 1000) {
     announcedMinutes = minutes;
-    announce(`${minutes} minute${minutes === 1 ? "" : "s"} left to pay.`);
+    announce(minutes === 1 ? t("minutesLeftOne") : t("minutesLeftMany", { minutes }));
   }
   if (ms <= 0 && view) {
     renderStatus(view);

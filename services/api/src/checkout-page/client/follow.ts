@@ -1,7 +1,9 @@
 // Keeping the view current: a change stream for the whole visit, with polling as its safety net
 // and its stand-in. Customers behind one address (an office, a mobile carrier) share its rate
 // limit, so one long request beats a poll every two seconds.
+
 import { ApiError, api, apiBase } from "./api.js";
+import { t } from "./i18n.js";
 import { isFinal } from "./labels.js";
 import { hideAlert, showAlert } from "./messages.js";
 import { render } from "./render.js";
@@ -34,10 +36,10 @@ export async function poll(): Promise<void> {
   } catch (err) {
     state.failures += 1;
     if (err instanceof ApiError && err.status === 404) {
-      showAlert("This payment no longer exists.");
+      showAlert(t("noLongerExists"));
       return;
     }
-    if (state.failures > 1) showAlert("Connection problem; retrying…");
+    if (state.failures > 1) showAlert(t("connectionProblem"));
     const backoff = Math.min(POLL_MS * 2 ** state.failures, MAX_BACKOFF_MS);
     schedulePoll(err instanceof ApiError && err.retryAfterMs ? err.retryAfterMs : backoff);
     return;

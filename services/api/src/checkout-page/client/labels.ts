@@ -2,13 +2,14 @@
 // list, so a chain or refund reason added to the contracts does not compile until it has words
 // here; contracts-drift.test.ts checks the same at run time.
 import type { Chain, PaymentStatus, RefundReason } from "@gateway/contracts";
+import type { MessageKey } from "../i18n/en.js";
 
 export const CHAIN_NAMES: Record<Chain, string> = { solana: "Solana", sui: "Sui" };
 
-export const REFUND_REASON_LABELS: Record<RefundReason, string> = {
-  underpayment: "Partial payment returned",
-  overpayment: "Extra amount returned",
-  late: "Late payment returned",
+export const REFUND_REASON_LABELS: Record<RefundReason, MessageKey> = {
+  underpayment: "refundUnderpayment",
+  overpayment: "refundOverpayment",
+  late: "refundLate",
 };
 
 /** Statuses after which nothing changes any more. */

@@ -5,9 +5,11 @@ import { wireActions } from "./actions.js";
 import { renderCountdown } from "./countdown.js";
 import { followChanges, poll, schedulePoll } from "./follow.js";
 import { isFinal } from "./labels.js";
+import { wireReceipt } from "./receipt.js";
 import { state } from "./state.js";
 
 wireActions();
+wireReceipt();
 
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden && (!state.view || !isFinal(state.view.status))) schedulePoll(0);

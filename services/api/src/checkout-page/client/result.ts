@@ -1,5 +1,7 @@
 // The last step: how the payment ended, any refunds, and the way back to the shop.
+
 import { ui } from "./elements.js";
+import { money, t } from "./i18n.js";
 import { REFUND_REASON_LABELS } from "./labels.js";
 import { state } from "./state.js";
 import type { CheckoutView } from "./types.js";
@@ -7,35 +9,32 @@ import type { CheckoutView } from "./types.js";
 const REDIRECT_DELAY_MS = 3000;
 
 export function fillResult(view: CheckoutView): void {
-  const merchant = view.merchant_name || "the shop";
-  const amount = `${view.amount} ${view.currency}`;
+  const merchant = view.merchant_name || t("shopFallback");
+  const amount = money(view.amount, view.currency);
   let title: string;
   let text: string;
   let tone = "bad";
   switch (view.status) {
     case "completed":
       tone = "ok";
-      title = "Paid";
-      text = safeRedirect(view.redirect_url)
-        ? `${merchant} has received your payment of ${amount}.`
-        : `${merchant} has received your payment of ${amount}. You can close this page.`;
+      title = t("resultPaidTitle");
+      text = t(safeRedirect(view.redirect_url) ? "resultPaid" : "resultPaidClose", { merchant, amount });
       break;
     case "underpaid":
-      title = "Payment incomplete";
-      text =
-        "Less than the amount due arrived before the payment expired. What was received is being returned.";
+      title = t("resultUnderpaidTitle");
+      text = t("resultUnderpaid");
       break;
     case "refunded":
-      title = "Payment returned";
-      text = "This payment was not completed, and the funds received were returned to the sender.";
+      title = t("resultRefundedTitle");
+      text = t("resultRefunded");
       break;
     case "expired":
-      title = "Payment expired";
-      text = `Nothing was charged. Ask ${merchant} for a new payment link if you still want to pay.`;
+      title = t("resultExpiredTitle");
+      text = t("resultExpired", { merchant });
       break;
     default:
-      title = "Payment could not be completed";
-      text = `Our team has been alerted. Please contact ${merchant} with this page's address.`;
+      title = t("resultFailedTitle");
+      text = t("resultFailed", { merchant });
   }
   ui.steps.result.dataset.tone = tone;
   ui.resultTitle.textContent = title;
@@ -46,8 +45,11 @@ export function fillResult(view: CheckoutView): void {
   ui.refunds.replaceChildren(
     ...refunds.map((r) => {
       const item = document.createElement("li");
-      const reason = REFUND_REASON_LABELS[r.reason] ?? "Refund";
-      item.textContent = `${reason}: ${r.amount} ${r.coin} (${r.status === "sent" ? "sent" : "being sent"})`;
+      item.textContent = t("refundLine", {
+        reason: t(REFUND_REASON_LABELS[r.reason]),
+        amount: money(r.amount, r.coin),
+        status: t(r.status === "sent" ? "refundSent" : "refundSending"),
+      });
       return item;
     }),
   );

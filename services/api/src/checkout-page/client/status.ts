@@ -1,43 +1,54 @@
 // The status line at the top of the payment card, and which controls may be used right now.
+import type { MessageKey } from "../i18n/en.js";
 import { ui } from "./elements.js";
+import { money, t } from "./i18n.js";
 import { remainingMs, state } from "./state.js";
 import type { CheckoutView } from "./types.js";
 
 type Tone = "idle" | "waiting" | "progress" | "ok" | "bad";
 
 function statusMessage(view: CheckoutView): [Tone, string] {
-  const received = view.amount_received && view.wallet ? `${view.amount_received} ${view.wallet.coin}` : null;
+  const received = view.amount_received && view.wallet ? money(view.amount_received, view.wallet.coin) : null;
   switch (view.status) {
     case "pending":
-      if (state.simulating) return ["progress", `Simulating: ${state.simulating}…`];
-      if (remainingMs() <= 0) return ["progress", "Time is up. Closing this payment…"];
-      return view.wallet
-        ? ["waiting", "Waiting for your payment…"]
-        : ["idle", "Choose a network and coin to get your deposit address."];
+      if (state.simulating)
+        return ["progress", t("statusSimulating", { outcome: simulatingLabel(state.simulating) })];
+      if (remainingMs() <= 0) return ["progress", t("statusTimeUp")];
+      return view.wallet ? ["waiting", t("statusWaiting")] : ["idle", t("statusChoose")];
     case "confirming":
-      return ["progress", `${received ?? "Payment"} detected. Waiting for network confirmation…`];
+      return ["progress", received ? t("statusDetected", { amount: received }) : t("statusDetectedPayment")];
     case "confirmed":
-      return ["progress", "Payment confirmed. Finishing up…"];
+      return ["progress", t("statusConfirmed")];
     case "completed":
-      return ["ok", "Paid. Thank you!"];
+      return ["ok", t("statusPaid")];
     case "underpaid":
-      return [
-        "bad",
-        `Less than the amount due arrived${received ? ` (${received})` : ""}. It is being returned to you.`,
-      ];
+      return ["bad", received ? t("statusUnderpaidAmount", { amount: received }) : t("statusUnderpaid")];
     case "refunded":
-      return ["bad", "This payment was not completed. The funds received were returned."];
+      return ["bad", t("statusRefunded")];
     case "expired":
-      return ["bad", "This payment has expired."];
+      return ["bad", t("statusExpired")];
     case "failed":
-      return ["bad", "This payment could not be completed."];
+      return ["bad", t("statusFailed")];
     default: {
       // A status added to the contracts does not compile until it has its words here; a server
       // newer than this page still gets a readable line.
       const unknown: never = view.status;
-      return ["idle", `Status: ${String(unknown)}`];
+      return ["idle", t("statusUnknown", { status: String(unknown) })];
     }
   }
+}
+
+/** The simulated outcome in the page's words: the test tools' own button labels. */
+function simulatingLabel(outcome: string): string {
+  const key: MessageKey | undefined = (
+    {
+      payment: "paymentHeading",
+      underpaid: "outcomeUnderpaid",
+      overpaid: "outcomeOverpaid",
+      expired: "outcomeExpired",
+    } as const
+  )[outcome as "payment"];
+  return key ? t(key) : outcome;
 }
 
 export function renderStatus(view: CheckoutView): void {

@@ -7,6 +7,7 @@ import { clearStaleFlash, errorMessage, flash, h, show } from "./dom.js";
 import { keysPage } from "./keys-page.js";
 import { acceptInvitationPage, secondStepPage } from "./login-steps.js";
 import { go } from "./navigation.js";
+import { paymentLinksPage } from "./payment-links-page.js";
 import { paymentsPage } from "./payments-page.js";
 import { payoutsPage } from "./payouts-page.js";
 import { can, setMember } from "./permissions.js";
@@ -33,6 +34,12 @@ interface Page {
  */
 const PAGES: Page[] = [
   { path: "payments", title: "Payments", render: paymentsPage, needs: "GET /dashboard/api/payments" },
+  {
+    path: "payment-links",
+    title: "Payment links",
+    render: paymentLinksPage,
+    needs: "GET /dashboard/api/payment-links",
+  },
   { path: "keys", title: "API keys", render: keysPage, needs: "GET /api-keys" },
   { path: "wallets", title: "Payout wallets", render: walletsPage, needs: "GET /payout-wallets" },
   { path: "webhooks", title: "Webhooks", render: webhooksPage, needs: "GET /dashboard/api/webhooks" },

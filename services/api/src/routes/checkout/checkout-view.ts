@@ -11,7 +11,7 @@ import {
 } from "@gateway/domain";
 import { type PaymentRow, stateOf } from "@gateway/payments";
 import type { PriceService } from "@gateway/prices";
-import type { SolanaMints } from "../../deps.js";
+import type { ApiDeps, SolanaMints } from "../../deps.js";
 import { usdRateOrNull } from "../../pricing.js";
 
 export interface DepositWalletRow {
@@ -31,12 +31,28 @@ export function quoteView(wallet: Pick<DepositWalletRow, "quote_rate_micros" | "
     : null;
 }
 
+/** What a wallet's links are made of: the stablecoin mints, and the base of Solana Pay transaction requests. */
+export interface WalletLinks {
+  mints: SolanaMints;
+  /** Null when this API has no Solana RPC node to build transactions with. */
+  transactionRequestBase: string | null;
+}
+
+/** Read when a view is made: a test sets PUBLIC_BASE_URL once its port is known. */
+export function walletLinks(deps: Pick<ApiDeps, "solanaMints" | "solana" | "config">): WalletLinks {
+  return {
+    mints: deps.solanaMints,
+    transactionRequestBase: deps.solana ? `${deps.config.PUBLIC_BASE_URL}/solana-pay/tx/` : null,
+  };
+}
+
 export function walletView(
   wallet: DepositWalletRow,
   row: PaymentRow,
   merchantName: string,
-  mints: SolanaMints,
+  links: WalletLinks,
 ) {
+  const { mints } = links;
   const amount = formatAmount(wallet.amount_due, wallet.coin);
   return {
     chain: wallet.chain,
@@ -53,6 +69,10 @@ export function walletView(
       label: merchantName,
       message: row.description,
     }),
+    transaction_request_url:
+      wallet.chain === "solana" && links.transactionRequestBase !== null
+        ? `${links.transactionRequestBase}${row.id}`
+        : null,
     quote: quoteView(wallet),
   };
 }
@@ -62,7 +82,7 @@ export function checkoutView(
   row: PaymentRow,
   merchantName: string,
   wallet: DepositWalletRow | undefined,
-  mints: SolanaMints,
+  links: WalletLinks,
   prices: PriceService | undefined,
 ) {
   const state = stateOf(row);
@@ -97,7 +117,7 @@ export function checkoutView(
         rate: rate === null ? null : formatMicroUsd(rate),
       };
     }),
-    wallet: wallet ? walletView(wallet, row, merchantName, mints) : null,
+    wallet: wallet ? walletView(wallet, row, merchantName, links) : null,
     amount_received: state.wallet ? formatAmount(state.amountReceived, state.wallet.coin) : null,
     refunds: state.refunds.map((r) => ({
       amount: formatAmount(r.amount, r.coin),

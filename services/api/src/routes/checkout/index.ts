@@ -22,8 +22,9 @@ import { idempotency } from "../../http/idempotency.js";
 import { ANSWERED, addressedBy, mount } from "../../http/operation.js";
 import { CheckoutViewSchema, DepositWalletSchema } from "../../openapi/resources.js";
 import { usdRate } from "../../pricing.js";
+import { saveReceiptEmail } from "../../receipts/receipt-rows.js";
 import { streamPaymentChanges } from "./checkout-events.js";
-import { checkoutView, type DepositWalletRow, walletView } from "./checkout-view.js";
+import { checkoutView, type DepositWalletRow, walletLinks, walletView } from "./checkout-view.js";
 import { insertWallet, insertWalletWithState, type WalletColumns } from "./wallet-statements.js";
 import { watchChosenWallet } from "./watched-wallet.js";
 
@@ -88,11 +89,30 @@ export const simulateOperation = checkoutOperation({
   errors: { 404: "No such test payment.", 409: "The payment is not pending." },
 });
 
+export const receiptOperation = checkoutOperation({
+  method: "post",
+  path: "/payments/checkout/{id}/receipt",
+  operationId: "requestReceipt",
+  summary: "E-mail the customer a receipt when the payment completes, and a notice if it is refunded",
+  description:
+    "Sent once each, as text and HTML: the receipt (merchant, amount, coin, transaction id with an " +
+    "explorer link on mainnet, date) on completion, the notice (each refund's transaction id) on a " +
+    "refund. A later address replaces an earlier one for the mails not sent yet; a payment already " +
+    "completed or refunded gets its mail at once (503 if it cannot be sent now: retry).",
+  auth: "none",
+  body: z
+    .strictObject({ email: z.email().max(254).meta({ description: "Where the customer wants the mails." }) })
+    .meta({ id: "ReceiptRequest" }),
+  responses: { 200: z.object({ email: z.string() }).meta({ id: "ReceiptRequested" }) },
+  errors: { 503: "The receipt of a payment already completed could not be sent just now; retry." },
+});
+
 export const checkoutOperations = [
   getCheckoutOperation,
   followCheckoutOperation,
   generateWalletOperation,
   simulateOperation,
+  receiptOperation,
 ] as const;
 
 interface LoadedExtras extends WalletColumns {
@@ -175,7 +195,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
 
   mount(router, getCheckoutOperation, [], async ({ params }) => {
     const { row, merchantName, wallet } = await load(params.id, "current");
-    return checkoutView(row, merchantName, wallet, deps.solanaMints, deps.prices);
+    return checkoutView(row, merchantName, wallet, walletLinks(deps), deps.prices);
   });
 
   mount(router, followCheckoutOperation, [], async ({ params }, req, res) => {
@@ -213,7 +233,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         // concurrent choice's wallet written meanwhile is marked by its own request, whose state
         // write comes after this one (this one's version check held) and which marks after it.
         if (walletCount > 0) await watchChosenWallet(sql, row.id);
-        return walletView(created.wallet, created.row, merchantName, deps.solanaMints);
+        return walletView(created.wallet, created.row, merchantName, walletLinks(deps));
       }
       wallet = created.wallet;
     }
@@ -232,7 +252,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     }
     // Only the chosen wallet is watched; an abandoned choice stops being an open address.
     await watchChosenWallet(sql, row.id);
-    return walletView(wallet, applied?.row ?? row, merchantName, deps.solanaMints);
+    return walletView(wallet, applied?.row ?? row, merchantName, walletLinks(deps));
   });
 
   /**
@@ -329,6 +349,20 @@ export function checkoutRoutes(deps: ApiDeps): Router {
     return { wallet: winner! };
   }
 
+  mount(router, receiptOperation, [], async ({ params, body: { email } }) => {
+    const { row } = await load(params.id);
+    await saveReceiptEmail(sql, row.id, email);
+    try {
+      await deps.receipts.sendDue(row.id);
+    } catch (cause) {
+      throw new GatewayError("service_unavailable", {
+        cause,
+        message: "The e-mail could not be sent; retry shortly.",
+      });
+    }
+    return { email };
+  });
+
   mount(router, simulateOperation, [idem], async ({ params, body: { outcome } }) => {
     const { row, merchantName, wallet } = await load(params.id, "current");
     // Live payments cannot be simulated; to this endpoint they do not exist.
@@ -348,7 +382,7 @@ export function checkoutRoutes(deps: ApiDeps): Router {
         payload: { payment_id: row.id, message: { type: "simulate", outcome } },
       },
     ]);
-    return checkoutView(row, merchantName, wallet, deps.solanaMints, deps.prices);
+    return checkoutView(row, merchantName, wallet, walletLinks(deps), deps.prices);
   });
 
   return router;

@@ -2,10 +2,13 @@ import { randomUUID } from "node:crypto";
 import { CURRENCIES } from "@gateway/contracts";
 import { retryWhileUnavailable } from "@gateway/db";
 import {
+  type Currency,
   checkPaymentLimits,
   computeFee,
   initialPaymentState,
   isPriced,
+  type Mode,
+  type PaymentState,
   parseAmount,
   parseCurrency,
 } from "@gateway/domain";
@@ -70,26 +73,15 @@ export function createPayment({
     const amount = withMoneyParam("amount", () => parseAmount(body.amount, currency));
     const redirectUrl = body.redirect_url ?? null;
     const description = body.description ?? null;
-    const expiresIn = body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS;
-    // Only SOL and SUI payments need a price (limits and the creation fee); every bad input has
-    // been answered with its 400 before a missing price can answer 503.
-    const rate = isPriced(currency) ? usdRate(priceService, mode, currency) : null;
-    const prices = pricesWith(isPriced(currency) ? currency : null, rate);
-    withMoneyParam("amount", () => checkPaymentLimits(amount, currency, prices));
-    const fee = withMoneyParam("amount", () => computeFee(amount, currency, prices));
-
     // With an Idempotency-Key the id is the key's: a retry that takes over the claim of an API
     // process that died after inserting gets that payment back instead of a second one.
     const claim = idempotencyClaim(res);
-    const state = initialPaymentState({
+    const state = newPaymentState(priceService, {
       id: claim ? idempotentUuid("payment", claim) : randomUUID(),
       mode,
       currency,
       amount,
-      fee,
-      usdRate: rate,
-      // Whole milliseconds: the ISO strings we return carry exactly three decimals.
-      expiresAt: Date.now() + expiresIn * 1000,
+      expiresInSeconds: body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS,
     });
     const input = { state, merchantId, description, redirectUrl };
     // A failed multi-row insert commits nothing: each of its payments is then tried alone, so a
@@ -100,4 +92,30 @@ export function createPayment({
     if (row.merchant_id !== merchantId) throw new Error(`payment id ${row.id} belongs to another merchant`);
     return toPaymentResource(row, config.PUBLIC_BASE_URL);
   };
+}
+
+/**
+ * A new payment's state: its limits checked and its fee fixed at today's price. Only SOL and SUI
+ * payments need a price (limits and the creation fee); every bad input has been answered with
+ * its 400 before a missing price can answer 503. Payment links open payments through it too.
+ */
+export function newPaymentState(
+  priceService: ApiDeps["prices"],
+  input: { id: string; mode: Mode; currency: Currency; amount: bigint; expiresInSeconds: number },
+): PaymentState {
+  const { mode, currency, amount } = input;
+  const rate = isPriced(currency) ? usdRate(priceService, mode, currency) : null;
+  const prices = pricesWith(isPriced(currency) ? currency : null, rate);
+  withMoneyParam("amount", () => checkPaymentLimits(amount, currency, prices));
+  const fee = withMoneyParam("amount", () => computeFee(amount, currency, prices));
+  return initialPaymentState({
+    id: input.id,
+    mode,
+    currency,
+    amount,
+    fee,
+    usdRate: rate,
+    // Whole milliseconds: the ISO strings we return carry exactly three decimals.
+    expiresAt: Date.now() + input.expiresInSeconds * 1000,
+  });
 }

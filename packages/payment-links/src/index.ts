@@ -1,0 +1,2 @@
+export * from "./link.js";
+export * from "./link-rows.js";
