@@ -110,6 +110,22 @@ describe("Kubernetes manifests", () => {
   });
 });
 
+describe("Dockerfile", () => {
+  it("copies every patch pnpm-workspace.yaml names before `pnpm fetch`, which applies them", () => {
+    const dockerfile = readFileSync(here("./docker/Dockerfile"), "utf8");
+    const beforeFetch = dockerfile.slice(0, dockerfile.indexOf("pnpm fetch"));
+    const workspace = parse(readFileSync(here("../pnpm-workspace.yaml"), "utf8")) as {
+      patchedDependencies?: Record<string, string>;
+    };
+    const patches = Object.values(workspace.patchedDependencies ?? {});
+    expect(patches.length).toBeGreaterThan(0);
+    for (const patch of patches) {
+      const folder = patch.slice(0, patch.lastIndexOf("/"));
+      expect(beforeFetch, patch).toContain(`COPY ${folder} ./${folder}`);
+    }
+  });
+});
+
 describe("compose file", () => {
   it("parses and runs every service read-only with the image built from the Dockerfile", () => {
     const compose = parse(readFileSync(here("./compose.yaml"), "utf8"), { merge: true });
