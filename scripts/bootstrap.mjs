@@ -98,6 +98,9 @@ if (command === "start") {
   ensureDebian("chromium", "chromium");
   // The soak's shared-memory test forks a Python process that maps a segment with its child.
   ensureDebian("python3", "python3-minimal");
+  // The image test builds every service's image and starts each from its filesystem.
+  ensureDebian("podman", "podman");
+  ensureDebian("debootstrap", "debootstrap");
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   say(`running checks and tests of ${pkg.name}`);
   run(pnpm[0], [...pnpm.slice(1), "exec", "tsx", "scripts/run-tests.ts", ...rest]);
