@@ -3,6 +3,13 @@
 // registry need be reachable; every base is made here).
 import { type SpawnSyncOptions, spawn, spawnSync } from "node:child_process";
 
+/** debootstrap and chroot live in /usr/sbin, which a non-login root shell may not have on PATH. */
+export function withSbin(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const path = (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(":");
+  for (const dir of ["/usr/local/sbin", "/usr/sbin", "/sbin"]) if (!path.includes(dir)) path.push(dir);
+  return { ...env, PATH: path.join(":") };
+}
+
 const GLOBAL_FLAGS = ["--cgroup-manager", "cgroupfs", "--events-backend", "file"];
 
 export class PodmanError extends Error {
@@ -35,7 +42,7 @@ export function podman(args: string[], options: SpawnSyncOptions = {}): string {
  */
 export function runAsync(cmd: string, args: string[], what: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env: withSbin(process.env) });
     let stdout = "";
     let output = "";
     child.stdout.on("data", (c) => {

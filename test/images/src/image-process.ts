@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type ImageFacts, inspectImage, podman } from "../../../scripts/images/podman.js";
+import { type ImageFacts, inspectImage, podman, withSbin } from "../../../scripts/images/podman.js";
 
 export interface MountedImage {
   tag: string;
@@ -116,7 +116,7 @@ export function startInImage(image: MountedImage, options: StartOptions): ImageP
   const child = spawn(
     "unshare",
     ["--mount", "--propagation", "private", "--", "sh", "-c", mountScript(image, state, options)],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: withSbin(process.env) },
   );
   let log = "";
   child.stdout?.on("data", (c) => {
