@@ -14,6 +14,8 @@ import os from "node:os";
 import path from "node:path";
 import { createSql } from "@gateway/db";
 import { createSuiLocalnet } from "@gateway/sui-localnet";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { buildImages } from "../scripts/images/build-images.js";
 import { ImageCluster } from "../test/images/src/image-cluster.js";
 import { type MountedImage, mountImage } from "../test/images/src/image-process.js";
@@ -43,17 +45,32 @@ async function withDatabase<T>(use: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
+/** Deletes the JetStream streams the run's services made under `prefix`. */
+async function dropStreams(prefix: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl, name: "images-bench" });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const stream of jsm.streams.list()) {
+      if (stream.config.name.startsWith(`${prefix.toUpperCase()}_`))
+        await jsm.streams.delete(stream.config.name);
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
 /** One run: a fresh database migrated by the Job, the signer, then the four services at once. */
 async function oneRun(images: Map<string, MountedImage>, run: number): Promise<Record<string, number>> {
   return withDatabase(async (databaseUrl) => {
     const work = mkdtempSync(path.join(os.tmpdir(), "gw-images-bench-"));
     const sui = await createSuiLocalnet({ port: 0, checkpointIntervalMs: 100 });
+    const busPrefix = `imgb${run}${randomBytes(3).toString("hex")}`;
     const cluster = new ImageCluster({
       images,
       work,
       databaseUrl,
       natsUrl,
-      busPrefix: `imgb${run}${randomBytes(3).toString("hex")}`,
+      busPrefix,
       passphrase: randomBytes(12).toString("hex"),
     });
     try {
@@ -69,6 +86,7 @@ async function oneRun(images: Map<string, MountedImage>, run: number): Promise<R
     } finally {
       await cluster.stop();
       await sui.close();
+      await dropStreams(busPrefix);
       rmSync(work, { recursive: true, force: true });
     }
   });
