@@ -79,5 +79,8 @@ export async function buildImages({ root, only = [], mirror, log = () => {} }: B
     images.push({ image, tag, id: facts.id, bytes: facts.size, seconds });
     log(`${tag}: ${(facts.size / 1e6).toFixed(0)} MB, ${seconds.toFixed(0)} s`);
   }
+  // Every build leaves its stages' layers untagged as the next build's cache; a day's worth are
+  // kept, older ones go, so a machine that builds on every test run does not fill its disk.
+  await podmanAsync(["image", "prune", "--force", "--filter", "until=24h"]);
   return { base: base.name, baseMade: base.made, images };
 }
