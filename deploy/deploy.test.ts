@@ -1,12 +1,21 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { CHAINS } from "@gateway/contracts";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { renderManifests } from "./kubernetes/render.js";
 
 const here = (file: string) => new URL(file, import.meta.url);
+const require = createRequire(import.meta.url);
 
-/** kubernetes-models ships a class per kind whose validate() checks the official schema. */
+/**
+ * The validator: kubernetes-models ships a class per kind whose validate() checks the JSON schema
+ * generated from Kubernetes' own OpenAPI document of one release, compiled by ajv. Pinned, so the
+ * release the manifests are held to is named here and changes only by a deliberate bump.
+ */
+const VALIDATOR = { package: "kubernetes-models", version: "5.1.0", kubernetes: "1.27.1" };
+
 async function modelFor(apiVersion: string, kind: string) {
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
   const module = group
@@ -23,7 +32,15 @@ describe("Kubernetes manifests", () => {
     expect(readFileSync(here("./kubernetes/gateway.yaml"), "utf8")).toBe(renderManifests());
   });
 
-  it("validate against the Kubernetes schemas, with probes, limits and a read-only root everywhere", async () => {
+  it(`validate against the schemas of Kubernetes ${VALIDATOR.kubernetes}, with probes, limits and a read-only root everywhere`, async () => {
+    const validator = path.dirname(require.resolve(`${VALIDATOR.package}/package.json`));
+    expect(JSON.parse(readFileSync(path.join(validator, "package.json"), "utf8")).version).toBe(
+      VALIDATOR.version,
+    );
+    // The package names the release its schemas come from.
+    expect(readFileSync(path.join(validator, "README.md"), "utf8")).toContain(
+      `kubernetes-${VALIDATOR.kubernetes}-green`,
+    );
     const docs = parseAllDocuments(readFileSync(here("./kubernetes/gateway.yaml"), "utf8")).map((d) =>
       d.toJS(),
     );
@@ -107,6 +124,147 @@ describe("Kubernetes manifests", () => {
       api: "api-signer-client-tls",
       settlement: "settlement-signer-client-tls",
     });
+  });
+});
+
+interface DocumentedWorkload {
+  name: string;
+  port: number | undefined;
+  variablesFrom: string[];
+  mounted: Map<string, string>;
+  writable: string[];
+}
+
+/** The table "What each workload is given" of docs/operations.md, row by row. */
+function documentedWorkloads(): DocumentedWorkload[] {
+  const doc = readFileSync(here("../docs/operations.md"), "utf8");
+  const start = doc.indexOf("### What each workload is given");
+  const section = doc.slice(start, doc.indexOf("\n#", start + 1));
+  const rows = section
+    .split("\n")
+    .filter((line) => line.startsWith("| `"))
+    .map((line) => line.split("|").slice(1, -1));
+  const names = (cell = "") => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "");
+  return rows.map(([workload, port, from, mounted, writable]) => ({
+    name: names(workload)[0]?.replace("-<version>", "") ?? "",
+    port: names(port)[0] === undefined ? undefined : Number(names(port)[0]),
+    variablesFrom: names(from),
+    mounted: new Map(
+      [...(mounted ?? "").matchAll(/`([^`]+)`[^`]*? at `([^`]+)`/g)].map((m) => [m[2] ?? "", m[1] ?? ""]),
+    ),
+    writable: names(writable),
+  }));
+}
+
+interface PodContainer {
+  env?: {
+    name: string;
+    valueFrom?: { secretKeyRef?: { name: string }; configMapKeyRef?: { name: string } };
+  }[];
+  ports?: { name: string; containerPort: number }[];
+  readinessProbe?: { httpGet: { path: string; port: string } };
+  livenessProbe?: { httpGet: { path: string; port: string } };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext: Record<string, unknown>;
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+interface PodVolume {
+  name: string;
+  secret?: { secretName: string };
+  configMap?: { name: string };
+  emptyDir?: object;
+  persistentVolumeClaim?: object;
+}
+
+/** CPU in millicores, memory in bytes, from a Kubernetes quantity. */
+function quantity(value: string): number {
+  const units: Record<string, number> = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 };
+  const [, number, unit] = /^([\d.]+)([A-Za-z]*)$/.exec(value) ?? [];
+  return Number(number) * (unit ? (units[unit] ?? Number.NaN) : 1);
+}
+
+describe("the manifests hold what docs/operations.md says each workload is given", () => {
+  const docs = parseAllDocuments(readFileSync(here("./kubernetes/gateway.yaml"), "utf8")).map((d) =>
+    d.toJS(),
+  );
+  const workloads = docs.filter((d) => d.kind === "Deployment" || d.kind === "Job");
+  const documented = documentedWorkloads();
+
+  it("documents every workload, and every documented one exists", () => {
+    const named = (w: { kind: string; metadata: { name: string } }) =>
+      w.kind === "Job" ? w.metadata.name.replace(/-\d+-\d+-\d+$/, "") : w.metadata.name;
+    expect(documented.map((d) => d.name).sort()).toEqual(workloads.map(named).sort());
+  });
+
+  for (const row of documentedWorkloads()) {
+    it(`${row.name}: probes, security context, resources, secrets and mounts`, () => {
+      const w = workloads.find(
+        (d) => d.metadata.name === row.name || d.metadata.name.startsWith(`${row.name}-`),
+      );
+      const pod = w.spec.template.spec as { containers: PodContainer[]; volumes: PodVolume[] };
+      const [container] = pod.containers;
+      if (!container) throw new Error(`${row.name} has no container`);
+      expect(container.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ["ALL"] },
+        seccompProfile: { type: "RuntimeDefault" },
+      });
+      if (row.port !== undefined) {
+        const portName = (name: string) => container.ports?.find((p) => p.name === name)?.containerPort;
+        expect(container.readinessProbe?.httpGet.path).toBe("/readyz");
+        expect(container.livenessProbe?.httpGet.path).toBe("/healthz");
+        expect(portName(container.readinessProbe?.httpGet.port ?? "")).toBe(row.port);
+        expect(portName(container.livenessProbe?.httpGet.port ?? "")).toBe(row.port);
+        for (const resource of ["cpu", "memory"]) {
+          const requested = quantity(container.resources?.requests?.[resource] ?? "");
+          const limit = quantity(container.resources?.limits?.[resource] ?? "");
+          expect(requested, resource).toBeGreaterThan(0);
+          expect(requested, resource).toBeLessThanOrEqual(limit);
+        }
+      }
+      const from = new Set(
+        (container.env ?? []).flatMap((e) => {
+          const ref = e.valueFrom?.secretKeyRef?.name ?? e.valueFrom?.configMapKeyRef?.name;
+          return ref ? [ref] : [];
+        }),
+      );
+      expect([...from].sort()).toEqual([...row.variablesFrom].sort());
+      const volumeOf = (name: string) => pod.volumes.find((v) => v.name === name);
+      const mounted = new Map<string, string>();
+      const writable: string[] = [];
+      for (const mount of container.volumeMounts) {
+        const volume = volumeOf(mount.name);
+        const source = volume?.secret?.secretName ?? volume?.configMap?.name;
+        if (source) {
+          mounted.set(mount.mountPath, source);
+          expect(mount.readOnly, mount.mountPath).toBe(true);
+        } else {
+          expect(volume?.emptyDir ?? volume?.persistentVolumeClaim, mount.mountPath).toBeDefined();
+          writable.push(mount.mountPath);
+        }
+      }
+      expect(mounted).toEqual(row.mounted);
+      expect(writable.sort()).toEqual([...row.writable].sort());
+    });
+  }
+});
+
+describe("Dockerfile", () => {
+  it("copies every patch pnpm-workspace.yaml names before `pnpm fetch`, which applies them", () => {
+    const dockerfile = readFileSync(here("./docker/Dockerfile"), "utf8");
+    const beforeFetch = dockerfile.slice(0, dockerfile.indexOf("pnpm fetch"));
+    const workspace = parse(readFileSync(here("../pnpm-workspace.yaml"), "utf8")) as {
+      patchedDependencies?: Record<string, string>;
+    };
+    const patches = Object.values(workspace.patchedDependencies ?? {});
+    expect(patches.length).toBeGreaterThan(0);
+    for (const patch of patches) {
+      const folder = patch.slice(0, patch.lastIndexOf("/"));
+      expect(beforeFetch, patch).toContain(`COPY ${folder} ./${folder}`);
+    }
   });
 });
 

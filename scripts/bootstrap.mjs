@@ -89,14 +89,22 @@ if (command === "start") {
   process.on("SIGINT", () => {});
   process.on("SIGTERM", () => child.kill("SIGTERM"));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else if (command === "images") {
+  // podman builds the images; debootstrap makes their base (scripts/images.ts says the rest).
+  ensureDebian("podman", "podman");
+  ensureDebian("debootstrap", "debootstrap");
+  run(pnpm[0], [...pnpm.slice(1), "exec", "tsx", "scripts/images.ts", ...rest]);
 } else if (command === "test") {
   ensureDebian("chromium", "chromium");
   // The soak's shared-memory test forks a Python process that maps a segment with its child.
   ensureDebian("python3", "python3-minimal");
+  // The image test builds every service's image and starts each from its filesystem.
+  ensureDebian("podman", "podman");
+  ensureDebian("debootstrap", "debootstrap");
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   say(`running checks and tests of ${pkg.name}`);
   run(pnpm[0], [...pnpm.slice(1), "exec", "tsx", "scripts/run-tests.ts", ...rest]);
 } else {
-  say("usage: bootstrap.mjs start|test");
+  say("usage: bootstrap.mjs start|test|images");
   process.exit(2);
 }

@@ -2,6 +2,33 @@
 // security context and disruption budget. `pnpm --filter @gateway/deploy generate` writes
 // kubernetes/gateway.yaml; a test checks that file is current and valid against the schemas.
 import { CHAINS, type Chain } from "@gateway/contracts";
+// The types of the release the manifests are validated against (deploy.test.ts): an unknown or
+// misspelt field fails type checking before any test runs.
+import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
+import type { IStatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
+import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import type { IJob } from "kubernetes-models/batch/v1/Job";
+import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
+import type { IPodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
+import type { IConfigMap } from "kubernetes-models/v1/ConfigMap";
+import type { INamespace } from "kubernetes-models/v1/Namespace";
+import type { IPersistentVolumeClaim } from "kubernetes-models/v1/PersistentVolumeClaim";
+import type { ISecurityContext } from "kubernetes-models/v1/SecurityContext";
+import type { IService } from "kubernetes-models/v1/Service";
+import type { IVolume } from "kubernetes-models/v1/Volume";
+import type { IVolumeMount } from "kubernetes-models/v1/VolumeMount";
+
+type KubernetesObject =
+  | IConfigMap
+  | IDeployment
+  | IHorizontalPodAutoscaler
+  | IJob
+  | INamespace
+  | INetworkPolicy
+  | IPersistentVolumeClaim
+  | IPodDisruptionBudget
+  | IService
+  | IStatefulSet;
 
 const NAMESPACE = "gateway";
 const IMAGE = (service: string) => `registry.example.com/gateway/${service}:1.0.0`;
@@ -97,7 +124,7 @@ const SERVICES: ServiceSpec[] = [
   ),
 ];
 
-const securityContext = {
+const securityContext: ISecurityContext = {
   runAsNonRoot: true,
   runAsUser: 1000,
   allowPrivilegeEscalation: false,
@@ -115,9 +142,9 @@ function envOf(s: ServiceSpec): Record<string, string> {
   };
 }
 
-function deployment(s: ServiceSpec) {
-  const volumes: object[] = [{ name: "tmp", emptyDir: {} }];
-  const mounts: object[] = [{ name: "tmp", mountPath: "/tmp" }];
+function deployment(s: ServiceSpec): IDeployment {
+  const volumes: IVolume[] = [{ name: "tmp", emptyDir: {} }];
+  const mounts: IVolumeMount[] = [{ name: "tmp", mountPath: "/tmp" }];
   if (s.talksToSigner) {
     volumes.push({
       name: "signer-client-cert",
@@ -202,7 +229,7 @@ function deployment(s: ServiceSpec) {
   };
 }
 
-function service(name: string, port: number) {
+function service(name: string, port: number): IService {
   return {
     apiVersion: "v1",
     kind: "Service",
@@ -211,7 +238,7 @@ function service(name: string, port: number) {
   };
 }
 
-function podDisruptionBudget(name: string) {
+function podDisruptionBudget(name: string): IPodDisruptionBudget {
   return {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
@@ -220,7 +247,7 @@ function podDisruptionBudget(name: string) {
   };
 }
 
-const apiAutoscaler = {
+const apiAutoscaler: IHorizontalPodAutoscaler = {
   apiVersion: "autoscaling/v2",
   kind: "HorizontalPodAutoscaler",
   metadata: { name: "api", namespace: NAMESPACE },
@@ -243,7 +270,7 @@ const apiAutoscaler = {
  * revocation list from a ConfigMap (publish one with `gen-crl` at install; the signer re-reads
  * it every minute).
  */
-const signer = [
+const signer: [IDeployment, IPersistentVolumeClaim, IService, INetworkPolicy] = [
   {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -374,7 +401,7 @@ const signer = [
 ];
 
 /** NATS: 3 nodes, JetStream on persistent volumes; streams are created with 3 replicas. */
-const nats = [
+const nats: [IConfigMap, IService, IStatefulSet, IPodDisruptionBudget] = [
   {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -459,7 +486,7 @@ const nats = [
   podDisruptionBudget("nats"),
 ];
 
-const migrateJob = {
+const migrateJob: IJob = {
   apiVersion: "batch/v1",
   kind: "Job",
   metadata: { name: "migrate-1-0-0", namespace: NAMESPACE },
@@ -490,7 +517,7 @@ const migrateJob = {
   },
 };
 
-export function manifests(): object[] {
+export function manifests(): KubernetesObject[] {
   return [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
     ...nats,

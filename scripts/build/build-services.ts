@@ -17,6 +17,12 @@ export interface BuildTarget {
    * packages that run their own binary. Each must be a direct dependency of the package.
    */
   external?: string[];
+  /**
+   * Files the bundle reads at run time, relative to the package folder (a workspace package's
+   * through `node_modules/<name>/`): the production image carries these, the bundle, the
+   * externals with their own dependencies, and nothing else (scripts/build/runtime-folder.ts).
+   */
+  runtime?: string[];
 }
 
 const main = { main: "src/main.ts" };
@@ -28,6 +34,21 @@ export const BUILD_TARGETS: BuildTarget[] = [
     // The API's image also migrates the schema (deploy/compose.yaml, the Kubernetes Job).
     entries: { ...main, migrate: "../../packages/db/src/migrate-cli.ts" },
     external: ["@node-rs/argon2", "esbuild"],
+    // The pages' TypeScript and styles, bundled at start-up with the contracts they import, and
+    // the migrations `dist/migrate.js` applies.
+    runtime: [
+      "src/checkout-page/client",
+      "src/checkout-page/i18n",
+      "src/checkout-page/assets",
+      "src/dashboard/client",
+      "src/dashboard/assets",
+      "src/front-end/assets",
+      "node_modules/@gateway/contracts/package.json",
+      "node_modules/@gateway/contracts/src",
+      "node_modules/@gateway/db/migrations",
+      // The dashboard's passkeys: WebAuthn's browser half, bundled into the page with it.
+      "node_modules/@simplewebauthn/browser",
+    ],
   },
   { dir: "services/settlement", entries: main },
   { dir: "services/notifier", entries: main },
