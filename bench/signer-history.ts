@@ -1,25 +1,29 @@
 // How the signer's start grows with its history. Builds a signer whose audit log holds N signed
 // intents (Solana token sweeps, each a first signing of its own intent id, over 1,000 deposits
 // whose transactions are built once: building them is most of the cost otherwise), decided by the
-// real core with a checkpoint every 100,000 entries as the process writes them, then starts the
+// real core with a checkpoint every SIGNER_CHECKPOINT_ENTRIES (default) entries as the process writes them, then starts the
 // compiled signer on it and prints
 //   signer history: N intents; start <ms> ms; rss <MiB> MiB
 // start: spawn to the first /readyz 200 (polled every 20 ms); rss: the process's peak resident set
-// (VmHWM) at that moment. --no-checkpoints builds the same history without any, as before them.
-//   pnpm exec tsx bench/signer-history.ts N [--no-checkpoints] [--runs=3] [--record]
+// (VmHWM) at that moment. --no-checkpoints builds the same history without any, as before them;
+// --full-tail leaves a whole segment of intents after the newest checkpoint, the most a start
+// replays (the next checkpoint is due then).
+//   pnpm exec tsx bench/signer-history.ts N [--no-checkpoints | --full-tail] [--runs=3] [--record]
 import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_CHECKPOINTS } from "../signer/src/open-state.js";
 import { createTestSigner, request, solanaTokenSweep, TEST_MNEMONIC } from "../signer/src/test-fixtures.js";
 import { machineLine } from "./machine.js";
 
 const intents = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 100_000);
 const checkpoints = !process.argv.includes("--no-checkpoints");
+const fullTail = process.argv.includes("--full-tail");
 const runs = Number(process.argv.find((a) => a.startsWith("--runs="))?.slice(7) ?? 3);
 const record = process.argv.includes("--record");
-const EVERY = 100_000;
+const EVERY = DEFAULT_CHECKPOINTS.everyEntries;
 const root = join(import.meta.dirname, "..");
 
 const DEPOSITS = 1_000;
@@ -32,7 +36,8 @@ function buildHistory(dir: string): string {
     const { intent, tx } = sweeps[i % DEPOSITS]!;
     const outcome = signer.core.decide(request({ ...intent, intentId: `sweep:${i}` }, tx));
     if (!outcome.ok) throw new Error(outcome.refusal.reason);
-    if (checkpoints && signer.audit.head().seq % EVERY === 0) signer.checkpoint();
+    const tail = fullTail && intents - i <= EVERY;
+    if (checkpoints && !tail && signer.audit.head().seq % EVERY === 0) signer.checkpoint();
     if (i % 100_000 === 99_999)
       process.stderr.write(`built ${i + 1} intents in ${Date.now() - started} ms\n`);
   }
@@ -97,7 +102,12 @@ try {
   const lines: string[] = [];
   for (let run = 0; run < runs; run++) {
     const { ms, rssMiB } = await startOnce(auditPath);
-    const line = `signer history: ${intents} intents; start ${ms.toFixed(0)} ms; rss ${rssMiB.toFixed(0)} MiB${checkpoints ? "" : " (no checkpoints)"}`;
+    const how = !checkpoints
+      ? " (no checkpoints)"
+      : fullTail
+        ? " (a full segment after the newest checkpoint)"
+        : "";
+    const line = `signer history: ${intents} intents; start ${ms.toFixed(0)} ms; rss ${rssMiB.toFixed(0)} MiB${how}`;
     process.stdout.write(`${line}\n`);
     lines.push(line);
   }

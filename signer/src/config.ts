@@ -131,7 +131,7 @@ export const signerConfigSchema = z
     SIGNER_PAYOUT_LIMITS: json(payoutLimits).default(DEFAULT_PAYOUT_LIMITS),
     SIGNER_AUDIT_LOG: z.string().optional(),
     /** A checkpoint (state beside the chain, the live segment rotated into the archive) every N entries, */
-    SIGNER_CHECKPOINT_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+    SIGNER_CHECKPOINT_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(50_000),
     /** or every T minutes when anything was written since. */
     SIGNER_CHECKPOINT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
     /** Input locks of intents signed longer ago are not carried into a checkpoint. */

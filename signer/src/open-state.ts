@@ -29,7 +29,7 @@ export interface CheckpointPolicy {
 }
 
 export const DEFAULT_CHECKPOINTS: CheckpointPolicy = {
-  everyEntries: 100_000,
+  everyEntries: 50_000,
   everyMs: 60 * 60_000,
   keepLocksMs: 7 * 24 * 3_600_000,
 };
