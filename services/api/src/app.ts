@@ -16,6 +16,7 @@ import { openApiDocument } from "./openapi/document.js";
 import { apiKeyRoutes } from "./routes/api-keys/index.js";
 import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
+import { eventRoutes } from "./routes/events/index.js";
 import { healthRoutes } from "./routes/health.js";
 import { paymentRoutes } from "./routes/payments/index.js";
 import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
@@ -79,6 +80,7 @@ export function createApp(deps: ApiDeps): Express {
       webhookRoutes(deps),
       payoutRoutes(deps, { approver: deps.payoutApprover }),
       payoutDestinationRoutes(deps),
+      eventRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

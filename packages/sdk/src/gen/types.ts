@@ -144,6 +144,17 @@ export interface EmailVerification {
   verified: true;
 }
 
+export interface Event {
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  is_test: boolean;
+  /** `{payment}`, `{payout}` or, for `webhook.test`, `{webhook_endpoint: {id, url}}`. */
+  data: Record<string, never>;
+}
+
+export type EventList = List<Event>;
+
 export interface GenerateWalletRequest {
   /** solana or sui. */
   chain: string;
@@ -411,7 +422,7 @@ export interface WebhookEndpoint {
 
 export type WebhookEndpointList = List<WebhookEndpoint>;
 
-export type WebhookEventType = "payment.confirming" | "payment.confirmed" | "payment.completed" | "payment.underpaid" | "payment.refunded" | "payment.expired" | "payment.failed" | "payout.processing" | "payout.completed" | "payout.failed";
+export type WebhookEventType = "payment.confirming" | "payment.confirmed" | "payment.completed" | "payment.underpaid" | "payment.refunded" | "payment.expired" | "payment.failed" | "payout.processing" | "payout.completed" | "payout.failed" | "webhook.test";
 
 export type Currency = "USD" | "USDC" | "USDT" | "SOL" | "SUI";
 

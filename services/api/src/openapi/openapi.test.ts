@@ -422,6 +422,32 @@ describe("openapi.json", () => {
     conforms("/payouts", "get", await call(api.baseUrl, "GET", "/payouts", {}));
   });
 
+  it("describes what the developer tools' endpoints really answer", async () => {
+    const token = await api.deps.sessions.issue(merchant.merchantId);
+    const h = { headers: { authorization: `Bearer ${token}` } };
+    const key = { headers: { "x-api-key": merchant.testKey } };
+    const hook = await call(api.baseUrl, "POST", "/webhooks", {
+      ...key,
+      body: { url: "http://127.0.0.1:9/devtools" },
+    });
+    const test = await call(api.baseUrl, "POST", `/webhooks/${hook.body.id}/test`, { ...key, body: {} });
+    conforms("/webhooks/{id}/test", "post", test);
+    conforms(
+      "/webhooks/{id}/test",
+      "post",
+      await call(api.baseUrl, "POST", "/webhooks/whk_missing/test", { ...key, body: {} }),
+    );
+    conforms(
+      "/dashboard/api/webhooks/{id}/test",
+      "post",
+      await call(api.baseUrl, "POST", `/dashboard/api/webhooks/${hook.body.id}/test`, { ...h, body: {} }),
+    );
+    conforms("/events", "get", await call(api.baseUrl, "GET", "/events?limit=5", key));
+    conforms("/events", "get", await call(api.baseUrl, "GET", "/events?type=nope", key));
+    conforms("/events/{id}", "get", await call(api.baseUrl, "GET", `/events/${test.body.event_id}`, key));
+    conforms("/events/{id}", "get", await call(api.baseUrl, "GET", "/events/evt_missing", key));
+  });
+
   it("lists exactly the operations the app serves", () => {
     expect(MOUNTED.size).toBeGreaterThan(0);
     expect(new Set(OPERATIONS)).toEqual(MOUNTED);

@@ -5,6 +5,7 @@ import type { OperationSpec } from "../http/operation.js";
 import { apiKeyOperations } from "../routes/api-keys/index.js";
 import { authOperations } from "../routes/auth/index.js";
 import { checkoutOperations } from "../routes/checkout/index.js";
+import { eventOperations } from "../routes/events/index.js";
 import { healthOperations } from "../routes/health.js";
 import { paymentOperations } from "../routes/payments/index.js";
 import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
@@ -23,4 +24,5 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...dashboardOperations,
   ...webhookOperations,
   ...payoutOperations,
+  ...eventOperations,
 ];

@@ -328,6 +328,20 @@ export const DashboardPaymentSchema = z
   })
   .meta({ id: "DashboardPayment" });
 
+/** An event as webhooks carry it (docs/webhooks.md), and as the events API answers it. */
+export const EventSchema = z
+  .object({
+    id: z.string().regex(/^evt_/),
+    type: EventTypeSchema,
+    created_at: timestamp,
+    is_test: z.boolean(),
+    data: z.record(z.string(), z.unknown()).meta({
+      description: "`{payment}`, `{payout}` or, for `webhook.test`, `{webhook_endpoint: {id, url}}`.",
+    }),
+  })
+  .meta({ id: "Event" });
+export const EventListSchema = listOf(EventSchema, "EventList");
+
 export const PayoutSchema = z
   .object({
     id: z.string().regex(/^po_/),

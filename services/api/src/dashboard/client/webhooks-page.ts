@@ -18,6 +18,7 @@ import {
 import { eventsText, formatDate, modeName } from "./labels.js";
 import { modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
+import { testWebhookButton } from "./test-webhook-button.js";
 import type { CreatedWebhookEndpoint, List } from "./types.js";
 
 /** The endpoint's signing secret, shown once with a copy button until "I have saved it". */
@@ -151,6 +152,7 @@ async function drawWebhooks(container: HTMLElement, mode: Mode): Promise<void> {
               { href: `#/webhooks/${encodeURIComponent(w.id)}`, "aria-label": `Deliveries to ${w.url}` },
               "Deliveries",
             ),
+            testWebhookButton(w),
             deleteButton(w, redraw),
           ),
         ],

@@ -1,4 +1,4 @@
-import type { EventType, WebhookDelivery } from "@gateway/contracts";
+import type { EventType, WebhookDelivery, WebhookTestEvent } from "@gateway/contracts";
 import { newId, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 
@@ -192,6 +192,33 @@ export async function redeliver(
     >`select ${tx.unsafe(DELIVERY_COLUMNS)} from webhook_deliveries where id = ${id}`;
     return row;
   }) as Promise<DeliveryRow | undefined>;
+}
+
+/**
+ * A `webhook.test` event for one endpoint: its event row (so it reads like any event and can be
+ * redelivered) and a delivery due now with one attempt. No outbox message: the notifier fans
+ * outbox events out to every subscribed endpoint, and this one is for this endpoint only.
+ */
+export async function sendTestEvent(sql: Sql, endpoint: EndpointRow): Promise<DeliveryRow> {
+  return sql.begin(async (tx) => {
+    const id = newId("evt");
+    const createdAt = new Date();
+    const event: WebhookTestEvent = {
+      id,
+      type: "webhook.test",
+      created_at: createdAt.toISOString(),
+      is_test: endpoint.mode === "test",
+      data: { webhook_endpoint: { id: endpoint.id, url: endpoint.url } },
+    };
+    await tx`insert into events (id, merchant_id, mode, type, data, created_at)
+      values (${id}, ${endpoint.merchant_id}, ${endpoint.mode}, ${event.type},
+              ${tx.json(event.data as never)}, ${createdAt})`;
+    const [row] = await tx<DeliveryRow[]>`
+      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+      values (${newId("whd")}, ${endpoint.id}, ${id}, ${event.type}, ${JSON.stringify(event)}, 'pending', now())
+      returning ${tx.unsafe(DELIVERY_COLUMNS)}`;
+    return row!;
+  }) as Promise<DeliveryRow>;
 }
 
 /** Every delivery of one payment's events, over all the merchant's endpoints (dashboard detail page). */
