@@ -5,6 +5,13 @@ export {
   type PaymentActorDeps,
   stateAssignments,
 } from "./payment-actor.js";
+export {
+  type ExportRange,
+  PAYMENT_EXPORT_COLUMNS,
+  type PaymentExportRecord,
+  paymentExportBatches,
+  toPaymentExportRecord,
+} from "./payment-export.js";
 export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
 export {
   findPayment,
@@ -17,3 +24,8 @@ export {
   type PaymentRow,
   stateOf,
 } from "./payment-row.js";
+export {
+  type PaymentTransaction,
+  type PaymentTransactionKind,
+  paymentTransactions,
+} from "./payment-transactions.js";

@@ -17,6 +17,7 @@ import { apiKeyRoutes } from "./routes/api-keys/index.js";
 import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
 import { eventRoutes } from "./routes/events/index.js";
+import { exportRoutes } from "./routes/exports/index.js";
 import { healthRoutes } from "./routes/health.js";
 import { paymentRoutes } from "./routes/payments/index.js";
 import { payoutDestinationRoutes } from "./routes/payout-destinations/index.js";
@@ -81,6 +82,7 @@ export function createApp(deps: ApiDeps): Express {
       payoutRoutes(deps, { approver: deps.payoutApprover }),
       payoutDestinationRoutes(deps),
       eventRoutes(deps),
+      exportRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

@@ -7,8 +7,11 @@ import type { z } from "zod";
 import { validateInput } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "delete";
-/** How a caller authenticates: `x-api-key`, the dashboard's bearer JWT, or not at all. */
-export type Auth = "apiKey" | "bearer" | "none";
+/**
+ * How a caller authenticates: `x-api-key`, the dashboard's bearer JWT, either of them (a
+ * download both a merchant's server and the dashboard make), or not at all.
+ */
+export type Auth = "apiKey" | "bearer" | "apiKeyOrBearer" | "none";
 
 /** A JSON answer, or a stream whose media type is all the document can say. */
 export type Answer =

@@ -17,6 +17,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Unavailable",
 };
 
+/** Either scheme of `apiKeyOrBearer` is enough (OpenAPI: alternatives are separate entries). */
+function securityOf(auth: OperationSpec["auth"]): Record<string, string[]>[] {
+  if (auth === "none") return [];
+  if (auth === "apiKeyOrBearer") return [{ apiKey: [] }, { bearer: [] }];
+  return [{ [auth]: [] }];
+}
+
 /** What each documented error status means, unless the operation says more. */
 function errorAnswers(op: OperationSpec): Record<string, string> {
   const errors: Record<string, string> = {
@@ -24,6 +31,7 @@ function errorAnswers(op: OperationSpec): Record<string, string> {
   };
   if (op.auth === "apiKey") errors["401"] = "Missing, unknown or inactive API key.";
   if (op.auth === "bearer") errors["401"] = "Missing or invalid session token.";
+  if (op.auth === "apiKeyOrBearer") errors["401"] = "Missing or invalid API key or session token.";
   for (const [status, description] of Object.entries(op.errors ?? {})) errors[status] = description;
   errors["429"] = "Rate limited, or too many attempts: retry after the `Retry-After` header's seconds.";
   return errors;
@@ -148,7 +156,7 @@ function operationObject(op: OperationSpec, jsonOf: (schema: z.ZodType) => Json)
     operationId: op.operationId,
     ...(op.summary ? { summary: op.summary } : {}),
     ...(op.description ? { description: op.description } : {}),
-    security: op.auth === "none" ? [] : [{ [op.auth]: [] }],
+    security: securityOf(op.auth),
     ...(params.length ? { parameters: params } : {}),
     ...(body
       ? { requestBody: { required: bodyRequired, content: { "application/json": { schema: body } } } }

@@ -446,6 +446,13 @@ describe("openapi.json", () => {
     conforms("/events", "get", await call(api.baseUrl, "GET", "/events?type=nope", key));
     conforms("/events/{id}", "get", await call(api.baseUrl, "GET", `/events/${test.body.event_id}`, key));
     conforms("/events/{id}", "get", await call(api.baseUrl, "GET", "/events/evt_missing", key));
+    for (const name of ["payments", "ledger", "payouts"]) {
+      const path = `/exports/${name}.csv`;
+      conforms(path, "get", await call(api.baseUrl, "GET", path, key));
+      conforms(path, "get", await call(api.baseUrl, "GET", `${path}?mode=test`, h));
+      conforms(path, "get", await call(api.baseUrl, "GET", `${path}?from=2026-02-30`, key));
+      conforms(path, "get", await call(api.baseUrl, "GET", `${path}?mode=live`, key));
+    }
   });
 
   it("lists exactly the operations the app serves", () => {

@@ -6,6 +6,7 @@ import { apiKeyOperations } from "../routes/api-keys/index.js";
 import { authOperations } from "../routes/auth/index.js";
 import { checkoutOperations } from "../routes/checkout/index.js";
 import { eventOperations } from "../routes/events/index.js";
+import { exportOperations } from "../routes/exports/index.js";
 import { healthOperations } from "../routes/health.js";
 import { paymentOperations } from "../routes/payments/index.js";
 import { payoutDestinationOperations } from "../routes/payout-destinations/index.js";
@@ -25,4 +26,5 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...webhookOperations,
   ...payoutOperations,
   ...eventOperations,
+  ...exportOperations,
 ];
