@@ -47,7 +47,7 @@ export interface LedgerExportRow {
 export function ledgerExportBatches(
   sql: Sql,
   range: LedgerExportRange,
-  batchSize = 500,
+  batchSize = 100,
 ): AsyncIterable<LedgerExportRow[]> {
   return sql<LedgerExportRow[]>`
     select e.id, e.created_at, e.transaction_id, t.kind, a.kind as account, a.normal_side,
@@ -101,7 +101,7 @@ export type PayoutExportRecord = Record<(typeof PAYOUT_EXPORT_COLUMNS)[number], 
 export function payoutExportBatches(
   sql: Sql,
   range: LedgerExportRange,
-  batchSize = 500,
+  batchSize = 100,
 ): AsyncIterable<PayoutRow[]> {
   return sql<PayoutRow[]>`
     select * from payouts

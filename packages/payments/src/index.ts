@@ -9,6 +9,7 @@ export {
   type ExportRange,
   PAYMENT_EXPORT_COLUMNS,
   type PaymentExportRecord,
+  type PaymentExportRow,
   paymentExportBatches,
   toPaymentExportRecord,
 } from "./payment-export.js";

@@ -49,6 +49,9 @@ export interface ExportRange {
   to: Date;
 }
 
+/** What the export reads of a payment: its state holds the rest. */
+export type PaymentExportRow = Pick<PaymentRow, "id" | "description" | "created_at" | "updated_at" | "state">;
+
 /**
  * The range's payments, oldest first, a batch of rows at a time from a server-side cursor: one
  * batch in memory however many rows the range holds.
@@ -56,10 +59,10 @@ export interface ExportRange {
 export function paymentExportBatches(
   sql: Sql,
   range: ExportRange,
-  batchSize = 500,
-): AsyncIterable<PaymentRow[]> {
-  return sql<PaymentRow[]>`
-    select * from payments
+  batchSize = 100,
+): AsyncIterable<PaymentExportRow[]> {
+  return sql<PaymentExportRow[]>`
+    select id, description, created_at, updated_at, state from payments
     where merchant_id = ${range.merchantId} and mode = ${range.mode}
       and created_at >= ${range.from} and created_at < ${range.to}
     order by created_at, id`.cursor(batchSize);
@@ -69,7 +72,7 @@ export function paymentExportBatches(
  * Fee and net count once a payment completed (the fee is charged then); `usd_value` is the value
  * booked on completion, else the value when created.
  */
-export function toPaymentExportRecord(row: PaymentRow): PaymentExportRecord {
+export function toPaymentExportRecord(row: PaymentExportRow): PaymentExportRecord {
   const state = stateOf(row);
   const currency = state.currency as Currency;
   const coin = state.wallet?.coin;

@@ -12,7 +12,7 @@ import {
 } from "@gateway/ledger";
 import {
   PAYMENT_EXPORT_COLUMNS,
-  type PaymentRow,
+  type PaymentExportRow,
   paymentExportBatches,
   toPaymentExportRecord,
 } from "@gateway/payments";
@@ -89,7 +89,7 @@ type Range = ReturnType<typeof exportRange> & { merchantId: string; mode: Mode }
 
 /** What each export reads and how a row reads in the file. */
 const SOURCES = {
-  payments: (sql: ApiDeps["sql"], r: Range): CsvSource<PaymentRow> => ({
+  payments: (sql: ApiDeps["sql"], r: Range): CsvSource<PaymentExportRow> => ({
     columns: PAYMENT_EXPORT_COLUMNS,
     batches: paymentExportBatches(sql, r),
     toRecord: toPaymentExportRecord,
