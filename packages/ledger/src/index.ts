@@ -49,6 +49,7 @@ export {
   type SuspenseMovement,
   type VaultRefund,
 } from "./movements.js";
+export { recentFailedPayouts } from "./payout-reads.js";
 export {
   getPayoutSchedule,
   nextRunAt,

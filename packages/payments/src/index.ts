@@ -13,6 +13,14 @@ export {
   paymentExportBatches,
   toPaymentExportRecord,
 } from "./payment-export.js";
+export {
+  countByStatus,
+  type DayVolume,
+  failedPayments,
+  type Owner,
+  searchPayments,
+  volumeByDay,
+} from "./payment-overview.js";
 export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
 export {
   findPayment,

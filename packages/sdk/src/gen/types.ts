@@ -100,6 +100,33 @@ export interface DashboardCreateWebhookRequest {
   is_test: boolean;
 }
 
+export interface DashboardOverview {
+  object: "dashboard_overview";
+  mode: "test" | "live";
+  /** Completed payments per UTC day of creation, the last 30 days, oldest first. */
+  volume: {
+    day: string;
+    completed: number;
+    usd_value: string;
+  }[];
+  /** Payments created in the last 30 days, by status. */
+  by_status: Record<string, never>;
+  balances: {
+    chain: Chain;
+    coin: Coin;
+    available: string;
+    pending: string;
+  }[];
+  /** The newest that need the merchant, at most 10. */
+  failures: {
+    kind: "payment" | "payout" | "webhook_delivery";
+    /** The payment's, the payout's, or the delivery's endpoint's id. */
+    id: string;
+    occurred_at: string;
+    summary: string;
+  }[];
+}
+
 export interface DashboardPayment {
   payment: Payment;
   events: {
@@ -225,6 +252,16 @@ export interface Payment {
 export type PaymentList = List<Payment>;
 
 export type PaymentStatus = "pending" | "confirming" | "confirmed" | "completed" | "underpaid" | "refunded" | "expired" | "failed";
+
+export interface PaymentTransaction {
+  kind: "deposit" | "sweep" | "refund";
+  chain: Chain;
+  txid: string;
+  coin: Coin;
+  amount: string | null;
+}
+
+export type PaymentTransactionList = List<PaymentTransaction>;
 
 export interface Payout {
   id: string;

@@ -446,6 +446,28 @@ describe("openapi.json", () => {
     conforms("/events", "get", await call(api.baseUrl, "GET", "/events?type=nope", key));
     conforms("/events/{id}", "get", await call(api.baseUrl, "GET", `/events/${test.body.event_id}`, key));
     conforms("/events/{id}", "get", await call(api.baseUrl, "GET", "/events/evt_missing", key));
+    conforms(
+      "/dashboard/api/overview",
+      "get",
+      await call(api.baseUrl, "GET", "/dashboard/api/overview?mode=test", h),
+    );
+    conforms("/dashboard/api/search", "get", await call(api.baseUrl, "GET", "/dashboard/api/search?q=x", h));
+    conforms("/dashboard/api/search", "get", await call(api.baseUrl, "GET", "/dashboard/api/search?q=", h));
+    const payment = await call(api.baseUrl, "POST", "/payments", {
+      ...key,
+      body: { amount: 3, currency: "USDC" },
+    });
+    const transactions = `/dashboard/api/payments/${payment.body.id}/transactions`;
+    conforms(
+      "/dashboard/api/payments/{id}/transactions",
+      "get",
+      await call(api.baseUrl, "GET", transactions, h),
+    );
+    conforms(
+      "/dashboard/api/payments/{id}/transactions",
+      "get",
+      await call(api.baseUrl, "GET", `/dashboard/api/payments/${randomUUID()}/transactions`, h),
+    );
     for (const name of ["payments", "ledger", "payouts"]) {
       const path = `/exports/${name}.csv`;
       conforms(path, "get", await call(api.baseUrl, "GET", path, key));

@@ -3,11 +3,14 @@
 import { api } from "./api.js";
 import { loginPage, signupPage, verifyPage } from "./auth-pages.js";
 import { clearStaleFlash, errorMessage, flash, h, show } from "./dom.js";
+import { exportsPage } from "./exports-page.js";
+import { homePage } from "./home-page.js";
 import { keysPage } from "./keys-page.js";
 import { go } from "./navigation.js";
 import { paymentsPage } from "./payments-page.js";
 import { payoutsPage } from "./payouts-page.js";
 import { schedulePage } from "./schedule-page.js";
+import { searchPage } from "./search-page.js";
 import { dropToken, token } from "./session.js";
 import type { Merchant } from "./types.js";
 import { walletsPage } from "./wallets-page.js";
@@ -25,12 +28,15 @@ interface Page {
  * (and its JSON under /dashboard/api or its own routes): the nav is drawn from this list.
  */
 const PAGES: Page[] = [
+  { path: "home", title: "Home", render: homePage },
   { path: "payments", title: "Payments", render: paymentsPage },
+  { path: "search", title: "Search", render: searchPage },
   { path: "keys", title: "API keys", render: keysPage },
   { path: "wallets", title: "Payout wallets", render: walletsPage },
   { path: "webhooks", title: "Webhooks", render: webhooksPage },
   { path: "payouts", title: "Balances & payouts", render: payoutsPage },
   { path: "schedule", title: "Payout schedule", render: schedulePage },
+  { path: "exports", title: "Exports", render: exportsPage },
 ];
 
 const PUBLIC_PAGES = new Map<string, () => void>([
@@ -57,7 +63,7 @@ async function route(): Promise<void> {
     return;
   }
   const page = PAGES.find((p) => p.path === path);
-  if (!page) return go("#/payments");
+  if (!page) return go("#/home");
   drawChrome(page.path);
   try {
     await page.render(...rest.map(decodeURIComponent));

@@ -6,7 +6,7 @@ import { errorMessage, flash, h } from "./dom.js";
 
 export function testWebhookButton(w: WebhookEndpoint): HTMLButtonElement {
   const button = h("button", { type: "button" }, "Send test event");
-  button.setAttribute("aria-label", `Send a test event to ${w.url}`);
+  button.setAttribute("aria-label", `Send test event to ${w.url}`);
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {

@@ -238,6 +238,20 @@ export async function listPaymentDeliveries(
   return { rows, attempts: await attemptsOf(sql, rows) };
 }
 
+/** The newest deliveries that gave up (every attempt failed), over the merchant's endpoints of one mode. */
+export async function recentFailedDeliveries(
+  sql: Sql,
+  scope: { merchantId: string; mode: Mode },
+  limit: number,
+): Promise<(DeliveryRow & { url: string })[]> {
+  return sql<(DeliveryRow & { url: string })[]>`
+    select ${sql.unsafe(DELIVERY_COLUMNS.replace(/(\w+)/g, "d.$1"))}, e.url
+    from webhook_endpoints e
+    join webhook_deliveries d on d.endpoint_id = e.id
+    where e.merchant_id = ${scope.merchantId} and e.mode = ${scope.mode} and d.status = 'failed'
+    order by d.created_at desc, d.id desc limit ${limit}`;
+}
+
 /** Every attempt of these deliveries, in order per delivery. */
 async function attemptsOf(sql: Sql, deliveries: { id: string }[]): Promise<AttemptRow[]> {
   if (deliveries.length === 0) return [];
