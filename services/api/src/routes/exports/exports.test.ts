@@ -115,6 +115,51 @@ describe("GET /exports/*.csv", () => {
     });
   });
 
+  it("payments: the same values the payment resource and the dashboard's transactions show", async () => {
+    // A deposit as a watcher reports it and a sent refund, written into a payment's state.
+    await api.db.sql`update payments set state = jsonb_set(jsonb_set(state, '{transfers}',
+      '[{"transferId":"solana:2depositSig:0","coin":"USDC","amount":"1000000","sender":"x","status":"counted"},
+        {"transferId":"solana:gone:1","coin":"USDC","amount":"5","sender":"x","status":"dropped"}]'),
+      '{refunds,0,txid}', '"3refundSig"')
+      where id = ${payments.underpaid!.id}`;
+    const table = rows((await download("/exports/payments.csv")).text);
+    const token = await api.deps.sessions.issue(merchant.merchantId);
+    for (const row of table) {
+      const p = (
+        await call(api.baseUrl, "GET", `/payments/${row.payment_id}`, {
+          headers: { "x-api-key": merchant.testKey },
+        })
+      ).body;
+      expect(row, p.id).toMatchObject({
+        status: p.status,
+        amount: p.amount,
+        currency: p.currency,
+        chain: p.chain ?? "",
+        coin: p.coin ?? "",
+        deposit_address: p.deposit_address ?? "",
+        usd_value: p.usd_value_at_completion ?? p.usd_value_at_creation ?? "",
+        created_at: p.created_at,
+      });
+      if (p.coin) expect(row.amount_received).toBe(p.amount_received);
+      const txs = (
+        await call(api.baseUrl, "GET", `/dashboard/api/payments/${p.id}/transactions`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).body.data as { kind: string; txid: string }[];
+      for (const kind of ["deposit", "sweep", "refund"])
+        expect(row[`${kind}_txid${kind === "sweep" ? "" : "s"}`]).toBe(
+          txs
+            .filter((t) => t.kind === kind)
+            .map((t) => t.txid)
+            .join(" "),
+        );
+    }
+    expect(table.find((r) => r.payment_id === payments.underpaid!.id)).toMatchObject({
+      deposit_txids: "2depositSig",
+      refund_txids: "3refundSig",
+    });
+  });
+
   it("ledger: the merchant's balance movements, payouts and their fees", async () => {
     const table = rows((await download("/exports/ledger.csv")).text);
     const credit = table.find((r) => r.type === "payment_credited")!;
