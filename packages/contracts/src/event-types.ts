@@ -25,7 +25,11 @@ export const PAYOUT_EVENT_TYPES = [
 ] as const satisfies readonly `payout.${AnnouncedPayoutStatus}`[];
 export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
 
-export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...PAYOUT_EVENT_TYPES] as const;
+/** Events about an endpoint itself: `webhook.test` is sent on request, to that endpoint only. */
+export const WEBHOOK_EVENT_TYPES = ["webhook.test"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...PAYOUT_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(value: unknown): value is EventType {

@@ -1,6 +1,6 @@
 // The bodies POSTed to merchants' webhook endpoints (docs/webhooks.md), stored as they are sent
 // in the `events` table the dashboard's timeline reads.
-import type { EventType, PaymentEventType, PayoutEventType } from "./event-types.js";
+import type { EventType, PaymentEventType, PayoutEventType, WebhookEventType } from "./event-types.js";
 import type { Payment, Payout } from "./resources.js";
 
 interface EventOf<Type extends EventType, Data> {
@@ -14,4 +14,6 @@ interface EventOf<Type extends EventType, Data> {
 
 export type PaymentEvent = EventOf<PaymentEventType, { payment: Payment }>;
 export type PayoutEvent = EventOf<PayoutEventType, { payout: Payout }>;
-export type GatewayEvent = PaymentEvent | PayoutEvent;
+/** Sent by `POST /webhooks/:id/test` to that endpoint only, to check its receiver end to end. */
+export type WebhookTestEvent = EventOf<WebhookEventType, { webhook_endpoint: { id: string; url: string } }>;
+export type GatewayEvent = PaymentEvent | PayoutEvent | WebhookTestEvent;

@@ -24,6 +24,18 @@ export {
   postTransaction,
 } from "./ledger.js";
 export {
+  LEDGER_EXPORT_COLUMNS,
+  type LedgerExportRange,
+  type LedgerExportRecord,
+  type LedgerExportRow,
+  ledgerExportBatches,
+  PAYOUT_EXPORT_COLUMNS,
+  type PayoutExportRecord,
+  payoutExportBatches,
+  toLedgerExportRecord,
+  toPayoutExportRecord,
+} from "./ledger-export.js";
+export {
   bookInSuspense,
   completePayout,
   creditPayment,
@@ -37,6 +49,7 @@ export {
   type SuspenseMovement,
   type VaultRefund,
 } from "./movements.js";
+export { recentFailedPayouts } from "./payout-reads.js";
 export {
   getPayoutSchedule,
   nextRunAt,

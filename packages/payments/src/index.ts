@@ -5,6 +5,22 @@ export {
   type PaymentActorDeps,
   stateAssignments,
 } from "./payment-actor.js";
+export {
+  type ExportRange,
+  PAYMENT_EXPORT_COLUMNS,
+  type PaymentExportRecord,
+  type PaymentExportRow,
+  paymentExportBatches,
+  toPaymentExportRecord,
+} from "./payment-export.js";
+export {
+  countByStatus,
+  type DayVolume,
+  failedPayments,
+  type Owner,
+  searchPayments,
+  volumeByDay,
+} from "./payment-overview.js";
 export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
 export {
   findPayment,
@@ -17,4 +33,9 @@ export {
   type PaymentRow,
   stateOf,
 } from "./payment-row.js";
+export {
+  type PaymentTransaction,
+  type PaymentTransactionKind,
+  paymentTransactions,
+} from "./payment-transactions.js";
 export { republishRefund, type UnsentRefund, unsentRefunds } from "./refund-retry.js";

@@ -34,7 +34,7 @@ export interface PaymentRow {
  */
 const insertedStates = new WeakMap<object, PaymentState>();
 
-export function stateOf(row: PaymentRow): PaymentState {
+export function stateOf(row: Pick<PaymentRow, "state">): PaymentState {
   const inserted =
     typeof row.state === "object" && row.state !== null ? insertedStates.get(row.state) : undefined;
   return inserted ?? deserializePaymentState(row.state);

@@ -17,6 +17,8 @@ import { apiKeyRoutes } from "./routes/api-keys/index.js";
 import { auditLogRoutes } from "./routes/audit-log/index.js";
 import { authRoutes } from "./routes/auth/index.js";
 import { checkoutRoutes } from "./routes/checkout/index.js";
+import { eventRoutes } from "./routes/events/index.js";
+import { exportRoutes } from "./routes/exports/index.js";
 import { healthRoutes } from "./routes/health.js";
 import { paymentLinkPageRoutes, paymentLinkRoutes } from "./routes/payment-links/index.js";
 import { paymentRoutes } from "./routes/payments/index.js";
@@ -96,6 +98,8 @@ export function createApp(deps: ApiDeps): Express {
       auditLogRoutes(deps),
       solanaPayRoutes(deps),
       paymentLinkRoutes(deps),
+      eventRoutes(deps),
+      exportRoutes(deps),
     ),
   );
   api.use(rerunAfterDatabaseRestart(api));

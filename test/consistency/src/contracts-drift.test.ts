@@ -20,6 +20,7 @@ import {
   REFUND_REASONS,
   REFUND_STATUSES,
   SIMULATED_OUTCOMES,
+  WEBHOOK_EVENT_TYPES,
 } from "@gateway/contracts";
 import * as domain from "@gateway/domain";
 import { MANUAL_PAYOUT_NETWORK_FEE } from "@gateway/ledger";
@@ -58,7 +59,7 @@ describe("events are named after the statuses they announce", () => {
     );
   });
   it("every event type is a payment's or a payout's", () => {
-    sameSet(EVENT_TYPES, [...PAYMENT_EVENT_TYPES, ...PAYOUT_EVENT_TYPES]);
+    sameSet(EVENT_TYPES, [...PAYMENT_EVENT_TYPES, ...PAYOUT_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES]);
   });
 });
 

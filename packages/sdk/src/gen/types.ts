@@ -155,6 +155,33 @@ export interface DashboardCreateWebhookRequest {
   is_test: boolean;
 }
 
+export interface DashboardOverview {
+  object: "dashboard_overview";
+  mode: "test" | "live";
+  /** Completed payments per UTC day of creation, the last 30 days, oldest first. */
+  volume: {
+    day: string;
+    completed: number;
+    usd_value: string;
+  }[];
+  /** Payments created in the last 30 days, by status. */
+  by_status: Record<string, never>;
+  balances: {
+    chain: Chain;
+    coin: Coin;
+    available: string;
+    pending: string;
+  }[];
+  /** The newest that need the merchant, at most 10. */
+  failures: {
+    kind: "payment" | "payout" | "webhook_delivery";
+    /** The payment's, the payout's, or the delivery's endpoint's id. */
+    id: string;
+    occurred_at: string;
+    summary: string;
+  }[];
+}
+
 export interface DashboardPayment {
   payment: Payment;
   events: {
@@ -214,6 +241,17 @@ export interface EnableTotpRequest {
   /** A 6-digit code from the authenticator app, or a recovery code. */
   code: string;
 }
+
+export interface Event {
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  is_test: boolean;
+  /** `{payment}`, `{payout}` or, for `webhook.test`, `{webhook_endpoint: {id, url}}`. */
+  data: Record<string, never>;
+}
+
+export type EventList = List<Event>;
 
 export interface GenerateWalletRequest {
   /** solana or sui. */
@@ -370,6 +408,16 @@ export type PaymentLinkList = List<PaymentLink>;
 export type PaymentList = List<Payment>;
 
 export type PaymentStatus = "pending" | "confirming" | "confirmed" | "completed" | "underpaid" | "refunded" | "expired" | "failed";
+
+export interface PaymentTransaction {
+  kind: "deposit" | "sweep" | "refund";
+  chain: Chain;
+  txid: string;
+  coin: Coin;
+  amount: string | null;
+}
+
+export type PaymentTransactionList = List<PaymentTransaction>;
 
 export interface Payout {
   id: string;
@@ -687,7 +735,7 @@ export interface WebhookEndpoint {
 
 export type WebhookEndpointList = List<WebhookEndpoint>;
 
-export type WebhookEventType = "payment.confirming" | "payment.confirmed" | "payment.completed" | "payment.underpaid" | "payment.refunded" | "payment.expired" | "payment.failed" | "payout.processing" | "payout.completed" | "payout.failed";
+export type WebhookEventType = "payment.confirming" | "payment.confirmed" | "payment.completed" | "payment.underpaid" | "payment.refunded" | "payment.expired" | "payment.failed" | "payout.processing" | "payout.completed" | "payout.failed" | "webhook.test";
 
 export type Currency = "USD" | "USDC" | "USDT" | "SOL" | "SUI";
 

@@ -31,7 +31,9 @@ function concrete(path: string): string {
     .replace(/\{\w+\}/g, "nope_0");
 }
 
-const mounted = (auth: OperationSpec["auth"]) => [...MOUNTED].filter((op) => op.auth === auth);
+/** The routes a session (`bearer`) or a key (`apiKey`) may call: a route taking either is both. */
+const mounted = (auth: "bearer" | "apiKey") =>
+  [...MOUNTED].filter((op) => op.auth === auth || op.auth === "apiKeyOrBearer");
 
 async function send(op: OperationSpec, headers: Record<string, string>) {
   return call(api.baseUrl, op.method.toUpperCase(), concrete(op.path), {

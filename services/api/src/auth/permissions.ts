@@ -64,6 +64,14 @@ export const ROLE_RULES: Readonly<Record<string, readonly Role[]>> = {
   "POST /dashboard/api/webhooks/{id}/redeliver": BUILDERS,
   "GET /dashboard/api/webhook-deliveries": EVERYONE,
   "GET /dashboard/api/payment-links": EVERYONE,
+  // Developer tools: the home page, search, a payment's transactions, test webhooks, exports.
+  "GET /dashboard/api/overview": EVERYONE,
+  "GET /dashboard/api/search": EVERYONE,
+  "GET /dashboard/api/payments/{id}/transactions": EVERYONE,
+  "POST /dashboard/api/webhooks/{id}/test": BUILDERS,
+  "GET /exports/payments.csv": EVERYONE,
+  "GET /exports/ledger.csv": MONEY_READERS,
+  "GET /exports/payouts.csv": MONEY_READERS,
   "POST /dashboard/api/payment-links": BUILDERS,
   "POST /dashboard/api/payment-links/{id}/deactivate": BUILDERS,
   // Payouts and payout wallets.
@@ -110,6 +118,12 @@ export const SCOPE_RULES: Readonly<Record<string, Scope>> = {
   "POST /payment-links/{id}/deactivate": "payment_links:write",
   // Links are where payments come from: a key that reads payments may read them.
   "GET /payment-links": "payments:read",
+  "GET /events": "events:read",
+  "GET /events/{id}": "events:read",
+  "POST /webhooks/{id}/test": "webhooks:write",
+  "GET /exports/payments.csv": "exports:read",
+  "GET /exports/ledger.csv": "exports:read",
+  "GET /exports/payouts.csv": "exports:read",
 };
 
 export function routeKey(spec: { method: string; path: string }): string {

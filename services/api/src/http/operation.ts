@@ -8,8 +8,11 @@ import { requireRole, requireScope, routeKey } from "../auth/permissions.js";
 import { validateInput } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "delete";
-/** How a caller authenticates: `x-api-key`, the dashboard's bearer JWT, or not at all. */
-export type Auth = "apiKey" | "bearer" | "none";
+/**
+ * How a caller authenticates: `x-api-key`, the dashboard's bearer JWT, either of them (a
+ * download both a merchant's server and the dashboard make), or not at all.
+ */
+export type Auth = "apiKey" | "bearer" | "apiKeyOrBearer" | "none";
 
 /** A JSON answer, or a stream whose media type is all the document can say. */
 export type Answer =
@@ -116,8 +119,17 @@ function withPermission(spec: OperationSpec, guards: RequestHandler[]): RequestH
   if (spec.auth === "none") return guards;
   const at = guards.findLastIndex((g) => AUTHENTICATES in g);
   if (at < 0) throw new Error(`${spec.operationId} is mounted without its authenticator`);
-  const check = spec.auth === "bearer" ? requireRole(routeKey(spec)) : requireScope(routeKey(spec));
+  const check = permissionCheck(spec);
   return [...guards.slice(0, at + 1), check, ...guards.slice(at + 1)];
+}
+
+/** The role check for a session, the scope check for a key; either for a route that takes both. */
+function permissionCheck(spec: OperationSpec): RequestHandler {
+  const key = routeKey(spec);
+  if (spec.auth === "bearer") return requireRole(key);
+  if (spec.auth === "apiKey") return requireScope(key);
+  const [role, scope] = [requireRole(key), requireScope(key)];
+  return (req, res, next) => (res.locals.apiKey ? scope(req, res, next) : role(req, res, next));
 }
 
 /**

@@ -17,6 +17,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Unavailable",
 };
 
+/** Either scheme of `apiKeyOrBearer` is enough (OpenAPI: alternatives are separate entries). */
+function securityOf(auth: OperationSpec["auth"]): Record<string, string[]>[] {
+  if (auth === "none") return [];
+  if (auth === "apiKeyOrBearer") return [{ apiKey: [] }, { bearer: [] }];
+  return [{ [auth]: [] }];
+}
+
 /** What each documented error status means, unless the operation says more. */
 function errorAnswers(op: OperationSpec): Record<string, string> {
   const errors: Record<string, string> = {
@@ -24,11 +31,14 @@ function errorAnswers(op: OperationSpec): Record<string, string> {
   };
   if (op.auth === "apiKey") errors["401"] = "Missing, unknown or inactive API key.";
   if (op.auth === "bearer") errors["401"] = "Missing or invalid session token.";
+  if (op.auth === "apiKeyOrBearer") errors["401"] = "Missing or invalid API key or session token.";
   if (op.auth !== "none")
     errors["403"] =
       op.auth === "bearer"
         ? "`permission_denied`: your role may not do this; `two_factor_setup_required`: your team requires a second factor you have not set up."
-        : "`permission_denied`: this key's scopes do not allow this route.";
+        : op.auth === "apiKeyOrBearer"
+          ? "`permission_denied`: this key's scopes, or your role, do not allow this route."
+          : "`permission_denied`: this key's scopes do not allow this route.";
   for (const [status, description] of Object.entries(op.errors ?? {}))
     errors[status] = status === "403" && errors["403"] ? `${description} ${errors["403"]}` : description;
   errors["429"] = "Rate limited, or too many attempts: retry after the `Retry-After` header's seconds.";
@@ -158,7 +168,7 @@ function operationObject(op: OperationSpec, jsonOf: (schema: z.ZodType) => Json)
     operationId: op.operationId,
     ...(op.summary ? { summary: op.summary } : {}),
     ...(op.description ? { description: op.description } : {}),
-    security: op.auth === "none" ? [] : [{ [op.auth]: [] }],
+    security: securityOf(op.auth),
     ...(params.length ? { parameters: params } : {}),
     ...(body
       ? { requestBody: { required: bodyRequired, content: { "application/json": { schema: body } } } }

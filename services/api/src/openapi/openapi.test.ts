@@ -628,6 +628,61 @@ describe("openapi.json", () => {
     );
   });
 
+  it("describes what the developer tools' endpoints really answer", async () => {
+    const token = await api.deps.sessions.issue(merchant.ownerId);
+    const h = { headers: { authorization: `Bearer ${token}` } };
+    const key = { headers: { "x-api-key": merchant.testKey } };
+    const hook = await call(api.baseUrl, "POST", "/webhooks", {
+      ...key,
+      body: { url: "http://127.0.0.1:9/devtools" },
+    });
+    const test = await call(api.baseUrl, "POST", `/webhooks/${hook.body.id}/test`, { ...key, body: {} });
+    conforms("/webhooks/{id}/test", "post", test);
+    conforms(
+      "/webhooks/{id}/test",
+      "post",
+      await call(api.baseUrl, "POST", "/webhooks/whk_missing/test", { ...key, body: {} }),
+    );
+    conforms(
+      "/dashboard/api/webhooks/{id}/test",
+      "post",
+      await call(api.baseUrl, "POST", `/dashboard/api/webhooks/${hook.body.id}/test`, { ...h, body: {} }),
+    );
+    conforms("/events", "get", await call(api.baseUrl, "GET", "/events?limit=5", key));
+    conforms("/events", "get", await call(api.baseUrl, "GET", "/events?type=nope", key));
+    conforms("/events/{id}", "get", await call(api.baseUrl, "GET", `/events/${test.body.event_id}`, key));
+    conforms("/events/{id}", "get", await call(api.baseUrl, "GET", "/events/evt_missing", key));
+    conforms(
+      "/dashboard/api/overview",
+      "get",
+      await call(api.baseUrl, "GET", "/dashboard/api/overview?mode=test", h),
+    );
+    conforms("/dashboard/api/search", "get", await call(api.baseUrl, "GET", "/dashboard/api/search?q=x", h));
+    conforms("/dashboard/api/search", "get", await call(api.baseUrl, "GET", "/dashboard/api/search?q=", h));
+    const payment = await call(api.baseUrl, "POST", "/payments", {
+      ...key,
+      body: { amount: 3, currency: "USDC" },
+    });
+    const transactions = `/dashboard/api/payments/${payment.body.id}/transactions`;
+    conforms(
+      "/dashboard/api/payments/{id}/transactions",
+      "get",
+      await call(api.baseUrl, "GET", transactions, h),
+    );
+    conforms(
+      "/dashboard/api/payments/{id}/transactions",
+      "get",
+      await call(api.baseUrl, "GET", `/dashboard/api/payments/${randomUUID()}/transactions`, h),
+    );
+    for (const name of ["payments", "ledger", "payouts"]) {
+      const path = `/exports/${name}.csv`;
+      conforms(path, "get", await call(api.baseUrl, "GET", path, key));
+      conforms(path, "get", await call(api.baseUrl, "GET", `${path}?mode=test`, h));
+      conforms(path, "get", await call(api.baseUrl, "GET", `${path}?from=2026-02-30`, key));
+      conforms(path, "get", await call(api.baseUrl, "GET", `${path}?mode=live`, key));
+    }
+  });
+
   it("lists exactly the operations the app serves", () => {
     expect(MOUNTED.size).toBeGreaterThan(0);
     expect(new Set(OPERATIONS)).toEqual(MOUNTED);

@@ -6,6 +6,8 @@ import { apiKeyOperations } from "../routes/api-keys/index.js";
 import { auditLogOperations } from "../routes/audit-log/index.js";
 import { authOperations } from "../routes/auth/index.js";
 import { checkoutOperations } from "../routes/checkout/index.js";
+import { eventOperations } from "../routes/events/index.js";
+import { exportOperations } from "../routes/exports/index.js";
 import { healthOperations } from "../routes/health.js";
 import { paymentLinkOperations } from "../routes/payment-links/index.js";
 import { paymentOperations } from "../routes/payments/index.js";
@@ -33,4 +35,6 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...auditLogOperations,
   ...solanaPayOperations,
   ...paymentLinkOperations,
+  ...eventOperations,
+  ...exportOperations,
 ];

@@ -349,6 +349,59 @@ export const DashboardPaymentSchema = z
   })
   .meta({ id: "DashboardPayment" });
 
+/** An event as webhooks carry it (docs/webhooks.md), and as the events API answers it. */
+export const EventSchema = z
+  .object({
+    id: z.string().regex(/^evt_/),
+    type: EventTypeSchema,
+    created_at: timestamp,
+    is_test: z.boolean(),
+    data: z.record(z.string(), z.unknown()).meta({
+      description: "`{payment}`, `{payout}` or, for `webhook.test`, `{webhook_endpoint: {id, url}}`.",
+    }),
+  })
+  .meta({ id: "Event" });
+export const EventListSchema = listOf(EventSchema, "EventList");
+
+export const DashboardOverviewSchema = z
+  .object({
+    object: z.literal("dashboard_overview"),
+    mode,
+    volume: z
+      .array(z.object({ day: z.string(), completed: z.number().int(), usd_value: decimal }))
+      .meta({ description: "Completed payments per UTC day of creation, the last 30 days, oldest first." }),
+    by_status: z.record(PaymentStatusSchema, z.number().int()).meta({
+      description: "Payments created in the last 30 days, by status.",
+    }),
+    balances: z.array(
+      z.object({ chain: ChainSchema, coin: CoinSchema, available: decimal, pending: decimal }),
+    ),
+    failures: z
+      .array(
+        z.object({
+          kind: z.enum(["payment", "payout", "webhook_delivery"]),
+          id: z
+            .string()
+            .meta({ description: "The payment's, the payout's, or the delivery's endpoint's id." }),
+          occurred_at: timestamp,
+          summary: z.string(),
+        }),
+      )
+      .meta({ description: "The newest that need the merchant, at most 10." }),
+  })
+  .meta({ id: "DashboardOverview" });
+
+export const PaymentTransactionSchema = z
+  .object({
+    kind: z.enum(["deposit", "sweep", "refund"]),
+    chain: ChainSchema,
+    txid: z.string(),
+    coin: CoinSchema,
+    amount: decimal.nullable(),
+  })
+  .meta({ id: "PaymentTransaction" });
+export const PaymentTransactionListSchema = listOf(PaymentTransactionSchema, "PaymentTransactionList");
+
 export const PayoutSchema = z
   .object({
     id: z.string().regex(/^po_/),

@@ -4,6 +4,8 @@ import { api } from "./api.js";
 import { auditPage } from "./audit-page.js";
 import { loginPage, signupPage, verifyPage } from "./auth-pages.js";
 import { clearStaleFlash, errorMessage, flash, h, show } from "./dom.js";
+import { exportsPage } from "./exports-page.js";
+import { homePage } from "./home-page.js";
 import { keysPage } from "./keys-page.js";
 import { acceptInvitationPage, secondStepPage } from "./login-steps.js";
 import { go } from "./navigation.js";
@@ -12,6 +14,7 @@ import { paymentsPage } from "./payments-page.js";
 import { payoutsPage } from "./payouts-page.js";
 import { can, setMember } from "./permissions.js";
 import { schedulePage } from "./schedule-page.js";
+import { searchPage } from "./search-page.js";
 import { securityPage } from "./security-page.js";
 import { dropToken, sessionId, token } from "./session.js";
 import { teamPage } from "./team-page.js";
@@ -33,6 +36,7 @@ interface Page {
  * (and its JSON under /dashboard/api or its own routes): the nav is drawn from this list.
  */
 const PAGES: Page[] = [
+  { path: "home", title: "Home", render: homePage, needs: "GET /dashboard/api/overview" },
   { path: "payments", title: "Payments", render: paymentsPage, needs: "GET /dashboard/api/payments" },
   {
     path: "payment-links",
@@ -40,11 +44,13 @@ const PAGES: Page[] = [
     render: paymentLinksPage,
     needs: "GET /dashboard/api/payment-links",
   },
+  { path: "search", title: "Search", render: searchPage, needs: "GET /dashboard/api/search" },
   { path: "keys", title: "API keys", render: keysPage, needs: "GET /api-keys" },
   { path: "wallets", title: "Payout wallets", render: walletsPage, needs: "GET /payout-wallets" },
   { path: "webhooks", title: "Webhooks", render: webhooksPage, needs: "GET /dashboard/api/webhooks" },
   { path: "payouts", title: "Balances & payouts", render: payoutsPage, needs: "GET /payouts" },
   { path: "schedule", title: "Payout schedule", render: schedulePage, needs: "GET /payouts/schedule" },
+  { path: "exports", title: "Exports", render: exportsPage, needs: "GET /exports/payments.csv" },
   { path: "team", title: "Team", render: teamPage, needs: "GET /team" },
   { path: "audit", title: "Audit log", render: auditPage, needs: "GET /audit-log" },
   { path: "security", title: "Security", render: () => securityPage(), needs: "GET /auth/me" },

@@ -4,6 +4,7 @@ import { api } from "./api.js";
 import { type Children, details, errorMessage, field, flash, h, show, statusBadge } from "./dom.js";
 import { chainName, formatDate } from "./labels.js";
 import { go, hashQuery } from "./navigation.js";
+import { paymentTimelineSections } from "./payment-timeline.js";
 import type { List, PaymentDetail } from "./types.js";
 
 function isPaymentStatus(value: string | null): value is PaymentStatus {
@@ -161,5 +162,6 @@ async function paymentDetail(id: string): Promise<void> {
     details(rows),
     h("h2", {}, "Timeline"),
     timeline,
+    ...(await paymentTimelineSections(payment)),
   );
 }

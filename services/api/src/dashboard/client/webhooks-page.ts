@@ -20,6 +20,7 @@ import { eventsText, formatDate, modeName } from "./labels.js";
 import { modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
 import { can } from "./permissions.js";
+import { testWebhookButton } from "./test-webhook-button.js";
 import type { CreatedWebhookEndpoint, List } from "./types.js";
 
 /** The endpoint's signing secret, shown once with a copy button until "I have saved it". */
@@ -152,6 +153,7 @@ async function drawWebhooks(container: HTMLElement, mode: Mode): Promise<void> {
               { href: `#/webhooks/${encodeURIComponent(w.id)}`, "aria-label": `Deliveries to ${w.url}` },
               "Deliveries",
             ),
+            can("POST /dashboard/api/webhooks/{id}/test") ? testWebhookButton(w) : "",
             can("DELETE /dashboard/api/webhooks/{id}") ? deleteButton(w, redraw) : "",
           ),
         ],

@@ -17,6 +17,7 @@ import {
   merchantWebhookOperations as merchant,
   paymentDeliveriesOperation,
   redeliverWebhook,
+  testWebhook,
   type WebhookCaller,
 } from "./webhook-handlers.js";
 
@@ -93,4 +94,5 @@ function mountWebhookOperations(
   mount(router, operations.delete, [auth], deleteWebhook(deps, caller));
   mount(router, operations.deliveries, [auth], listWebhookDeliveries(deps, caller));
   mount(router, operations.redeliver, [auth, idempotency(deps.sql, scope)], redeliverWebhook(deps, caller));
+  mount(router, operations.test, [auth], testWebhook(deps, caller));
 }

@@ -13,7 +13,7 @@ import type { Response } from "express";
 import { z } from "zod";
 import { callerActor, createAudit } from "../../auth/audit.js";
 import type { ApiDeps } from "../../deps.js";
-import { cursor, modeField, pageLimit, queryText } from "../../http/fields.js";
+import { cursor, emptyBody, modeField, pageLimit, queryText } from "../../http/fields.js";
 import { idempotencyClaim, idempotentId, type SecretAnswer } from "../../http/idempotency.js";
 import { addressedBy, defineOperation, type Handler } from "../../http/operation.js";
 import {
@@ -34,6 +34,7 @@ import {
   listPaymentDeliveries,
   MAX_ENDPOINTS_PER_MODE,
   redeliver,
+  sendTestEvent,
   type WebhookScope,
 } from "./webhook-store.js";
 
@@ -143,6 +144,16 @@ function webhookOperations<const Prefix extends string>(prefix: Prefix, auth: "a
       body: z.strictObject({ event_id: z.string().regex(/^evt_[0-9A-Za-z]{1,64}$/, "must be an evt_ id.") }),
       responses: { 202: { schema: WebhookDeliverySchema, description: "Queued" } },
       errors: { 404: `${NOT_FOUND} Or no such event.` },
+    }),
+    test: onEndpoint({
+      method: "post",
+      path: `${prefix}/{id}/test`,
+      operationId: id("testWebhook"),
+      summary:
+        "Sends a signed `webhook.test` event to this endpoint now, one attempt, logged with its deliveries.",
+      auth,
+      body: emptyBody,
+      responses: { 202: { schema: WebhookDeliverySchema, description: "Queued for delivery now" } },
     }),
   };
 }
@@ -297,6 +308,14 @@ export function redeliverWebhook({ sql }: Deps, caller: WebhookCaller): Handler<
     if (!delivery)
       throw new GatewayError("resource_not_found", { param: "event_id", message: "No such event." });
     return toDeliveryResource(delivery, []);
+  };
+}
+
+/** `POST /webhooks/:id/test`: a `webhook.test` event for this endpoint only; 202 with its delivery. */
+export function testWebhook({ sql }: Deps, caller: WebhookCaller): Handler<Ops["test"]> {
+  return async ({ params }, _req, res) => {
+    const endpoint = await endpointOr404(sql, caller.scope(res), params.id);
+    return toDeliveryResource(await sendTestEvent(sql, endpoint), []);
   };
 }
 

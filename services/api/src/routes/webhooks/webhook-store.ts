@@ -1,4 +1,4 @@
-import type { EventType, WebhookDelivery } from "@gateway/contracts";
+import type { EventType, WebhookDelivery, WebhookTestEvent } from "@gateway/contracts";
 import { newId, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 
@@ -194,6 +194,33 @@ export async function redeliver(
   }) as Promise<DeliveryRow | undefined>;
 }
 
+/**
+ * A `webhook.test` event for one endpoint: its event row (so it reads like any event and can be
+ * redelivered) and a delivery due now with one attempt. No outbox message: the notifier fans
+ * outbox events out to every subscribed endpoint, and this one is for this endpoint only.
+ */
+export async function sendTestEvent(sql: Sql, endpoint: EndpointRow): Promise<DeliveryRow> {
+  return sql.begin(async (tx) => {
+    const id = newId("evt");
+    const createdAt = new Date();
+    const event: WebhookTestEvent = {
+      id,
+      type: "webhook.test",
+      created_at: createdAt.toISOString(),
+      is_test: endpoint.mode === "test",
+      data: { webhook_endpoint: { id: endpoint.id, url: endpoint.url } },
+    };
+    await tx`insert into events (id, merchant_id, mode, type, data, created_at)
+      values (${id}, ${endpoint.merchant_id}, ${endpoint.mode}, ${event.type},
+              ${tx.json(event.data as never)}, ${createdAt})`;
+    const [row] = await tx<DeliveryRow[]>`
+      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+      values (${newId("whd")}, ${endpoint.id}, ${id}, ${event.type}, ${JSON.stringify(event)}, 'pending', now())
+      returning ${tx.unsafe(DELIVERY_COLUMNS)}`;
+    return row!;
+  }) as Promise<DeliveryRow>;
+}
+
 /** Every delivery of one payment's events, over all the merchant's endpoints (dashboard detail page). */
 export async function listPaymentDeliveries(
   sql: Sql,
@@ -209,6 +236,20 @@ export async function listPaymentDeliveries(
     order by d.created_at desc, d.id desc
     limit 200`;
   return { rows, attempts: await attemptsOf(sql, rows) };
+}
+
+/** The newest deliveries that gave up (every attempt failed), over the merchant's endpoints of one mode. */
+export async function recentFailedDeliveries(
+  sql: Sql,
+  scope: { merchantId: string; mode: Mode },
+  limit: number,
+): Promise<(DeliveryRow & { url: string })[]> {
+  return sql<(DeliveryRow & { url: string })[]>`
+    select ${sql.unsafe(DELIVERY_COLUMNS.replace(/(\w+)/g, "d.$1"))}, e.url
+    from webhook_endpoints e
+    join webhook_deliveries d on d.endpoint_id = e.id
+    where e.merchant_id = ${scope.merchantId} and e.mode = ${scope.mode} and d.status = 'failed'
+    order by d.created_at desc, d.id desc limit ${limit}`;
 }
 
 /** Every attempt of these deliveries, in order per delivery. */
