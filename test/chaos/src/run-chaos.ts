@@ -600,6 +600,7 @@ export function formatFigures(f: ChaosFigures): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
     `ledger: entries sum to ${f.ledger.total}; unbalanced transactions ${f.ledger.unbalancedTransactions.length}; accounts drifted from their entries ${f.ledger.driftedAccounts.length}`,
+    `signer: ${f.signerChain.checkpoints} checkpoints written; signer verify: ${f.signerChain.verify}`,
     `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
   ].join("\n");
 }
