@@ -4,6 +4,7 @@ import { priceServiceFromConfig } from "@gateway/prices";
 import { openService } from "@gateway/service-runtime";
 import { createSignerClient } from "@gateway/signer-client";
 import { Connection } from "@solana/web3.js";
+import { ScheduledPayoutNotices } from "./accounts/scheduled-payout-notices.js";
 import { createApp } from "./app.js";
 import { createSessionStore } from "./auth/session-store.js";
 import { createSessionTokens } from "./auth/session-token.js";
@@ -32,6 +33,8 @@ if (!payoutApprover) log.warn("no API_APPROVER_SEED: live payouts and payout des
 const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log });
 const receipts = new ReceiptSender({ sql, bus, mailer, log, publicChains: mainnetChains(config) });
 await receipts.start();
+const payoutNotices = new ScheduledPayoutNotices({ sql, bus, mailer, log });
+await payoutNotices.start();
 const app = createApp({
   config,
   sql,
@@ -69,6 +72,7 @@ stopOnSignal([
   async () => paymentWatch.close(),
   () => new Promise<void>((resolve) => server.close(() => resolve())),
   () => receipts.stop(),
+  () => payoutNotices.stop(),
   () => relay.stop(),
   () => prices.stop(),
   async () => signer.close(),

@@ -7,6 +7,7 @@ import { priceServiceFromConfig } from "@gateway/prices";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import { Connection } from "@solana/web3.js";
+import { ScheduledPayoutNotices } from "../accounts/scheduled-payout-notices.js";
 import { createApp } from "../app.js";
 import { createSessionStore } from "../auth/session-store.js";
 import { createSessionTokens } from "../auth/session-token.js";
@@ -83,6 +84,8 @@ export async function startTestApi(
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, log });
   const receipts = new ReceiptSender({ sql: db.sql, bus, mailer, log, publicChains: mainnetChains(config) });
   await receipts.start();
+  const payoutNotices = new ScheduledPayoutNotices({ sql: db.sql, bus, mailer, log });
+  await payoutNotices.start();
   const deps: ApiDeps = {
     config,
     sql: db.sql,
@@ -133,6 +136,7 @@ export async function startTestApi(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await receipts.stop();
+      await payoutNotices.stop();
       await relay.stop();
       await prices.stop();
       await priceServer.close();
