@@ -81,7 +81,7 @@ export class ApiClient {
       );
       const of = Number.isFinite(this.#retries) ? ` of ${this.#retries}` : "";
       this.#out.warn(
-        `${outcome.kind === "network" ? `Could not reach ${this.#baseUrl}` : "The API answered"} (${outcome.reason}); retrying in ${seconds(wait)} (retry ${attempt + 1}${of}).`,
+        `${outcome.kind === "network" ? `Could not reach ${this.#baseUrl}` : "The API answered"} (${outcome.reason}); trying again after ${seconds(wait)} (retry ${attempt + 1}${of}).`,
       );
       await sleep(wait);
     }

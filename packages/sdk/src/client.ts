@@ -1,17 +1,20 @@
 import type {
   CheckoutView,
   CreatedWebhookEndpoint,
+  CreatePaymentLinkRequest,
   CreatePaymentParams,
   CreateWebhookParams,
   DepositWallet,
+  Event,
   List,
   ListPaymentsParams,
   Payment,
+  PaymentLink,
   SimulatedOutcome,
   WebhookDelivery,
   WebhookEndpoint,
 } from "./gen/types.js";
-import { type HttpOptions, query, type RequestOptions, request } from "./http.js";
+import { type HttpOptions, query, type RequestOptions, request, requestText } from "./http.js";
 
 export interface GatewayOptions {
   /** `gw_test_…` or `gw_live_…`: the key's prefix selects the mode. Server-side only. */
@@ -53,6 +56,12 @@ export function createGateway(options: GatewayOptions) {
 
   const listPaymentsPage = (params: ListPaymentsParams = {}, opts?: RequestOptions) =>
     request<List<Payment>>(http, "GET", `/payments${query({ ...params })}`, undefined, opts);
+  type EventsParams = { type?: Event["type"]; limit?: number; starting_after?: string };
+  const listEventsPage = (params: EventsParams = {}, opts?: RequestOptions) =>
+    request<List<Event>>(http, "GET", `/events${query(params)}`, undefined, opts);
+  /** A CSV export of the key's mode over `[from, to)` (ISO 8601), as text. */
+  const exportCsv = (name: string) => (range: { from: string; to: string }, opts?: RequestOptions) =>
+    requestText(http, `/exports/${name}.csv${query(range)}`, opts);
 
   return {
     mode: options.apiKey.startsWith("gw_live_") ? ("live" as const) : ("test" as const),
@@ -93,7 +102,29 @@ export function createGateway(options: GatewayOptions) {
         ),
       redeliver: (id: string, eventId: string, opts?: RequestOptions) =>
         request<WebhookDelivery>(http, "POST", `/webhooks/${enc(id)}/redeliver`, { event_id: eventId }, opts),
+      /** `POST /webhooks/:id/test`: a signed `webhook.test` event to that endpoint, now. */
+      test: (id: string, opts?: RequestOptions) =>
+        request<unknown>(http, "POST", `/webhooks/${enc(id)}/test`, {}, opts),
     },
+    /** The events webhooks carry, kept 30 days, in the key's mode. */
+    events: {
+      listPage: listEventsPage,
+      list: (params: Omit<EventsParams, "starting_after"> = {}) =>
+        paginate<Event>((startingAfter) =>
+          listEventsPage({ ...params, ...(startingAfter ? { starting_after: startingAfter } : {}) }),
+        ),
+      retrieve: (id: string, opts?: RequestOptions) =>
+        request<Event>(http, "GET", `/events/${enc(id)}`, undefined, opts),
+    },
+    paymentLinks: {
+      create: (params: CreatePaymentLinkRequest, opts?: RequestOptions) =>
+        request<PaymentLink>(http, "POST", "/payment-links", params, opts),
+      list: (opts?: RequestOptions) =>
+        request<List<PaymentLink>>(http, "GET", "/payment-links", undefined, opts),
+      deactivate: (id: string, opts?: RequestOptions) =>
+        request<PaymentLink>(http, "POST", `/payment-links/${enc(id)}/deactivate`, {}, opts),
+    },
+    exports: { payments: exportCsv("payments"), ledger: exportCsv("ledger"), payouts: exportCsv("payouts") },
     /** The public checkout calls (no key is sent); useful in tests and custom checkouts. */
     checkout: {
       retrieve: (paymentId: string) =>

@@ -10,6 +10,8 @@ export interface HttpOptions {
   fetch: typeof fetch;
   /** Base of the exponential backoff when no Retry-After is given. */
   retryBaseMs: number;
+  /** A success's body as JSON (the default) or as text (CSV exports). */
+  parse?: "json" | "text";
 }
 
 export interface RequestOptions {
@@ -64,6 +66,7 @@ export async function request<T>(
       continue;
     }
     const text = await response.text();
+    if (response.ok && http.parse === "text") return text as T;
     const parsed = text ? safeJson(text) : undefined;
     if (response.ok) return parsed as T;
     lastError = errorFromResponse(response.status, parsed);
@@ -75,6 +78,15 @@ export async function request<T>(
     lastError ??
     new ConnectionError("request failed", 0, "api_connection_error", "connection_failed", undefined)
   );
+}
+
+/** A GET answered with text (a CSV export): the same retries and errors as `request`. */
+export async function requestText(
+  http: HttpOptions,
+  path: string,
+  options: RequestOptions = {},
+): Promise<string> {
+  return request<string>({ ...http, parse: "text" }, "GET", path, undefined, options);
 }
 
 /** Retry-After (whole seconds) when the server gave one; else exponential with jitter. */

@@ -189,7 +189,7 @@ describe("gateway: bad input in one plain line", () => {
     const run = await gateway(["payments", "list"], { GATEWAY_BASE_URL: closed });
     expect(run.code).not.toBe(0);
     const lines = run.stderr.trim().split("\n");
-    expect(lines.slice(0, -1).every((l) => /retrying in .* \(retry \d of 4\)/.test(l))).toBe(true);
+    expect(lines.slice(0, -1).every((l) => /trying again after .* \(retry \d of 4\)/.test(l))).toBe(true);
     expect(lines.at(-1)).toBe(`Could not reach the API at ${closed} (GATEWAY_BASE_URL): connection refused.`);
   });
 

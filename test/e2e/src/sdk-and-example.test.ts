@@ -66,6 +66,18 @@ describe("SDK against the API", () => {
     expect(b.id).toBe(a.id);
   });
 
+  it("makes payment links, reads events and exports CSV as text", async () => {
+    const gateway = createGateway({ apiKey: merchant.testKey, baseUrl: api.baseUrl });
+    const link = await gateway.paymentLinks.create({ amount: 7, currency: "USD", description: "SDK link" });
+    expect((await gateway.paymentLinks.list()).data.map((l) => l.id)).toContain(link.id);
+    expect((await gateway.paymentLinks.deactivate(link.id)).active).toBe(false);
+    const page = await gateway.events.listPage({ limit: 1 });
+    if (page.data[0]) expect((await gateway.events.retrieve(page.data[0].id)).id).toBe(page.data[0].id);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const csv = await gateway.exports.payments({ from: new Date(Date.now() - 86_400_000).toISOString(), to });
+    expect(csv.split("\r\n")[0]).toMatch(/^payment_id,created_at,/);
+  });
+
   it("covers every merchant operation of the OpenAPI document", async () => {
     type Operation = { operationId: string; security?: unknown[] };
     const doc = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as {
@@ -88,8 +100,23 @@ describe("SDK against the API", () => {
       deleteWebhook: "webhooks.delete",
       listWebhookDeliveries: "webhooks.deliveries",
       redeliverWebhook: "webhooks.redeliver",
+      testWebhook: "webhooks.test",
+      listEvents: "events.list",
+      getEvent: "events.retrieve",
+      createPaymentLink: "paymentLinks.create",
+      listPaymentLinks: "paymentLinks.list",
+      deactivatePaymentLink: "paymentLinks.deactivate",
+      exportPayments: "exports.payments",
+      exportLedger: "exports.ledger",
+      exportPayouts: "exports.payouts",
     };
-    for (const op of merchantOps) expect(sdkOps[op], `SDK method for ${op}`).toBeDefined();
+    const gateway = createGateway({ apiKey: merchant.testKey, baseUrl: api.baseUrl });
+    const method = (dotted: string) =>
+      dotted.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], gateway);
+    for (const op of merchantOps) {
+      expect(sdkOps[op], `SDK method for ${op}`).toBeDefined();
+      expect(typeof method(String(sdkOps[op])), `gateway.${String(sdkOps[op])}`).toBe("function");
+    }
   });
 });
 
