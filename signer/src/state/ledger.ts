@@ -1,11 +1,11 @@
-// What the signer remembers without a database, rebuilt at start from the audit chain (each
-// signed decision carries its ledger record): the one transaction bound to each intent id, the
-// inputs those transactions spend, how often each deposit was swept, and today's totals for the
-// caps and the gas budget. The audit log is the only copy, so it cannot drift from this.
+// What the signer remembers without a database, rebuilt at start from the newest checkpoint and
+// the audit chain after it (each signed decision carries its ledger record): the one transaction
+// bound to each intent id, the inputs those transactions spend, how often each deposit was swept,
+// and today's totals for the caps and the gas budget. The chain is the only copy.
 //
 // A bound transaction stays in the log: memory keeps only where its entry is and the entry's hash
-// (about 100 bytes an intent, not the transaction, its effect and its signers: 1.5-1.7 kB), and a
-// repeat reads the entry back, refused if it no longer hashes to what was verified or written.
+// (a Map since the last checkpoint, a compact sorted index before it), and a repeat reads the
+// entry back, refused if it no longer hashes to what was verified or written.
 import { RefusalCode } from "@gateway/signer-proto";
 import type { CheckedTransaction } from "../chains/signer-chain.js";
 import { DepositCounts, type DepositCountsSnapshot } from "../deposit-counts.js";
