@@ -221,19 +221,21 @@ export function createWebhook({ sql, config }: Deps, caller: WebhookCaller): Han
     const secret = generateEndpointSecret();
     const sealed = sealSecret(key, id, secret);
     const input = { id, merchantId, mode, url: target.url.toString(), description, events, sealed };
+    // The audit entry commits with the endpoint, or neither does.
+    const entry = {
+      ...callerActor(res),
+      action: "webhook.created" as const,
+      details: { endpoint: id, url: input.url, mode },
+    };
     // Safe to repeat while the database restarts: the id is fixed and an existing row is kept.
-    const created = await retryWhileUnavailable(() => insertEndpoint(sql, input));
+    const created = await retryWhileUnavailable(() =>
+      insertEndpoint(sql, input, (tx) => audit.record(tx, entry, req)),
+    );
     if (!created) {
       throw new GatewayError("state_conflict", {
         message: `At most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode; delete one first.`,
       });
     }
-    if (created.sealed === sealed)
-      await audit.record(
-        sql,
-        { ...callerActor(res), action: "webhook.created", details: { endpoint: id, url: input.url, mode } },
-        req,
-      );
     // An endpoint an earlier attempt made keeps its own secret, opened from its sealed copy.
     const answer = created.sealed === sealed ? secret : openSecret(key, id, created.sealed);
     return { ...toEndpointResource(created.endpoint), secret: answer };
@@ -263,14 +265,10 @@ async function endpointOr404(sql: Deps["sql"], scope: WebhookScope, id: string) 
 export function deleteWebhook({ sql, config }: Deps, caller: WebhookCaller): Handler<Ops["delete"]> {
   const audit = createAudit(config.TRUSTED_PROXIES);
   return async ({ params: { id } }, req, res) => {
-    if (!(await deleteEndpoint(sql, caller.scope(res), id))) {
+    const entry = { ...callerActor(res), action: "webhook.deleted" as const, details: { endpoint: id } };
+    if (!(await deleteEndpoint(sql, caller.scope(res), id, (tx) => audit.record(tx, entry, req)))) {
       throw new GatewayError("resource_not_found", { param: "id", message: "No such webhook endpoint." });
     }
-    await audit.record(
-      sql,
-      { ...callerActor(res), action: "webhook.deleted", details: { endpoint: id } },
-      req,
-    );
     return { id, deleted: true };
   };
 }

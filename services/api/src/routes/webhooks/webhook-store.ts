@@ -1,5 +1,5 @@
 import type { EventType, WebhookDelivery, WebhookTestEvent } from "@gateway/contracts";
-import { newId, type Sql } from "@gateway/db";
+import { newId, type Sql, type TransactionSql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 
 /** Whose endpoints a caller may touch: an API key is bound to its mode, a dashboard session is not. */
@@ -54,6 +54,8 @@ export async function insertEndpoint(
     events: string[] | null;
     sealed: Buffer;
   },
+  /** Runs in the same transaction when this call made the endpoint (the audit entry of it). */
+  onCreated?: (tx: TransactionSql) => Promise<void>,
 ): Promise<{ endpoint: EndpointRow; sealed: Buffer } | undefined> {
   return sql.begin(async (tx) => {
     // Serialises concurrent registrations of one merchant and mode, so the cap holds.
@@ -74,6 +76,7 @@ export async function insertEndpoint(
       insert into webhook_endpoints (id, merchant_id, mode, url, description, events, secret_sealed)
       values (${row.id}, ${row.merchantId}, ${row.mode}, ${row.url}, ${row.description}, ${row.events}, ${row.sealed})
       returning ${tx.unsafe(ENDPOINT_COLUMNS)}`;
+    await onCreated?.(tx);
     return { endpoint: inserted!, sealed: row.sealed };
   }) as Promise<{ endpoint: EndpointRow; sealed: Buffer } | undefined>;
 }
@@ -99,7 +102,13 @@ export async function findEndpoint(
 }
 
 /** Soft delete: the delivery log stays; deliveries still waiting are canceled with it. */
-export async function deleteEndpoint(sql: Sql, scope: WebhookScope, id: string): Promise<boolean> {
+export async function deleteEndpoint(
+  sql: Sql,
+  scope: WebhookScope,
+  id: string,
+  /** Runs in the same transaction when the endpoint was deleted (the audit entry of it). */
+  onDeleted?: (tx: TransactionSql) => Promise<void>,
+): Promise<boolean> {
   return sql.begin(async (tx) => {
     const deleted = await tx`
       update webhook_endpoints set deleted_at = now()
@@ -109,6 +118,7 @@ export async function deleteEndpoint(sql: Sql, scope: WebhookScope, id: string):
     if (deleted.length === 0) return false;
     await tx`update webhook_deliveries set status = 'canceled', updated_at = now()
       where endpoint_id = ${id} and status = 'pending' and claim_token is null`;
+    await onDeleted?.(tx);
     return true;
   }) as Promise<boolean>;
 }

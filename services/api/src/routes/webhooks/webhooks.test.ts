@@ -163,6 +163,17 @@ describe("POST /webhooks with an Idempotency-Key", () => {
     const endpoints = await api.db.sql`
       select 1 from webhook_endpoints where merchant_id = ${owner.merchantId} and deleted_at is null`;
     expect(endpoints).toHaveLength(1);
+    // The endpoint and its audit entry commit together, once: the retry that found it adds none.
+    const deleted = await call(api.baseUrl, "DELETE", `/webhooks/${first.body.id}`, {
+      headers: { "x-api-key": owner.testKey },
+    });
+    expect(deleted.status).toBe(200);
+    const audit = await api.db.sql<{ action: string; details: { endpoint: string } }[]>`
+      select action, details from audit_log where merchant_id = ${owner.merchantId} order by created_at, id`;
+    expect(audit.map((a) => [a.action, a.details.endpoint])).toEqual([
+      ["webhook.created", first.body.id],
+      ["webhook.deleted", first.body.id],
+    ]);
   });
 });
 
