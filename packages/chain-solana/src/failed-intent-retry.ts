@@ -1,8 +1,5 @@
-// The operator's retry of a refund whose transaction failed on chain (docs/operations.md, "A refund
-// that failed on chain"). Run with the watcher's attestation key, never settlement's: the chain
-// must show the intent's latest transaction finalized with an error before the key attests it;
-// the attestation then rides with the intent's next attempt to the signer, which checks it and
-// everything else again (docs/signer.md, "Retries").
+// The operator's retry of a refund that failed on chain (docs/operations.md). Runs with the
+// watcher's key, never settlement's: only a transaction the chain shows failed is attested.
 import type { KeyObject } from "node:crypto";
 import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";

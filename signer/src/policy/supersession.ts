@@ -1,8 +1,5 @@
-// Retrying a refund or payout whose transaction failed on chain (docs/signer.md, "Retries"). The
-// retry is a new intent naming the one it replaces; a watcher's key attests the failure (checked
-// with the approvals), and this rule checks that the replaced intent was signed, that the failed
-// transaction is its transaction, that the retry moves exactly the same funds, and that an intent
-// is replaced once. The refund and payout rules then release what the replaced intent used up.
+// A retry replaces an intent whose transaction a watcher attested failed: the replaced intent was
+// signed, the failure is its transaction's, the funds are the same, once (docs/signer.md, "Retries").
 import { RefusalCode } from "@gateway/signer-proto";
 import bs58 from "bs58";
 import { intentEffect } from "../intents/intent.js";

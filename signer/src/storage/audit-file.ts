@@ -1,8 +1,5 @@
-// The audit log's files: opened under their lock, checked against the genesis marker, verified
-// and replayed from the newest checkpoint (or the first line), then appended to. A checkpoint
-// writes the state beside the chain, records its hash in a checkpoint entry and rotates the live
-// segment into the archive (docs/signer.md, "Checkpoints"). What an entry is and how the chain is
-// checked is the decision core's (state/audit-log.ts).
+// The audit log's files: opened under their lock, verified and replayed from the newest checkpoint,
+// appended to, and rotated into the archive at each checkpoint (docs/signer.md, "Checkpoints").
 import { createHash, randomUUID } from "node:crypto";
 import {
   closeSync,
@@ -134,6 +131,8 @@ function chainIdOf(marker: string): string | undefined {
 /** The live segment under its lock, the archived segments beside it, and the checkpoints' states. */
 class AuditFiles implements AuditFile {
   readonly #marker: string;
+  /** The genesis marker's chain id, read once at open. */
+  #chainId: string | undefined;
   #head: AuditHead = { seq: 0, hash: GENESIS_HASH };
   #offsets = new EntryOffsets(1);
   #since: number;
@@ -160,6 +159,7 @@ class AuditFiles implements AuditFile {
       throw new AuditChainError(
         `${this.#marker} is missing beside ${this.path}: the log's origin cannot be checked`,
       );
+    this.#chainId = chainIdOf(this.#marker);
     if (logExists) this.#verify(replay, restore);
     this.#file = openAppendFile(this.path, { locked: true });
     this.#archived = archivedSegments(this.path);
@@ -172,7 +172,7 @@ class AuditFiles implements AuditFile {
       this.#offsets.push(offset);
       if (entry.decision !== CHECKPOINT || this.#offsets.size !== 1)
         return replay?.(entry, { seq: entry.seq, offset, hash });
-      if (entry.chain !== chainIdOf(this.#marker))
+      if (entry.chain !== this.#chainId)
         throw new AuditChainError(
           `${this.path} begins with a checkpoint of another chain than ${this.#marker}`,
         );
@@ -190,6 +190,7 @@ class AuditFiles implements AuditFile {
   /** A new chain starts with a genesis entry, so a log that ever existed is never empty. */
   #genesis(): void {
     const id = randomUUID();
+    this.#chainId = id;
     // The genesis line is on disk before its marker: a marker never stands beside an empty log.
     this.append({ decision: "genesis", intent: {}, chain: id });
     this.flush(true);
@@ -242,7 +243,7 @@ class AuditFiles implements AuditFile {
   checkpoint(state: Buffer, fields: Record<string, unknown>): AuditHead {
     this.#live.flush(true);
     const written = this.#writeState(this.#head.seq + 1, state);
-    const chain = chainIdOf(this.#marker);
+    const chain = this.#chainId;
     const { line } = this.#appendLine({ decision: CHECKPOINT, intent: {}, chain, state: written, ...fields });
     this.#live.flush(true);
     this.#rotate(line);

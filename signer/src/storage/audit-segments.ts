@@ -1,8 +1,5 @@
-// The audit chain across its files: the live segment (`audit.jsonl`), the archived segments a
-// checkpoint rotated out (`audit.jsonl.archive/<first>-<last>.jsonl`), and the checkpoints' state
-// files (`audit.jsonl.checkpoints/<seq>.state`). A rotated segment ends with the checkpoint entry
-// and the next one begins with a copy of it, so each file can be verified on its own and the
-// copies tie them together.
+// The audit chain across its files: live segment, archived segments and checkpoint states. Each
+// segment begins with a copy of the checkpoint that closed the one before, which ties them together.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -3,10 +3,11 @@
 // mailed here on its first event (`payout.processing`, or straight `payout.completed` for a
 // simulated one). One shared durable consumer over every API replica; the notice is taken in
 // PostgreSQL first, so a redelivery or a later event never mails it twice.
-import { type Bus, type BusMessage, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Bus, BusMessage, RunningConsumer } from "@gateway/bus";
 import { isEventMessage } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
+import { consumeEvents } from "../mail/event-consumer.js";
 import type { Mailer } from "../mail/mailer.js";
 import { payoutRequestedMail } from "../mail/messages.js";
 import { mailOwners } from "./second-factor.js";
@@ -30,13 +31,11 @@ export class ScheduledPayoutNotices {
 
   async start(): Promise<void> {
     const { bus, log } = this.#options;
-    this.#consumer = await startConsumer<unknown>({
-      js: bus.js,
-      jsm: bus.jsm,
+    this.#consumer = await consumeEvents({
+      bus,
       log,
-      stream: bus.topology.streams.events,
       durable: this.#options.durable ?? "payout-owner-notices",
-      filterSubjects: [bus.topology.subjects.event("payout.>")],
+      types: "payout.>",
       concurrency: 4,
       handle: (message) => this.#onEvent(message),
     });

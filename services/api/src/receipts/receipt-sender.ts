@@ -1,12 +1,13 @@
 // Sends the receipts customers asked for: on `payment.completed` the receipt, on
 // `payment.refunded` the notice. Runs in every API replica as one shared durable consumer of the
 // events; a mail the SMTP server refused comes back with JetStream's growing delay.
-import { type Bus, type BusMessage, type RunningConsumer, startConsumer } from "@gateway/bus";
+import type { Bus, BusMessage, RunningConsumer } from "@gateway/bus";
 import { isEventMessage } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import type { Chain } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { findPayment, stateOf } from "@gateway/payments";
+import { consumeEvents } from "../mail/event-consumer.js";
 import type { Mailer } from "../mail/mailer.js";
 import { receiptMail } from "./receipt-mail.js";
 import { claimReceipt, markReceiptSent, type ReceiptKind, releaseReceipt } from "./receipt-rows.js";
@@ -35,14 +36,12 @@ export class ReceiptSender {
 
   async start(): Promise<void> {
     const { bus, log } = this.#options;
-    this.#consumer = await startConsumer<unknown>({
-      js: bus.js,
-      jsm: bus.jsm,
+    // The payment events, of which two matter here.
+    this.#consumer = await consumeEvents({
+      bus,
       log,
-      stream: bus.topology.streams.events,
       durable: this.#options.durable ?? "receipts",
-      // One filter (nats-server 2.9 takes no list): the payment events, of which two matter here.
-      filterSubjects: [bus.topology.subjects.event("payment.>")],
+      types: "payment.>",
       concurrency: 8,
       handle: (message) => this.#onEvent(message),
     });

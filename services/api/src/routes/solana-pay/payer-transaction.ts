@@ -25,11 +25,8 @@ export interface PayerTransfer {
 }
 
 /**
- * The payer's transfer of exactly `amount` to the deposit address: a system transfer of SOL, or
- * for USDC/USDT the deposit's associated token account created if missing (idempotent, rent paid
- * by the payer) and a `TransferChecked` from the payer's associated token account. A payer who
- * cannot pay (no token account, too little of the coin, too little SOL for the fee and rent) is
- * told so before the wallet asks them to sign. Answers the unsigned transaction in base64.
+ * The payer's unsigned transfer of exactly `amount` to the deposit address (base64); a payer who
+ * cannot pay is told so before the wallet asks them to sign (docs/solana.md).
  */
 export async function payerTransaction(
   connection: Connection,
