@@ -36,6 +36,8 @@ class BranchCounts {
 
 export class DepositCounts {
   readonly #branches = new Map<string, BranchCounts>();
+  /** Deposits swept at least once, kept as they are first swept (the metrics read it). */
+  #swept = 0;
 
   /** `key`: "<chain>:<mode>:<deposit index>". */
   get(key: string): number {
@@ -47,17 +49,13 @@ export class DepositCounts {
     const [branch, index] = split(key);
     const counts = this.#branches.get(branch) ?? new BranchCounts();
     this.#branches.set(branch, counts);
+    if (counts.get(index) === 0) this.#swept += 1;
     counts.add(index);
   }
 
   /** Deposits swept at least once. */
   size(): number {
-    let n = 0;
-    for (const counts of this.#branches.values()) {
-      for (const c of counts.dense) if (c > 0) n += 1;
-      n += counts.far.size;
-    }
-    return n;
+    return this.#swept;
   }
 
   snapshot(): DepositCountsSnapshot[] {
@@ -75,6 +73,8 @@ export class DepositCounts {
       c.dense = new Uint8Array(Buffer.from(dense, "base64"));
       for (const [i, n] of far) c.far.set(i, n);
       counts.#branches.set(branch, c);
+      for (const n of c.dense) if (n > 0) counts.#swept += 1;
+      counts.#swept += c.far.size;
     }
     return counts;
   }
