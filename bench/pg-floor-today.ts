@@ -1,0 +1,200 @@
+// Today's statements for one test payment, as bench/pg-floor.ts sends them. Settlement's step runs
+// through its real code (`paymentMessagesOnce`), generate-wallet's write through the route's own
+// (`insertWalletWithState`); the checkout's read, the outbox relay and the notifier's statements are
+// copied from checkout/index.ts, outbox-relay.ts, ingest.ts and delivery-worker.ts: a change there
+// is made here too.
+import { randomUUID } from "node:crypto";
+import { newId } from "../packages/db/src/ids.js";
+import { enqueueOutbox } from "../packages/db/src/outbox.js";
+import { decide, initialPaymentState } from "../packages/domain/src/index.js";
+import { insertPayments, type PaymentRow, stateOf } from "../packages/payments/src/payment-row.js";
+import { insertWalletWithState } from "../services/api/src/routes/checkout/wallet-statements.js";
+import { paymentMessagesOnce } from "../services/settlement/src/payment-messages-once.js";
+import type { FloorContext, FloorFlow, Stage } from "./pg-floor-stages.js";
+
+export function todayFlow({ sql, topology, merchantId, endpointId, batch }: FloorContext): FloorFlow {
+  const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
+  const deps = { sql, topology, log: silent, publicBaseUrl: "http://127.0.0.1" };
+  const settle = paymentMessagesOnce(deps, "settlement-payment-commands");
+  let derivation = 0;
+  const claimToken = randomUUID();
+
+  /** The API's generate-wallet for a first choice: the wallet and the state in one statement. */
+  async function generateWallet(payment: PaymentRow) {
+    await checkoutLoad(payment.id);
+    const address = `floor${randomUUID().replaceAll("-", "")}`;
+    const index = derivation++;
+    const decision = decide(stateOf(payment), {
+      type: "wallet_assigned",
+      chain: "solana",
+      coin: "USDC",
+      address,
+      amountDue: 10_000_000n,
+      quote: null,
+    });
+    await insertWalletWithState(
+      sql,
+      {
+        paymentId: payment.id,
+        mode: "test",
+        chain: "solana",
+        coin: "USDC",
+        derivationIndex: index,
+        address,
+        amountDue: 10_000_000n,
+        quote: null,
+      },
+      payment,
+      decision.state,
+    );
+  }
+
+  /** The checkout routes' read of a payment with its current wallet (generate-wallet, simulate). */
+  function checkoutLoad(id: string) {
+    return sql`
+      select p.*, m.business_name as merchant_business_name, w.chain as wallet_chain, w.coin as wallet_coin,
+        w.address as wallet_address, w.amount_due as wallet_amount_due,
+        w.quote_rate_micros as wallet_quote_rate_micros, w.quote_expires_at as wallet_quote_expires_at,
+        null::int as wallet_count
+      from payments p left join merchants m on m.id = p.merchant_id
+      left join lateral (
+        select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets d
+        where d.payment_id = p.id and d.address = p.state->'wallet'->>'address') w on true
+      where p.id = ${id}`;
+  }
+
+  /** An outbox relay's batch (packages/bus, outbox-relay.ts) without the publish. */
+  function relay() {
+    return sql.begin(async (tx) => {
+      const rows = await tx<{ seq: bigint; id: string; subject: string; payload: { event?: unknown } }[]>`
+        select seq, id, subject, payload, (select epoch from bus_epoch) as epoch from outbox
+        where published_at is null order by seq limit 256 for update skip locked`;
+      if (rows.length > 0)
+        await tx`update outbox set published_at = now()
+          where seq = any(${rows.map((r) => r.seq.toString())}::bigint[])`;
+      return rows;
+    });
+  }
+
+  /** The notifier: ingest of the events as deliveries, one claim, the outcomes recorded. */
+  async function notify(events: { id: string; type: string; payload: string }[]) {
+    if (events.length === 0) return;
+    await sql`select id, merchant_id, mode, events from webhook_endpoints
+      where merchant_id = any(${[merchantId]}::text[]) and deleted_at is null`;
+    // The message id is the event's (the outbox row's id, JetStream's message id).
+    const rows = events.map((e) => ({ deliveryId: newId("whd"), ...e }));
+    await sql`
+      with fresh as (
+        insert into processed_messages (consumer, message_id)
+        select 'notifier', unnest(${rows.map((r) => r.id)}::text[])
+        on conflict do nothing returning message_id)
+      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+      select d.id, ${endpointId}, d.event_id, d.event_type, d.payload, 'pending', now() + interval '3 days'
+      from unnest(${rows.map((r) => r.deliveryId)}::text[], ${rows.map((r) => r.id)}::text[],
+                  ${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.type)}::text[],
+                  ${rows.map((r) => r.payload)}::text[])
+        as d(id, message_id, event_id, event_type, payload)
+      where d.message_id in (select message_id from fresh)
+      on conflict (event_id, endpoint_id) do nothing`;
+    const claimed = await sql<{ id: string; attempts: number }[]>`
+      update webhook_deliveries d
+      set next_attempt_at = now() + 30000 * interval '1 millisecond', claim_token = ${claimToken},
+          updated_at = now()
+      from (
+        select id, next_attempt_at from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now()
+        order by next_attempt_at
+        limit ${rows.length}
+        for update skip locked) due, webhook_endpoints e
+      where d.id = due.id and e.id = d.endpoint_id
+      returning d.id, d.attempts`;
+    if (claimed.length === 0) return;
+    const started = new Date().toISOString();
+    await sql.begin((tx) => [
+      tx`
+        insert into webhook_delivery_attempts
+          (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
+        select * from unnest(
+          ${claimed.map((c) => c.id)}::text[], ${claimed.map((c) => c.attempts + 1)}::int[],
+          ${claimed.map(() => started)}::timestamptz[], ${claimed.map(() => 200)}::int[],
+          ${claimed.map(() => 3)}::int[], ${claimed.map(() => "ok")}::text[],
+          ${claimed.map(() => null) as unknown as string[]}::text[])`,
+      tx`
+        update webhook_deliveries d
+        set status = 'succeeded', attempts = v.attempt, next_attempt_at = now(), last_attempt_at = v.started,
+            last_status_code = 200, claim_token = null, updated_at = now()
+        from (select unnest(${claimed.map((c) => c.id)}::text[]) as id,
+                     unnest(${claimed.map((c) => c.attempts + 1)}::int[]) as attempt,
+                     unnest(${claimed.map(() => started)}::timestamptz[]) as started) v
+        where d.id = v.id and d.claim_token = ${claimToken}`,
+    ]);
+  }
+
+  /** `batch` test payments from create through `stage`. */
+  async function payments(stage: Stage): Promise<number> {
+    const created = await insertPayments(
+      sql,
+      Array.from({ length: batch }, () => ({
+        state: initialPaymentState({
+          id: randomUUID(),
+          mode: "test",
+          currency: "USD",
+          amount: 1000n,
+          fee: 10n,
+          usdRate: null,
+          expiresAt: Date.now() + 3_600_000,
+        }),
+        merchantId,
+        description: null,
+        redirectUrl: null,
+      })),
+    );
+    const commands: string[] = [];
+    for (const payment of created) {
+      await generateWallet(payment);
+      const [reloaded] = await checkoutLoad(payment.id);
+      if (!reloaded) throw new Error(`payment ${payment.id} is gone`);
+      const id = newId("cmd");
+      commands.push(id);
+      await enqueueOutbox(sql, [
+        {
+          id,
+          subject: topology.subjects.paymentCommand("simulate"),
+          payload: { payment_id: payment.id, message: { type: "simulate", outcome: "paid" } },
+        },
+      ]);
+    }
+    if (stage === "api") return created.length;
+    await relay();
+    // Settlement's consumer: commands arriving together share one transaction.
+    await Promise.all(
+      created.map((payment, n) =>
+        settle(commands[n]!, { paymentId: payment.id, message: { type: "simulate", outcome: "paid" } }),
+      ),
+    );
+    const published = await relay();
+    if (stage === "settlement") return created.length;
+    await notify(
+      published
+        .filter((r) => r.payload.event !== undefined)
+        .map((r) => ({
+          id: r.id,
+          type: r.subject.slice(topology.subjects.event("").length),
+          payload: JSON.stringify(r.payload.event),
+        })),
+    );
+    return created.length;
+  }
+
+  return {
+    payments,
+    // Each relay takes whatever is unpublished, so the last batches leave nothing behind.
+    async drain() {},
+    async unfinished() {
+      const [open] = await sql<
+        { n: number }[]
+      >`select count(*)::int as n from payments where status <> 'completed'`;
+      return open!.n;
+    },
+  };
+}
