@@ -23,7 +23,8 @@ if (!only) {
   step("lint and format (biome)", "pnpm", ["exec", "biome", "check", "."]);
   step("types (tsc)", "pnpm", ["exec", "tsc", "-p", "tsconfig.json", "--noEmit"]);
   // The browser code again, with the DOM and without Node's types (docs/front-end.md).
-  step("browser types (tsc)", "pnpm", ["exec", "tsc", "-p", "services/api/tsconfig.client.json", "--noEmit"]);
+  for (const page of ["packages/web-checkout", "packages/web-dashboard"])
+    step(`browser types of ${page} (tsc)`, "pnpm", ["exec", "tsc", "-p", page, "--noEmit"]);
   const protoPackage = path.join(root, "packages/signer-proto/package.json");
   if (existsSync(protoPackage) && JSON.parse(readFileSync(protoPackage, "utf8")).scripts?.["gen:check"]) {
     step("generated protobuf code is current", "pnpm", [

@@ -37,17 +37,17 @@ export const BUILD_TARGETS: BuildTarget[] = [
     // The pages' TypeScript and styles, bundled at start-up with the contracts they import, and
     // the migrations `dist/migrate.js` applies.
     runtime: [
-      "src/checkout-page/client",
-      "src/checkout-page/i18n",
-      "src/checkout-page/assets",
-      "src/dashboard/client",
-      "src/dashboard/assets",
-      "src/front-end/assets",
+      "node_modules/@gateway/web-checkout/src/client",
+      "node_modules/@gateway/web-checkout/src/i18n",
+      "node_modules/@gateway/web-checkout/src/assets",
+      "node_modules/@gateway/web-dashboard/src/client",
+      "node_modules/@gateway/web-dashboard/src/assets",
+      // The dashboard's passkeys: WebAuthn's browser half, bundled into the page with it.
+      "node_modules/@gateway/web-dashboard/node_modules/@simplewebauthn/browser",
+      "node_modules/@gateway/web-kit/src/assets",
       "node_modules/@gateway/contracts/package.json",
       "node_modules/@gateway/contracts/src",
       "node_modules/@gateway/db/migrations",
-      // The dashboard's passkeys: WebAuthn's browser half, bundled into the page with it.
-      "node_modules/@simplewebauthn/browser",
     ],
   },
   { dir: "services/settlement", entries: main },

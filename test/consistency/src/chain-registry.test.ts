@@ -11,8 +11,8 @@ import { CHAINS as CONTRACT_CHAINS, MODES } from "@gateway/contracts";
 import * as domain from "@gateway/domain";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHAIN_NAMES } from "../../../services/api/src/checkout-page/client/labels.js";
-import { CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
+import { CHAIN_NAMES } from "../../../packages/web-checkout/src/client/labels.js";
+import { CHAIN_INFO } from "../../../packages/web-dashboard/src/client/labels.js";
 import { SIGNER_CHAINS } from "../../../signer/src/chains/index.js";
 import { ROOT } from "./literal-lists.js";
 

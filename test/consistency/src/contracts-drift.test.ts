@@ -30,14 +30,14 @@ import {
   CHAIN_NAMES,
   FINAL_STATUSES,
   REFUND_REASON_LABELS,
-} from "../../../services/api/src/checkout-page/client/labels.js";
-import { CHAIN_CHOICES, CHAIN_INFO } from "../../../services/api/src/dashboard/client/labels.js";
+} from "../../../packages/web-checkout/src/client/labels.js";
+import { CHAIN_CHOICES, CHAIN_INFO } from "../../../packages/web-dashboard/src/client/labels.js";
 import { bundleScript } from "../../../services/api/src/front-end/assets.js";
 import { interfacePropertyUnion, ROOT, typeAliasUnion } from "./literal-lists.js";
 
 const SDK = "packages/sdk/src/gen/types.ts";
-const DASHBOARD = "services/api/src/dashboard/client/main.ts";
-const CHECKOUT = "services/api/src/checkout-page/client/main.ts";
+const DASHBOARD = "packages/web-dashboard/src/client/main.ts";
+const CHECKOUT = "packages/web-checkout/src/client/main.ts";
 
 /** Same members, in any order, each once. */
 function sameSet(copy: readonly string[], source: readonly string[]) {

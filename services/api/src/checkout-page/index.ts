@@ -1,5 +1,6 @@
 import { parseChain, parseCoin } from "@gateway/domain";
 import { findPayment, type PaymentRow } from "@gateway/payments";
+import { checkoutPage, errorPage, type Language, MESSAGES, pickLanguage } from "@gateway/web-checkout";
 import { type ErrorRequestHandler, Router } from "express";
 import QRCode from "qrcode";
 import type { ApiDeps } from "../deps.js";
@@ -11,8 +12,6 @@ import {
   walletLinks,
   walletView,
 } from "../routes/checkout/checkout-view.js";
-import { type Language, MESSAGES, pickLanguage } from "./i18n/index.js";
-import { checkoutPage, errorPage } from "./page-html.js";
 
 /**
  * The hosted checkout page: `GET /gateway?payment_id=…`, its assets and its QR codes. Page loads

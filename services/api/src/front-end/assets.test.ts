@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { CHECKOUT_FILES } from "@gateway/web-checkout";
+import { DASHBOARD_FILES } from "@gateway/web-dashboard";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardPageRoutes } from "../dashboard/page.js";
-import { assetCacheControl, bundleScript, PAGE_NAMES, pageAssets } from "./assets.js";
+import { assetCacheControl, bundleScript, PAGE_NAMES, type PageName, pageAssets } from "./assets.js";
 import { PAGE_CSP } from "./page-response.js";
 
-const entry = (page: string) =>
-  fileURLToPath(
-    new URL(`../${page === "checkout" ? "checkout-page" : page}/client/main.ts`, import.meta.url),
-  );
+const ENTRIES: Record<PageName, URL> = { checkout: CHECKOUT_FILES.script, dashboard: DASHBOARD_FILES.script };
+const entry = (page: PageName) => fileURLToPath(ENTRIES[page]);
 
 describe("the bundles", () => {
   it.each(PAGE_NAMES)("%s: only its own modules and the contracts, the same bytes every time", (page) => {
@@ -18,13 +18,13 @@ describe("the bundles", () => {
     const again = bundleScript(entry(page));
     expect(again.code.equals(first.code)).toBe(true);
     // The checkout also takes its languages' formats (not their tables: the page carries its own).
-    const clientDir = page === "checkout" ? "checkout-page/(client|i18n)/" : "dashboard/client/";
+    const clientDir = page === "checkout" ? "web-checkout/src/(client|i18n)/" : "web-dashboard/src/client/";
     // The one third-party module: the dashboard's passkeys go through WebAuthn's browser half.
     const webAuthn = /\/node_modules\/@simplewebauthn\/browser\/esm\/[\w/]+\.js$/;
     for (const input of first.inputs) {
       if (page === "dashboard" && webAuthn.test(input)) continue;
       expect(input, `${page} bundles ${input}`).toMatch(
-        new RegExp(`(services/api/src/${clientDir}|packages/contracts/src/)[\\w-]+\\.ts$`),
+        new RegExp(`packages/(${clientDir}|contracts/src/)[\\w-]+\\.ts$`),
       );
     }
     // Self-contained: no import left for the browser to resolve.

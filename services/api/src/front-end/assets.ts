@@ -5,6 +5,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { CHECKOUT_FILES } from "@gateway/web-checkout";
+import { DASHBOARD_FILES } from "@gateway/web-dashboard";
+import { type AssetLinks, BASE_STYLE, type PageFiles } from "@gateway/web-kit";
 import { buildSync } from "esbuild";
 import { Router } from "express";
 import { keptIn } from "../kept.js";
@@ -16,8 +19,8 @@ export type PageName = (typeof PAGE_NAMES)[number];
 interface PageSource {
   /** Where the page's files are served; each page keeps its own, under its own path. */
   prefix: string;
-  /** The folder with `client/main.ts` and, under `assets/`, the stylesheet and `favicon.svg`. */
-  dir: URL;
+  /** The page's script, stylesheet and icon, in its own package. */
+  files: PageFiles;
   script: string;
   style: string;
 }
@@ -25,13 +28,13 @@ interface PageSource {
 const SOURCES: Record<PageName, PageSource> = {
   checkout: {
     prefix: "/gateway/assets/",
-    dir: new URL("../checkout-page/", import.meta.url),
+    files: CHECKOUT_FILES,
     script: "checkout.js",
     style: "checkout.css",
   },
   dashboard: {
     prefix: "/dashboard/assets/",
-    dir: new URL("../dashboard/", import.meta.url),
+    files: DASHBOARD_FILES,
     script: "dashboard.js",
     style: "dashboard.css",
   },
@@ -42,12 +45,6 @@ export interface Asset {
   contentType: string;
   /** A prefix of the content's SHA-256: the `v` of the URL the page links. */
   version: string;
-}
-
-export interface AssetLinks {
-  css: string;
-  js: string;
-  favicon: string;
 }
 
 export interface PageAssets {
@@ -100,17 +97,13 @@ function asset(body: Buffer, contentType: string): Asset {
   return { body, contentType, version: createHash("sha256").update(body).digest("hex").slice(0, 12) };
 }
 
-/** The rules both pages share, at the head of each page's stylesheet. */
-const BASE_STYLE = new URL("assets/base.css", import.meta.url);
-
 function loadPage(page: PageName): PageAssets {
   const source = SOURCES[page];
-  const read = (path: string) => readFileSync(new URL(path, source.dir));
-  const style = Buffer.concat([readFileSync(BASE_STYLE), read(`assets/${source.style}`)]);
+  const style = Buffer.concat([readFileSync(BASE_STYLE), readFileSync(source.files.style)]);
   const files = new Map<string, Asset>([
-    [source.script, asset(bundleScript(fileURLToPath(new URL("client/main.ts", source.dir))).code, JS)],
+    [source.script, asset(bundleScript(fileURLToPath(source.files.script)).code, JS)],
     [source.style, asset(style, "text/css; charset=utf-8")],
-    ["favicon.svg", asset(read("assets/favicon.svg"), "image/svg+xml")],
+    ["favicon.svg", asset(readFileSync(source.files.favicon), "image/svg+xml")],
   ]);
   const href = (name: string) => `${source.prefix}${name}?v=${files.get(name)!.version}`;
   return {

@@ -1,7 +1,7 @@
 // The receipt and the refund notice a customer asked for on the checkout: text and the same in
 // HTML, every value escaped. Transaction ids link to a public explorer on mainnet only.
 import { type Chain, formatAmount, type PaymentState } from "@gateway/domain";
-import { escapeHtml } from "../front-end/page-head.js";
+import { escapeHtml } from "@gateway/web-kit";
 import type { MailMessage } from "../mail/mailer.js";
 import type { ReceiptKind } from "./receipt-rows.js";
 

@@ -3,9 +3,9 @@
 import { GatewayError } from "@gateway/errors";
 import { openPaymentLink } from "@gateway/payment-links";
 import { toPaymentResource } from "@gateway/payments";
+import { errorPage } from "@gateway/web-checkout";
 import { type ErrorRequestHandler, Router } from "express";
 import QRCode from "qrcode";
-import { errorPage } from "../../checkout-page/page-html.js";
 import type { ApiDeps } from "../../deps.js";
 import { pageAssets } from "../../front-end/assets.js";
 import { SVG_CSP, sendPage } from "../../front-end/page-response.js";

@@ -3,6 +3,7 @@
 // from sign-up to switching their keys off.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { call, codeIn, startTestApi, type TestApi } from "@gateway/api/testing";
 import {
   artifactsDir,
   auditAccessibility,
@@ -17,8 +18,6 @@ import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeIn } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 const TIMEOUT = 120_000;
 let api: TestApi;

@@ -4,6 +4,14 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import {
+  call,
+  codeIn,
+  createTestAccount,
+  startTestApi,
+  type TestAccount,
+  type TestApi,
+} from "@gateway/api/testing";
+import {
   artifactsDir,
   auditAccessibility,
   type Browser,
@@ -22,8 +30,6 @@ import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/te
 import { verifyWebhook } from "@gateway/webhook-signature";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeIn, createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

@@ -1,5 +1,11 @@
-// The start of every HTML page the API serves (checkout, dashboard), rendered from escaped values only.
-import type { AssetLinks } from "./assets.js";
+// The start of every HTML page of ours (checkout, dashboard), rendered from escaped values only.
+
+/** The URLs a page links for its files, each under its content's version. */
+export interface AssetLinks {
+  css: string;
+  js: string;
+  favicon: string;
+}
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",

@@ -3,6 +3,7 @@
 // headless Chromium against a real API, settlement and notifier.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { call, createTestAccount, startTestApi, type TestAccount, type TestApi } from "@gateway/api/testing";
 import {
   artifactsDir,
   auditAccessibility,
@@ -21,8 +22,6 @@ import {
 import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

@@ -3,6 +3,13 @@
 // the stale amount when the quote ends, and takes one click to a fresh quote at the new price.
 import { join } from "node:path";
 import {
+  call,
+  createTestMerchant,
+  startTestApi,
+  type TestApi,
+  type TestMerchant,
+} from "@gateway/api/testing";
+import {
   artifactsDir,
   auditAccessibility,
   type Browser,
@@ -11,8 +18,6 @@ import {
 } from "@gateway/browser-testkit";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 let api: TestApi;
 let settlement: Settlement;

@@ -1,8 +1,7 @@
 // The checkout's HTML, rendered on the server from escaped values only, in the customer's
 // language (i18n/). The script fills in the live parts with textContent; no data ever reaches
 // the page as markup.
-import type { AssetLinks } from "../front-end/assets.js";
-import { escapeHtml, pageHead } from "../front-end/page-head.js";
+import { type AssetLinks, escapeHtml, pageHead } from "@gateway/web-kit";
 import { fill, formatDecimal, type Language, MESSAGES, type MessageKey } from "./i18n/index.js";
 
 export interface CheckoutPageData {

@@ -5,6 +5,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
+  call,
+  createTestMerchant,
+  startTestApi,
+  type TestApi,
+  type TestMerchant,
+} from "@gateway/api/testing";
+import {
   artifactsDir,
   auditAccessibility,
   type Browser,
@@ -15,8 +22,6 @@ import {
 } from "@gateway/browser-testkit";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 const TIMEOUT = 90_000;
 let api: TestApi;

@@ -2,14 +2,19 @@
 // one-tap request on the checkout, a payment link from the dashboard to a completed test payment,
 // and the checkout in two languages.
 import { join } from "node:path";
+import {
+  call,
+  createTestAccount,
+  createTestMerchant,
+  startTestApi,
+  type TestApi,
+  type TestMerchant,
+} from "@gateway/api/testing";
 import { artifactsDir, type Browser, launchChromium, type Page, VIEWPORTS } from "@gateway/browser-testkit";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount } from "../routes/auth/test-account.js";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 const TIMEOUT = 90_000;
 let api: TestApi;

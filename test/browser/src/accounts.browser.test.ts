@@ -1,12 +1,10 @@
 // Accounts in a real headless Chromium: the authenticator app, a passkey on a virtual
 // authenticator (the DevTools protocol's WebAuthn domain), and a team member's view.
 import { randomBytes } from "node:crypto";
+import { call, codeIn, createTestAccount, startTestApi, type TestApi, totpNow } from "@gateway/api/testing";
 import { auditAccessibility, type Browser, launchChromium, type Page } from "@gateway/browser-testkit";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeIn, createTestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { totpNow } from "../testing/totp.js";
 
 const TIMEOUT = 120_000;
 let api: TestApi;
