@@ -1,7 +1,7 @@
 // Today's statements for one test payment, as bench/pg-floor.ts sends them. Settlement's step runs
 // through its real code (`paymentMessagesOnce`), generate-wallet's write through the route's own
 // (`insertWalletWithState`); the checkout's read, the outbox relay and the notifier's statements are
-// copied from checkout/index.ts, outbox-relay.ts, ingest.ts and delivery-worker.ts: a change there
+// copied from checkout/index.ts, outbox-relay.ts, ingest.ts and delivery-rows.ts: a change there
 // is made here too.
 import { randomUUID } from "node:crypto";
 import { newId } from "../packages/db/src/ids.js";

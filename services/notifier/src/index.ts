@@ -1,4 +1,4 @@
-export { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from "./delivery-worker.js";
+export { DeliveryWorker, type DeliveryWorkerOptions } from "./delivery-worker.js";
 export { createWebhookHttpClient, type PostResult, type WebhookHttpClient } from "./http-post.js";
 export { createEventIngest } from "./ingest.js";
 export { createNotifier, type Notifier, type NotifierOptions, startNotifier } from "./notifier.js";

@@ -2,7 +2,7 @@ import { type Bus, type RunningConsumer, startConsumer } from "@gateway/bus";
 import type { Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import { parseSecretKey } from "@gateway/webhook-endpoints";
-import { createDeliveryWorker, type DeliveryWorker } from "./delivery-worker.js";
+import { DeliveryWorker } from "./delivery-worker.js";
 import { createWebhookHttpClient } from "./http-post.js";
 import { createEventIngest } from "./ingest.js";
 import { pruneDeliveryLog } from "./retention.js";
@@ -53,7 +53,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const { sql, bus, log } = options;
   const durable = options.durable ?? "notifier";
   const http = createWebhookHttpClient({ maxSocketsPerHost: options.endpointConcurrency ?? 32 });
-  const worker: DeliveryWorker = createDeliveryWorker({
+  const worker = new DeliveryWorker({
     sql,
     log,
     http,
