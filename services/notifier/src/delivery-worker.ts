@@ -169,18 +169,16 @@ export class DeliveryWorker {
   #dispatch(claimed: ClaimedDelivery[]): { toRelease: ClaimedDelivery[]; toCancel: ClaimedDelivery[] } {
     const toRelease: ClaimedDelivery[] = [];
     const toCancel: ClaimedDelivery[] = [];
-    const planned = new Map<string, number>();
     for (const row of claimed) {
       if (row.deleted) {
         toCancel.push(row);
         continue;
       }
-      const used = this.#slots.inUse(row.endpoint_id) + (planned.get(row.endpoint_id) ?? 0);
-      if (used >= this.#slots.limit) {
+      // Each started attempt takes its slot at once, so the count already includes this pass's.
+      if (this.#slots.inUse(row.endpoint_id) >= this.#slots.limit) {
         toRelease.push(row);
         continue;
       }
-      planned.set(row.endpoint_id, (planned.get(row.endpoint_id) ?? 0) + 1);
       this.#startAttempt(row);
     }
     return { toRelease, toCancel };

@@ -408,6 +408,26 @@ describe("notifier", () => {
     expect(dead.received.length).toBeLessThanOrEqual(8);
   }, 30_000);
 
+  it("fills an endpoint's share in one pass, and hands the rest back once", async () => {
+    const mer = await merchant();
+    const slow = await receiver(() => "hang");
+    await endpoint(mer, slow.url);
+    const before = await deliveriesStats();
+    await notifier({ deliveryTimeoutMs: 10_000, endpointConcurrency: 4, concurrency: 64 });
+    for (let i = 0; i < 10; i++) await publishEvent(mer);
+    await waitFor(() => slow.received.length >= 4, {
+      what: "the endpoint's share in flight",
+      timeoutMs: 5_000,
+    });
+    // Statistics arrive a second or more after each commit.
+    await new Promise((res) => setTimeout(res, 2_500));
+    const after = await deliveriesStats();
+    expect(slow.received.length).toBe(4);
+    // Each delivery claimed once (10) and six handed back once: a pass that started fewer than
+    // the share would claim and hand back the same rows pass after pass.
+    expect(after.updated - before.updated).toBeLessThanOrEqual(16);
+  }, 30_000);
+
   it("re-checks the address at delivery time and never connects to a forbidden one", async () => {
     const mer = await merchant();
     const r = await receiver();
