@@ -14,6 +14,7 @@ import {
  * - `<p>.cmd.payment.<type>`     commands to payment actors (simulate); the payment is in the payload
  * - `<p>.cmd.deposit.<chain>`    deposits observed by the chain watchers, for settlement
  * - `<p>.cmd.settle.<kind>`      settlement work items (sweep, refund) for the settlement service
+ * - `<p>.cmd.mail.<kind>`        mails for the API to send a customer (a surplus refund's notice)
  *
  * No subject names a payment, a payout or anything else there is one of per customer: nats-server
  * keeps an entry for every distinct subject a file stream holds (about 230 bytes in v2.9, measured
@@ -38,6 +39,7 @@ export function busTopology(prefix: string) {
       allDeposits: `${p}.cmd.deposit.>`,
       settlement: (kind: string) => `${p}.cmd.settle.${kind}`,
       allSettlement: `${p}.cmd.settle.>`,
+      mail: (kind: string) => `${p}.cmd.mail.${kind}`,
       allCommands: `${p}.cmd.>`,
     },
   };

@@ -78,6 +78,29 @@ export interface RefundCommand {
   transfer_amount?: string | null;
 }
 
+/**
+ * A payment actor → the API's receipt sender, on `<p>.cmd.mail.refund`: one refund was sent, of
+ * which the customer hears on its own (a surplus; no payment event announces it). Id:
+ * `refund-notice:<refund id>`. Sent whether or not the customer left an address.
+ */
+export interface RefundNoticeCommand {
+  payment_id: string;
+  refund_id: string;
+  /** When the refund was recorded as sent, ISO 8601. */
+  sent_at: string;
+}
+
+export function isRefundNoticeCommand(value: unknown): value is RefundNoticeCommand {
+  const m = value as RefundNoticeCommand | null;
+  return (
+    typeof m === "object" &&
+    m !== null &&
+    typeof m.payment_id === "string" &&
+    typeof m.refund_id === "string" &&
+    typeof m.sent_at === "string"
+  );
+}
+
 /** The API or the payout schedule → settlement, on `<p>.cmd.payout.<chain>`: execute the payout. */
 export interface PayoutCommand {
   payout_id: string;

@@ -162,8 +162,11 @@ describe("messages and effects", () => {
       ...run(newPayment(), walletUsdc(), final("tx1", 20_000_000n), { type: "sweep_done", txid: "s" })
         .effects,
       ...run(newPayment(), { type: "simulate", outcome: "underpaid" }).effects,
+      ...run(newPayment(), { type: "simulate", outcome: "overpaid" }).effects,
     ];
-    expect(new Set(effects.map((e) => e.type))).toEqual(new Set(["event", "sweep", "refund", "credit"]));
+    expect(new Set(effects.map((e) => e.type))).toEqual(
+      new Set(["event", "sweep", "refund", "credit", "refund_notice"]),
+    );
     for (const effect of effects) {
       expect(deserializePaymentEffect(throughJson(serializePaymentEffect(effect)))).toEqual(effect);
     }

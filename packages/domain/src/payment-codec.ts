@@ -285,6 +285,7 @@ const paymentEffect = tagged<PaymentEffect>({
   sweep: object({ type: literal("sweep"), chain, coin, address: string, amount: bigint }),
   refund: object<{ type: "refund" } & Refund>({ type: literal("refund"), ...refundFields }),
   credit: object<{ type: "credit" } & Credit>({ type: literal("credit"), ...creditFields }),
+  refund_notice: object({ type: literal("refund_notice"), refundId: string }),
 });
 
 /** Inverse of serializePaymentState; throws PaymentCodecError naming the first bad field. */

@@ -395,6 +395,30 @@ describe("payment actor properties", () => {
     );
   });
 
+  it("tells the customer of each surplus once, when it is sent, and of no other refund alone", () => {
+    fc.assert(
+      fc.property(sequences, ([s, ops]) => {
+        const noticed = new Set<string>();
+        const steps = simulateRun(s, ops);
+        for (const step of steps) {
+          for (const effect of step.effects) {
+            if (effect.type !== "refund_notice") continue;
+            const refund = step.after.refunds.find((r) => r.refundId === effect.refundId);
+            expect(refund?.kind).toBe("overpayment");
+            expect(refund!.simulated || refund!.txid !== null).toBe(true);
+            expect(noticed.has(effect.refundId)).toBe(false);
+            noticed.add(effect.refundId);
+          }
+        }
+        const sentSurpluses = (steps.at(-1)?.after.refunds ?? [])
+          .filter((r) => r.kind === "overpayment" && (r.simulated || r.txid !== null))
+          .map((r) => r.refundId);
+        expect([...noticed].sort()).toEqual(sentSurpluses.sort());
+      }),
+      RUNS,
+    );
+  });
+
   it("never mutates its input and round-trips every state, message and effect through JSON", () => {
     fc.assert(
       fc.property(sequences, ([s, ops]) => {
@@ -437,11 +461,15 @@ describe("the sequence generator", () => {
     const refundKinds = new Set<string>();
     const rejections = new Set<string>();
     const pairs = new Map<string, number>();
+    const notices = new Set<string>();
     for (const [s, ops] of fc.sample(sequences, { numRuns: 1000, seed: 42 })) {
       for (const step of simulateRun(s, ops)) {
         statuses.add(step.after.status);
-        for (const e of step.effects)
+        for (const e of step.effects) {
           if (e.type === "refund") refundKinds.add(`${e.kind}${e.simulated ? "*" : ""}`);
+          if (e.type === "refund_notice")
+            notices.add(e.refundId.includes(":simulated:") ? "simulated" : "sent");
+        }
         const rejected = decide(step.before, step.message).rejected;
         if (rejected === undefined && !step.before.simulated) {
           const key = `${step.before.status}+${step.message.type}`;
@@ -472,6 +500,7 @@ describe("the sequence generator", () => {
     // refunds sent for an underpaid one.
     expect(pairs.get("completed+transfer_final")).toBeGreaterThan(0);
     expect(pairs.get("underpaid+refund_sent")).toBeGreaterThan(0);
+    expect([...notices].sort()).toEqual(["sent", "simulated"]);
   });
 });
 

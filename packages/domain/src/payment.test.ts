@@ -4,6 +4,7 @@ import { MoneyError } from "./money.js";
 import {
   allRefundsSent,
   decide,
+  hasOwnNotice,
   initialPaymentState,
   PAYMENT_MESSAGE_TYPES,
   PAYMENT_STATUSES,
@@ -302,15 +303,36 @@ describe("overpayment", () => {
     const completed = run(state, { type: "sweep_done", txid: "s1" });
     expect(completed.state.status).toBe("completed");
     expect(creditsOf(completed.effects)).toMatchObject([{ gross: USDC_DUE }]);
-    // Sending the surplus refund does not change a completed payment.
+    // Sending the surplus refund does not change a completed payment: no event, only the
+    // customer's notice of that refund.
     const refunded = run(completed.state, {
       type: "refund_sent",
       refundId: `${PAYMENT_ID}:tx2:overpayment`,
       txid: "r1",
     });
     expect(refunded.state.status).toBe("completed");
-    expect(refunded.effects).toEqual([]);
+    expect(refunded.effects).toEqual([{ type: "refund_notice", refundId: `${PAYMENT_ID}:tx2:overpayment` }]);
     expect(refunded.state.refunds[0]?.txid).toBe("r1");
+    expect(hasOwnNotice(refunded.state.refunds[0]!)).toBe(true);
+    // Sent again (a redelivery): rejected, so no second notice.
+    const again = decide(refunded.state, {
+      type: "refund_sent",
+      refundId: `${PAYMENT_ID}:tx2:overpayment`,
+      txid: "r1",
+    });
+    expect(again.rejected?.code).toBe("duplicate");
+    expect(again.effects).toEqual([]);
+  });
+
+  it("a surplus sent before the sweep lands has its notice all the same", () => {
+    const confirmed = run(newPayment(), walletUsdc(), final("tx1", 15_000_000n));
+    const sent = run(confirmed.state, {
+      type: "refund_sent",
+      refundId: `${PAYMENT_ID}:tx1:overpayment`,
+      txid: "r1",
+    });
+    expect(sent.state.status).toBe("confirmed");
+    expect(sent.effects).toEqual([{ type: "refund_notice", refundId: `${PAYMENT_ID}:tx1:overpayment` }]);
   });
 });
 
@@ -642,6 +664,10 @@ describe("simulate (test mode)", () => {
     expect(creditsOf(effects)).toMatchObject([{ gross: USDC_DUE, net: 12_370_000n }]);
     expect(refundsOf(effects)).toMatchObject([
       { kind: "overpayment", amount: USDC_DUE / 10n, simulated: true, from: "vault" },
+    ]);
+    // A simulated refund counts as sent at once: its notice is due with it.
+    expect(effects.filter((e) => e.type === "refund_notice")).toEqual([
+      { type: "refund_notice", refundId: `${PAYMENT_ID}:simulated:overpayment` },
     ]);
   });
 

@@ -210,6 +210,11 @@ export type PaymentEffect =
   /** Move `amount` from the deposit address to the vault (gas paid by the service). */
   | { type: "sweep"; chain: Chain; coin: Coin; address: string; amount: bigint }
   | ({ type: "refund" } & Refund)
+  /**
+   * Tell the customer that this refund was sent, where no payment event does: an overpayment's
+   * surplus goes back while the payment stays completed (hasOwnNotice).
+   */
+  | { type: "refund_notice"; refundId: string }
   /** Add `net` to the merchant's balance for `chain`/`coin` (and record `fee` as earned). */
   | ({ type: "credit" } & Credit);
 
@@ -304,6 +309,14 @@ export function allRefundsSent(state: PaymentState): boolean {
   return state.refunds.every((r) => r.simulated || r.txid !== null);
 }
 
+/**
+ * A refund the customer is told of on its own, once sent: the surplus of an overpayment. Every
+ * other refund returns the whole payment, which `payment.refunded` announces.
+ */
+export function hasOwnNotice(refund: Pick<Refund, "kind">): boolean {
+  return refund.kind === "overpayment";
+}
+
 export function refundIdFor(paymentId: string, transferId: string, kind: RefundKind): string {
   return `${paymentId}:${transferId}:${kind}`;
 }
@@ -378,6 +391,10 @@ function quoteEnded(wallet: DepositWallet): boolean {
 
 function refundEffect(refund: Refund): PaymentEffect {
   return { type: "refund", ...refund };
+}
+
+function refundNotice(refund: Refund): PaymentEffect {
+  return { type: "refund_notice", refundId: refund.refundId };
 }
 
 function onWalletAssigned(state: PaymentState, msg: PaymentMessageOf<"wallet_assigned">): Decision {
@@ -668,7 +685,7 @@ function onRefundSent(state: PaymentState, msg: PaymentMessageOf<"refund_sent">)
   if ((next.status === "underpaid" || next.status === "expired") && allRefundsSent(next)) {
     return { state: { ...next, status: "refunded" }, effects: [event("payment.refunded")] };
   }
-  return { state: next, effects: [] };
+  return { state: next, effects: hasOwnNotice(refund) ? [refundNotice(refund)] : [] };
 }
 
 function onFail(state: PaymentState, msg: PaymentMessageOf<"fail">): Decision {
@@ -742,7 +759,13 @@ function onSimulate(state: PaymentState, msg: PaymentMessageOf<"simulate">): Dec
           credit,
           refunds: [{ ...refund, txid: null }],
         },
-        effects: [event("payment.completed"), { type: "credit", ...credit }, refundEffect(refund)],
+        // A simulated refund counts as sent at once, so its notice is due now.
+        effects: [
+          event("payment.completed"),
+          { type: "credit", ...credit },
+          refundEffect(refund),
+          refundNotice(refund),
+        ],
       };
     }
     case "underpaid": {

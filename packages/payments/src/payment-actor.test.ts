@@ -76,3 +76,46 @@ describe("applyPaymentMessageToRow", () => {
     expect(row?.version).toBe(stale.version + 2);
   });
 });
+
+describe("a surplus refund's notice", () => {
+  const notices = (paymentId: string) =>
+    db.sql<{ id: string; subject: string; payload: Record<string, string> }[]>`
+      select id, subject, payload from outbox
+      where subject = ${deps.topology.subjects.mail("refund")} and payload->>'payment_id' = ${paymentId}`;
+
+  it("goes to the customer's mailer when the surplus is sent, once, and not before", async () => {
+    const row = await newPayment();
+    const due = toCoinUnits(1250n, "USD", "USDC");
+    await applyPaymentMessage(deps, row.id, assign("addr-over"));
+    await applyPaymentMessage(deps, row.id, {
+      type: "transfer_final",
+      transferId: "solana:sig-over:0",
+      coin: "USDC",
+      amount: due + 2_000_000n,
+      sender: "payer-1",
+    });
+    await applyPaymentMessage(deps, row.id, { type: "sweep_done", txid: "sweep-1" });
+    expect(await notices(row.id)).toEqual([]);
+    const refundId = `${row.id}:solana:sig-over:0:overpayment`;
+    const sent = { type: "refund_sent", refundId, txid: "refund-sig" } as const;
+    await applyPaymentMessage(deps, row.id, sent);
+    expect(await applyPaymentMessage(deps, row.id, sent)).toMatchObject({
+      decision: { rejected: { code: "duplicate" } },
+    });
+    const [notice, ...more] = await notices(row.id);
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({
+      id: `refund-notice:${refundId}`,
+      payload: { payment_id: row.id, refund_id: refundId },
+    });
+    expect(Number.isNaN(Date.parse(notice!.payload.sent_at!))).toBe(false);
+  });
+
+  it("goes with a simulated overpayment at once", async () => {
+    const row = await newPayment();
+    await applyPaymentMessage(deps, row.id, { type: "simulate", outcome: "overpaid" });
+    expect((await notices(row.id)).map((n) => n.id)).toEqual([
+      `refund-notice:${row.id}:simulated:overpayment`,
+    ]);
+  });
+});

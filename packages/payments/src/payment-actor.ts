@@ -1,5 +1,5 @@
 import type { BusTopology } from "@gateway/bus";
-import type { EventMessage, PaymentEvent, SweepCommand } from "@gateway/contracts";
+import type { EventMessage, PaymentEvent, RefundNoticeCommand, SweepCommand } from "@gateway/contracts";
 import {
   enqueueOutbox,
   type Fragment,
@@ -188,6 +188,17 @@ async function effectMessages(
         });
         break;
       }
+      case "refund_notice":
+        messages.push({
+          id: `refund-notice:${effect.refundId}`,
+          subject: subjects.mail("refund"),
+          payload: {
+            payment_id: row.id,
+            refund_id: effect.refundId,
+            sent_at: new Date().toISOString(),
+          } satisfies RefundNoticeCommand,
+        });
+        break;
       case "credit":
         // The merchant's balance and the fee, in the transaction that completes the payment.
         await creditPayment(tx, {

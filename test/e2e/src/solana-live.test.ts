@@ -2,6 +2,8 @@
 // deposit address, the provider's webhook (or reconciliation) reaches the watcher, settlement
 // sweeps to the vault or refunds through the signer, and the chain ends up agreeing with the
 // payments' ledger.
+import { call, startTestApi, type TestApi } from "@gateway/api/testing";
+import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { waitFor } from "@gateway/testkit";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
@@ -21,13 +23,23 @@ import {
 let h: SolanaHarness;
 let vaultStart: bigint;
 const completed: string[] = [];
+// The API beside settlement, for what the customer is told (receipts and refund notices).
+let api: TestApi;
+let catcher: MailCatcher;
 
 beforeAll(async () => {
   h = await startSolanaHarness();
   vaultStart = await tokenBalance(h, h.wallets.vault, "USDC");
+  catcher = await createMailCatcher();
+  api = await startTestApi(
+    { SOLANA_RPC_URL: h.net.rpcUrl, SMTP_URL: catcher.smtpUrl },
+    { db: h.db, testBus: h.testBus, signer: h.signer },
+  );
 });
 afterAll(async () => {
+  await api?.close();
   await h?.close();
+  await catcher?.close();
 });
 
 async function customer(usdc = "100", usdt = "0"): Promise<Keypair> {
@@ -100,18 +112,41 @@ describe("live payments on Solana", () => {
     expect(await tokenBalance(h, payment.address, "USDC")).toBe(0n);
   });
 
-  it("overpaid: completes and the surplus goes back", async () => {
+  it("overpaid: completes and the surplus goes back, with its notice to the customer", async () => {
     const payer = await customer("20");
     const payment = await openPayment();
+    const to = "overpayer@example.test";
+    const asked = await call(api.baseUrl, "POST", `/payments/checkout/${payment.id}/receipt`, {
+      body: { email: to },
+    });
+    expect(asked.status).toBe(200);
     await payToken(h, payer, payment.address, "USDC", 15_000_000n);
     await waitStatus(payment.id, "completed");
     completed.push(payment.id);
     await waitFor(async () => (await tokenBalance(h, payer.publicKey.toBase58(), "USDC")) === 7_500_000n, {
       what: "surplus refunded",
     });
+    const notice = await catcher.waitForMail({ to, subject: /overpayment/, timeoutMs: 20_000 });
     const state = await stateOf(payment.id);
     expect(state.overpaidAmount).toBe("2500000");
     expect(state.refunds[0]).toMatchObject({ kind: "overpayment", from: "vault" });
+    // The notice names the refund's own transaction, the one that paid the surplus back.
+    const txid: string = state.refunds[0].txid;
+    const [intent] = await h.db.sql<{ final_txid: string }[]>`
+      select final_txid from chain_intents where intent_id = ${`refund:${state.refunds[0].refundId}`}`;
+    expect(txid).toBe(intent?.final_txid);
+    expect(notice.subject).toBe("Your overpayment of 2.50 USDC to Shop was returned");
+    expect(notice.text).toContain(`Returned: 2.50 USDC to ${payer.publicKey.toBase58()}`);
+    expect(notice.text).toContain(`Transaction: ${txid} (https://solscan.io/tx/${txid})`);
+    expect(notice.html).toContain(`<a href="https://solscan.io/tx/${txid}">${txid}</a>`);
+    // Still completed, and no payment event for the surplus: merchants see what they saw before.
+    expect(await eventsOf(h, payment.id)).toEqual([
+      "payment.confirming",
+      "payment.confirmed",
+      "payment.completed",
+    ]);
+    await catcher.waitForMail({ to, subject: /receipt/ });
+    expect(catcher.messages({ to })).toHaveLength(2);
   });
 
   it("late: a transfer after expiry is returned in full", async () => {

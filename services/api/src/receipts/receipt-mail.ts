@@ -1,8 +1,7 @@
-// The receipt and the refund notice a customer asked for on the checkout: text and the same in
-// HTML, every value escaped. Transaction ids link to a public explorer on mainnet only.
+// The receipt and the notice of a refunded payment, for the customer who asked on the checkout.
 import { type Chain, formatAmount, type PaymentState } from "@gateway/domain";
-import { escapeHtml } from "@gateway/web-kit";
 import type { MailMessage } from "../mail/mailer.js";
+import { customerMail, dateText, type Line, txLine } from "./mail-lines.js";
 import type { ReceiptKind } from "./receipt-rows.js";
 
 export interface ReceiptInput {
@@ -15,29 +14,8 @@ export interface ReceiptInput {
   at: Date;
 }
 
-const EXPLORERS: Record<Chain, (txid: string) => string> = {
-  solana: (txid) => `https://solscan.io/tx/${txid}`,
-  sui: (txid) => `https://suiscan.xyz/mainnet/tx/${txid}`,
-};
-
-/** A line of the mail: its words, and the link its value may carry. */
-interface Line {
-  label: string;
-  value: string;
-  href?: string;
-}
-
 /** `solana:<signature>:<instruction>` → the signature. */
 const txidOf = (transferId: string) => transferId.split(":")[1] ?? transferId;
-
-function txLine(label: string, chain: Chain, txid: string, publicChains: ReadonlySet<Chain>): Line {
-  return publicChains.has(chain)
-    ? { label, value: txid, href: EXPLORERS[chain](txid) }
-    : { label, value: txid };
-}
-
-const dateText = (at: Date) =>
-  `${new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`;
 
 function receiptLines(input: ReceiptInput): Line[] {
   const { state } = input;
@@ -54,6 +32,10 @@ function receiptLines(input: ReceiptInput): Line[] {
     const transfers = state.transfers.filter((t) => t.status === "counted");
     for (const t of transfers)
       lines.push(txLine("Transaction", wallet.chain, txidOf(t.transferId), input.publicChains));
+    if (state.overpaidAmount > 0n) {
+      const surplus = `${formatAmount(state.overpaidAmount, wallet.coin)} ${wallet.coin}`;
+      lines.push({ label: "Overpaid", value: `${surplus}, returned to you with a notice of its own` });
+    }
   }
   if (state.simulated || state.mode === "test")
     lines.push({ label: "Transaction", value: "none: a test payment moves no funds" });
@@ -86,22 +68,5 @@ export function receiptMail(input: ReceiptInput): MailMessage {
     ? `Thank you for your payment to ${input.merchantName}. This is your receipt.`
     : `Your payment to ${input.merchantName} was not completed, and what you sent was returned.`;
   const lines = completed ? receiptLines(input) : refundLines(input);
-  const text = [intro, "", ...lines.map((l) => `${l.label}: ${l.value}${l.href ? ` (${l.href})` : ""}`)].join(
-    "\n",
-  );
-  const rows = lines
-    .map((l) => {
-      const value = l.href
-        ? `<a href="${escapeHtml(l.href)}">${escapeHtml(l.value)}</a>`
-        : escapeHtml(l.value);
-      return `<tr><th align="left" style="padding:4px 12px 4px 0">${escapeHtml(l.label)}</th><td style="font-family:monospace">${value}</td></tr>`;
-    })
-    .join("\n");
-  const html = `<!doctype html><html><body style="font-family:sans-serif">
-<p>${escapeHtml(intro)}</p>
-<table>
-${rows}
-</table>
-</body></html>`;
-  return { to: input.to, subject, text, html };
+  return customerMail(input.to, subject, intro, lines);
 }

@@ -6,7 +6,7 @@ import type { Sql } from "@gateway/db";
 export type ReceiptKind = "completed" | "refunded";
 
 /** How long a claimed mail may stay unsent before another sender takes it on. */
-const CLAIM_LEASE_SECONDS = 120;
+export const CLAIM_LEASE_SECONDS = 120;
 
 /** The address for a payment's mails; a later one replaces it for the mails not sent yet. */
 export async function saveReceiptEmail(sql: Sql, paymentId: string, email: string): Promise<void> {

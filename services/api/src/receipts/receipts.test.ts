@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { RefundNoticeCommand } from "@gateway/contracts";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
@@ -43,6 +44,33 @@ const statusOf = async (id: string) =>
   (await call(api.baseUrl, "GET", `/payments/checkout/${id}`)).body.status as string;
 const email = () => `c${randomUUID().slice(0, 8)}@example.test`;
 
+/** Until the refund notices' consumer has handled every command up to `seq` of the stream. */
+async function noticesHandled(seq: number): Promise<void> {
+  const { jsm, topology } = api.deps.bus;
+  await waitFor(async () => {
+    const info = await jsm.consumers.info(topology.streams.commands, "refund-notices");
+    return info.ack_floor.stream_seq >= seq && info.num_ack_pending === 0;
+  });
+}
+
+/** The refund notice command the payment's actor published, and its stream sequence. */
+async function noticeCommand(id: string): Promise<{ payload: RefundNoticeCommand; seq: number }> {
+  const { jsm, topology } = api.deps.bus;
+  const subject = topology.subjects.mail("refund");
+  let found: { payload: RefundNoticeCommand; seq: number } | undefined;
+  await waitFor(async () => {
+    const [row] = await api.db.sql<{ payload: RefundNoticeCommand; published_at: Date | null }[]>`
+      select payload, published_at from outbox where subject = ${subject} and payload->>'payment_id' = ${id}`;
+    if (!row?.published_at) return false;
+    // The subject's newest message: ours, or one published after it.
+    const last = await jsm.streams.getMessage(topology.streams.commands, { last_by_subj: subject });
+    if (!last) return false;
+    found = { payload: row.payload, seq: last.seq };
+    return true;
+  });
+  return found!;
+}
+
 describe("receipts", () => {
   it("mails the receipt on completion, as text and HTML, once", async () => {
     const id = await payment();
@@ -75,7 +103,75 @@ describe("receipts", () => {
     expect(mail.subject).toBe("[Test] Your payment to Receipt Shop was returned");
     expect(mail.text).toMatch(/Returned: \d+\.\d+ USDC/);
     expect(mail.text).toContain("Transaction: none: a test refund moves no funds");
+    expect(mail.text).not.toContain("overpayment");
     expect(catcher.messages({ to }).map((m) => m.subject)).toEqual([mail.subject]);
+  });
+
+  it("mails the returned surplus of an overpayment on its own, once, beside the receipt", async () => {
+    const id = await payment(12.5);
+    const to = email();
+    await askReceipt(id, to);
+    await simulate(id, "overpaid");
+    const notice = await catcher.waitForMail({ to, subject: /overpayment/ });
+    // A tenth more than due was "sent": the surplus, not the payment, went back.
+    expect(notice.subject).toBe("[Test] Your overpayment of 1.25 USDC to Receipt Shop was returned");
+    expect(notice.text).toContain(
+      "You sent Receipt Shop more than was due. Your overpayment of 1.25 USDC was returned to you; " +
+        "your payment of 12.50 USDC stands.",
+    );
+    expect(notice.text).toContain("Merchant: Receipt Shop");
+    expect(notice.text).toContain("Due: 12.50 USDC");
+    expect(notice.text).toContain("Received: 13.75 USDC on solana");
+    expect(notice.text).toContain("Returned: 1.25 USDC\n");
+    // Test mode simulates the refund: no transaction exists to name or link.
+    expect(notice.text).toContain("Transaction: none: a test refund moves no funds");
+    expect(notice.text).toMatch(/Date: \d{1,2} \w+ \d{4}(,| at) \d{2}:\d{2} UTC/);
+    expect(notice.text).toContain(`Payment: ${id}`);
+    expect(notice.text).not.toContain("was not completed");
+    expect(notice.html).toContain('<th align="left" style="padding:4px 12px 4px 0">Returned</th>');
+    const receipt = await catcher.waitForMail({ to, subject: /receipt/ });
+    expect(receipt.text).toContain("Overpaid: 1.25 USDC, returned to you with a notice of its own");
+
+    // The command delivered again (a redelivery, a restart, another replica) and the checkout's
+    // own call: still one notice.
+    const { payload, seq } = await noticeCommand(id);
+    await noticesHandled(seq);
+    const again = await api.deps.bus.js.publish(
+      api.deps.bus.topology.subjects.mail("refund"),
+      JSON.stringify(payload),
+      {
+        msgID: `redelivered:${payload.refund_id}`,
+      },
+    );
+    await noticesHandled(again.seq);
+    await api.deps.receipts.sendDue(id);
+    expect(
+      catcher
+        .messages({ to })
+        .map((m) => m.subject)
+        .sort(),
+    ).toEqual([
+      "[Test] Your overpayment of 1.25 USDC to Receipt Shop was returned",
+      "[Test] Your receipt from Receipt Shop: 12.50 USD",
+    ]);
+  });
+
+  it("an address given after the surplus went back gets its notice with the receipt", async () => {
+    const id = await payment(20);
+    await simulate(id, "overpaid");
+    // Handled while nobody had asked: nothing was sent, nothing was taken.
+    await noticesHandled((await noticeCommand(id)).seq);
+    const to = email();
+    expect((await askReceipt(id, to)).status).toBe(200);
+    expect(
+      catcher
+        .messages({ to })
+        .map((m) => m.subject)
+        .sort(),
+    ).toEqual([
+      "[Test] Your overpayment of 2.00 USDC to Receipt Shop was returned",
+      "[Test] Your receipt from Receipt Shop: 20.00 USD",
+    ]);
   });
 
   it("an address given after completion gets the receipt at once; a later one replaces an unsent one", async () => {

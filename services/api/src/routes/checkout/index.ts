@@ -97,8 +97,9 @@ export const receiptOperation = checkoutOperation({
   description:
     "Sent once each, as text and HTML: the receipt (merchant, amount, coin, transaction id with an " +
     "explorer link on mainnet, date) on completion, the notice (each refund's transaction id) on a " +
-    "refund. A later address replaces an earlier one for the mails not sent yet; a payment already " +
-    "completed or refunded gets its mail at once (503 if it cannot be sent now: retry).",
+    "refund, and a notice of its own when an overpayment's surplus is sent back (the surplus, its " +
+    "transaction id). A later address replaces an earlier one for the mails not sent yet; a payment " +
+    "already completed or refunded gets its mails at once (503 if they cannot be sent now: retry).",
   auth: "none",
   body: z
     .strictObject({ email: z.email().max(254).meta({ description: "Where the customer wants the mails." }) })
