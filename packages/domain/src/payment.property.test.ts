@@ -395,25 +395,29 @@ describe("payment actor properties", () => {
     );
   });
 
-  it("tells the customer of each surplus once, when it is sent, and of no other refund alone", () => {
+  it("tells the customer of each surplus or late refund once, when sent, unless payment.refunded does", () => {
     fc.assert(
       fc.property(sequences, ([s, ops]) => {
         const noticed = new Set<string>();
+        const announced = new Set<string>();
         const steps = simulateRun(s, ops);
         for (const step of steps) {
+          if (step.message.type === "refund_sent" && step.effects.some(isRefundedEvent))
+            announced.add(step.message.refundId);
           for (const effect of step.effects) {
             if (effect.type !== "refund_notice") continue;
             const refund = step.after.refunds.find((r) => r.refundId === effect.refundId);
-            expect(refund?.kind).toBe("overpayment");
+            expect(["overpayment", "late"]).toContain(refund?.kind);
             expect(refund!.simulated || refund!.txid !== null).toBe(true);
             expect(noticed.has(effect.refundId)).toBe(false);
             noticed.add(effect.refundId);
           }
         }
-        const sentSurpluses = (steps.at(-1)?.after.refunds ?? [])
-          .filter((r) => r.kind === "overpayment" && (r.simulated || r.txid !== null))
-          .map((r) => r.refundId);
-        expect([...noticed].sort()).toEqual(sentSurpluses.sort());
+        const sentOwn = (steps.at(-1)?.after.refunds ?? [])
+          .filter((r) => r.kind !== "underpayment" && (r.simulated || r.txid !== null))
+          .map((r) => r.refundId)
+          .filter((id) => !announced.has(id));
+        expect([...noticed].sort()).toEqual(sentOwn.sort());
       }),
       RUNS,
     );
@@ -454,6 +458,10 @@ describe("payment actor properties", () => {
     );
   });
 });
+
+function isRefundedEvent(effect: PaymentEffect): boolean {
+  return effect.type === "event" && effect.event === "payment.refunded";
+}
 
 describe("the sequence generator", () => {
   it("reaches every status and every kind of refund, so the properties above are not vacuous", () => {

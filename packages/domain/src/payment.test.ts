@@ -470,7 +470,8 @@ describe("late transfers", () => {
       txid: "r2",
     });
     expect(sent.state.status).toBe("refunded");
-    expect(sent.effects).toEqual([]);
+    // payment.refunded went out before this transfer came: its own notice is the customer's word of it.
+    expect(sent.effects).toEqual([{ type: "refund_notice", refundId: `${PAYMENT_ID}:late1:late` }]);
   });
 
   it("to an underpaid payment hold refunded back until that refund is sent too", () => {

@@ -211,8 +211,8 @@ export type PaymentEffect =
   | { type: "sweep"; chain: Chain; coin: Coin; address: string; amount: bigint }
   | ({ type: "refund" } & Refund)
   /**
-   * Tell the customer that this refund was sent, where no payment event does: an overpayment's
-   * surplus goes back while the payment stays completed (hasOwnNotice).
+   * Tell the customer that this refund was sent, where no payment event does: a surplus or a late
+   * transfer goes back while the payment keeps its status (hasOwnNotice).
    */
   | { type: "refund_notice"; refundId: string }
   /** Add `net` to the merchant's balance for `chain`/`coin` (and record `fee` as earned). */
@@ -310,11 +310,12 @@ export function allRefundsSent(state: PaymentState): boolean {
 }
 
 /**
- * A refund the customer is told of on its own, once sent: the surplus of an overpayment. Every
- * other refund returns the whole payment, which `payment.refunded` announces.
+ * A refund the customer is told of on its own, once sent: an overpayment's surplus, and a transfer
+ * that came late, while the payment stands. A refund that makes the payment `refunded` is
+ * announced by `payment.refunded` instead (onRefundSent).
  */
 export function hasOwnNotice(refund: Pick<Refund, "kind">): boolean {
-  return refund.kind === "overpayment";
+  return refund.kind === "overpayment" || refund.kind === "late";
 }
 
 export function refundIdFor(paymentId: string, transferId: string, kind: RefundKind): string {

@@ -12,8 +12,8 @@ import { consumeEvents } from "../mail/event-consumer.js";
 import type { Mailer, MailMessage } from "../mail/mailer.js";
 import { receiptMail } from "./receipt-mail.js";
 import { claimReceipt, markReceiptSent, type ReceiptKind, releaseReceipt } from "./receipt-rows.js";
+import { refundNoticeMail } from "./refund-notice-mail.js";
 import { claimRefundNotice, markRefundNoticeSent, releaseRefundNotice } from "./refund-notice-rows.js";
-import { surplusNoticeMail } from "./surplus-notice-mail.js";
 
 export interface ReceiptSenderOptions {
   sql: Sql;
@@ -85,13 +85,15 @@ export class ReceiptSender {
 
   /**
    * The mails the payment calls for, now (a customer who gave the address after their events):
-   * the one of its status, then the notice of each surplus already returned.
+   * the one of its status, then the notice of each surplus or late transfer already returned.
    */
   async sendDue(paymentId: string): Promise<void> {
     const row = await findPayment(this.#options.sql, { id: paymentId });
     if (!row) return;
     const kind = KIND_OF_STATUS[row.status];
     if (kind) await this.#send(paymentId, kind);
+    // A refunded payment's mail lists every refund it had.
+    if (row.status === "refunded") return;
     for (const refund of stateOf(row).refunds.filter(isNoticeDue)) {
       await this.#sendRefundNotice(paymentId, refund.refundId, row.updated_at);
     }
@@ -130,7 +132,7 @@ export class ReceiptSender {
     if (sent) this.#options.log.info({ paymentId, kind }, "receipt sent");
   }
 
-  /** The notice of one surplus refund, once it was sent (or simulated), to the address left. */
+  /** The notice of one refund with a notice of its own, once sent (or simulated), to the address left. */
   async #sendRefundNotice(paymentId: string, refundId: string, at: Date): Promise<void> {
     const { sql, publicChains } = this.#options;
     const sent = await this.#deliver({
@@ -140,7 +142,7 @@ export class ReceiptSender {
         const refund = found?.state.refunds.find((r) => r.refundId === refundId);
         if (!found || !refund || !isNoticeDue(refund)) return undefined;
         const { state, merchantName } = found;
-        return surplusNoticeMail({ to, merchantName, state, refund, publicChains, at });
+        return refundNoticeMail({ to, merchantName, state, refund, publicChains, at });
       },
       mark: () => markRefundNoticeSent(sql, refundId),
       release: () => releaseRefundNotice(sql, refundId),
