@@ -1,12 +1,15 @@
 // `npm run retry-refund -- <payment id> --by <operator>`: the operator's way on for a payment whose
 // refund failed on chain (docs/operations.md, "A refund that failed on chain"). Runs where the
 // watcher's attestation key is (WATCHER_ATTESTATION_SEED), never on settlement's host. For each of
-// the payment's unsent Solana refunds it asks the chain whether the latest transaction failed at
-// finality; only then is the failure attested and the refund sent to settlement again, whose next
-// attempt carries the attestation to the signer. Exits 1 when something was not retried.
+// the payment's unsent refunds it asks the refund's chain (SOLANA_RPC_URL, SUI_GRPC_URL) whether
+// the latest transaction failed; only then is the failure attested and the refund sent to
+// settlement again, whose next attempt carries the attestation to the signer. Exits 1 when
+// something was not retried.
 import { busTopology } from "@gateway/bus";
-import { RetryRefusedError, retryFailedIntent, solanaConnection } from "@gateway/chain-solana";
+import { RetryRefusedError } from "@gateway/chain-kit";
+import { loadEveryChain } from "@gateway/chain-packages";
 import { loadConfigOrExit, retryRefundConfigSchema } from "@gateway/config";
+import { CHAINS } from "@gateway/contracts";
 import { createSql } from "@gateway/db";
 import { republishRefund, unsentRefunds } from "@gateway/payments";
 import { watcherAttestor } from "@gateway/signer-client";
@@ -22,30 +25,31 @@ const config = loadConfigOrExit("retry-refund", retryRefundConfigSchema);
 const { attestor } = watcherAttestor(config);
 const sql = createSql({ url: config.DATABASE_URL, max: 1, applicationName: "retry-refund" });
 const out = (line: string) => process.stdout.write(`${line}\n`);
+// Each chain's package proves the failure from its own chain; undefined when its endpoint is unset.
+const modules = await loadEveryChain("retry");
+const deps = { sql, attestor: attestor!, requestedBy: by };
+const retriers = Object.fromEntries(CHAINS.map((chain) => [chain, modules[chain].retrier(config, deps)]));
 try {
   const refunds = await unsentRefunds(sql, paymentId);
   if (!refunds) {
     out(`no payment ${paymentId}`);
     process.exitCode = 1;
   } else if (refunds.length === 0) out(`payment ${paymentId} has no unsent refund`);
-  const operator = {
-    sql,
-    connection: solanaConnection(config.SOLANA_RPC_URL, "finalized"),
-    attestor: attestor!,
-    requestedBy: by,
-  };
   for (const refund of refunds ?? []) {
-    if (refund.chain !== "solana") {
-      out(`NOT retried: refund ${refund.refundId} is on ${refund.chain}; only Solana refunds are retried`);
+    const retry = retriers[refund.chain];
+    if (!retry) {
+      out(
+        `NOT retried: refund ${refund.refundId} is on ${refund.chain}: set ${modules[refund.chain].variable}`,
+      );
       process.exitCode = 1;
       continue;
     }
     try {
-      const retry = await retryFailedIntent(operator, refund.intentId, refund.mode);
+      const retried = await retry(refund.intentId, refund.mode);
       const subject = busTopology(config.BUS_PREFIX).subjects.settlement("refund");
-      await republishRefund(sql, { paymentId, refundId: refund.refundId, attempt: retry.attempt, subject });
+      await republishRefund(sql, { paymentId, refundId: refund.refundId, attempt: retried.attempt, subject });
       out(
-        `refund ${refund.refundId}: transaction ${retry.txid} failed on chain; attempt ${retry.attempt} replaces ${retry.replaces} and is sent to settlement`,
+        `refund ${refund.refundId}: transaction ${retried.txid} failed on chain; attempt ${retried.attempt} replaces ${retried.replaces} and is sent to settlement`,
       );
     } catch (error) {
       if (!(error instanceof RetryRefusedError)) throw error;

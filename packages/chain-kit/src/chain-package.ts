@@ -4,15 +4,16 @@
 // its own chain's watcher and no settlement code, settlement no watcher code.
 import type { KeyObject } from "node:crypto";
 import type { ChainProbe } from "@gateway/chain-preflight";
-import type { AfterRestoreConfig, SettlementConfig } from "@gateway/config";
+import type { AfterRestoreConfig, RetryRefundConfig, SettlementConfig } from "@gateway/config";
 import type { Chain, Coin, TransactionOutcome } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
-import type { ChainPayoutWork, RefundWork, SweepWork } from "@gateway/domain";
+import type { ChainPayoutWork, Mode, RefundWork, SweepWork } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import type { ServiceAddressBook, SignerClient } from "@gateway/signer-client";
 import type { ChainWatcherModule, WatcherServiceConfig } from "@gateway/watcher-kit";
 import type { z } from "zod";
 import type { Finding } from "./finding.js";
+import type { FailedIntentRetry } from "./intent-retries.js";
 
 export interface ChainPackage<C extends Chain = Chain> {
   /** The watcher service's module for the chain (services/watcher, `WATCHER_CHAIN=<chain>`). */
@@ -21,6 +22,8 @@ export interface ChainPackage<C extends Chain = Chain> {
   settlement(): Promise<ChainSettlementModule<C>>;
   /** What the runbook after a restore of PostgreSQL asks of the chain (scripts/after-restore.ts). */
   restore(): Promise<ChainRestoreModule>;
+  /** The operator's retry of a refund that failed on chain (scripts/retry-refund.ts). */
+  retry(): Promise<ChainRetryModule>;
   /** The chain's checks in `gateway doctor` (scripts/doctor). */
   doctor(): Promise<ChainDoctorModule>;
 }
@@ -65,6 +68,28 @@ export interface ChainRestoreModule {
   outcomes(
     config: AfterRestoreConfig,
   ): ((txid: string, transaction: Uint8Array) => Promise<TransactionOutcome>) | undefined;
+}
+
+/** What the operator's retry runs with: the watcher's attestation key, never settlement's. */
+export interface RetryDeps {
+  sql: Sql;
+  attestor: { keyId: string; key: KeyObject };
+  /** Who asked, kept with the retry. */
+  requestedBy: string;
+}
+
+export interface ChainRetryModule {
+  /** The variable that names the chain's endpoint. */
+  variable: keyof RetryRefundConfig;
+  /**
+   * Attests that a settlement intent's latest transaction failed on chain, as the chain's endpoint
+   * shows it, and records the retry for the intent's next attempt (RetryRefusedError when the
+   * chain does not prove it). Undefined when the configuration does not name the endpoint.
+   */
+  retrier(
+    config: RetryRefundConfig,
+    deps: RetryDeps,
+  ): ((intentId: string, mode: Mode) => Promise<FailedIntentRetry>) | undefined;
 }
 
 /** `Config`: the chain's watcher configuration, as `watcherConfigSchema` parses it. */

@@ -5,5 +5,6 @@ export const solanaPackage: ChainPackage<"solana"> = {
   watcher: async () => (await import("./watcher/module.js")).solanaWatcher,
   settlement: async () => (await import("./settlement-module.js")).solanaSettlement,
   restore: async () => (await import("./restore-module.js")).solanaRestore,
+  retry: async () => (await import("./retry-module.js")).solanaRetry,
   doctor: async () => (await import("./doctor-module.js")).solanaDoctor,
 };

@@ -1,33 +1,23 @@
 // The operator's retry of a refund that failed on chain (docs/operations.md). Runs with the
 // watcher's key, never settlement's: only a transaction the chain shows failed is attested.
-import type { KeyObject } from "node:crypto";
-import type { Sql } from "@gateway/db";
+import {
+  createIntentRetries,
+  type FailedIntentRetry,
+  type RetryDeps,
+  RetryRefusedError,
+} from "@gateway/chain-kit";
 import type { Mode } from "@gateway/domain";
 import { signFailure } from "@gateway/signer-client";
 import type { Connection } from "@solana/web3.js";
 import { createIntentJournal } from "./intent-journal.js";
-import { createIntentRetries } from "./intent-retries.js";
 import { attemptIntentId } from "./intent-runner.js";
 
-export class RetryRefusedError extends Error {
-  override readonly name = "RetryRefusedError";
-}
+export { type FailedIntentRetry, RetryRefusedError };
 
-export interface FailedIntentRetryOptions {
-  sql: Sql;
+/** `attestor`: the watcher's attestation key (WATCHER_ATTESTATION_SEED). */
+export interface FailedIntentRetryOptions extends RetryDeps {
   /** Read at `finalized`: only a final failure is attested. */
   connection: Connection;
-  /** The watcher's attestation key (WATCHER_ATTESTATION_SEED). */
-  attestor: { keyId: string; key: KeyObject };
-  /** Who asked, kept with the retry. */
-  requestedBy: string;
-}
-
-export interface FailedIntentRetry {
-  /** The attempt that will carry the retry, and the signer intent id and transaction it replaces. */
-  attempt: number;
-  replaces: string;
-  txid: string;
 }
 
 /** Why the transaction cannot be attested as failed, or undefined when it failed at finality. */

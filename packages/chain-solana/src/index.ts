@@ -6,7 +6,6 @@ export {
   retryFailedIntent,
 } from "./failed-intent-retry.js";
 export { createIntentJournal, type IntentJournal, type IntentRecord } from "./intent-journal.js";
-export { createIntentRetries, type IntentRetries, type IntentRetry } from "./intent-retries.js";
 export {
   attemptIntentId,
   createSolanaIntentRunner,

@@ -4,6 +4,7 @@
 // land (its durable nonce moved on, its blockhash expired, or it failed on chain). Only then does
 // it start a new attempt, under a new signer intent id. docs/solana.md has the argument.
 import { createHash } from "node:crypto";
+import { createIntentRetries } from "@gateway/chain-kit";
 import { solanaWireTransaction } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
@@ -17,7 +18,6 @@ import {
 import type { Connection } from "@solana/web3.js";
 import bs58 from "bs58";
 import { createIntentJournal, type IntentRecord, type SignedAttempt } from "./intent-journal.js";
-import { createIntentRetries } from "./intent-retries.js";
 import { createLandingPoller } from "./landing-poller.js";
 import type { NoncePool } from "./nonce-pool.js";
 import { nonceOf } from "./transaction-outcome.js";

@@ -5,5 +5,6 @@ export const suiPackage: ChainPackage<"sui"> = {
   watcher: async () => (await import("./watcher/module.js")).suiWatcher,
   settlement: async () => (await import("./settlement-module.js")).suiSettlement,
   restore: async () => (await import("./restore-module.js")).suiRestore,
+  retry: async () => (await import("./retry-module.js")).suiRetry,
   doctor: async () => (await import("./doctor-module.js")).suiDoctor,
 };

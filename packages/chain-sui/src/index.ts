@@ -1,4 +1,10 @@
-export { createIntentStore, type IntentStore, type StoredAttempt } from "./intent-store.js";
+export {
+  type FailedIntentRetry,
+  type FailedIntentRetryOptions,
+  RetryRefusedError,
+  retryFailedIntent,
+} from "./failed-intent-retry.js";
+export { attemptIntentId, createIntentStore, type IntentStore, type StoredAttempt } from "./intent-store.js";
 export {
   createSuiProbe,
   type SuiPreflightConfig,

@@ -1,5 +1,9 @@
 import type { Sql } from "@gateway/db";
 
+/** Attempt 1 keeps the intent's id; a later one, after the earlier can never execute, gets `.<n>`. */
+export const attemptIntentId = (intentId: string, attempt: number) =>
+  attempt === 1 ? intentId : `${intentId}.${attempt}`;
+
 export interface StoredAttempt {
   attempt: number;
   digest: string;

@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { createAuditHeadStore, createSql } from "@gateway/db";
 import { createLogger } from "@gateway/logging";
-import { signPayoutApproval, withAuditHeadCheck } from "@gateway/signer-client";
+import { SignerRefusedError, signPayoutApproval, withAuditHeadCheck } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
-import { normalizeStructTag } from "@mysten/sui/utils";
+import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RetryRefusedError, retryFailedIntent } from "./failed-intent-retry.js";
 import { createSuiSettlement } from "./sui-settlement.js";
 
 const log = createLogger({ name: "chain-sui-test", level: "silent" });
@@ -285,6 +286,113 @@ describe("sui settlement", () => {
     const first = await settlement.refund(work);
     expect((await settlement.refund(work)).txid).toBe(first.txid);
     expect(await balance(customer)).toBe(1_250_000n);
+  });
+});
+
+/** A refund from the vault of a transfer the watcher attested at `transferAmount`. */
+function vaultRefund(customer: string, amount: bigint, transferAmount = amount) {
+  const refundId = `${randomUUID()}:sui:r:0:late`;
+  return {
+    intentId: `refund:${refundId}`,
+    refundId,
+    paymentId: randomUUID(),
+    mode: "live" as const,
+    chain: "sui" as const,
+    coin: "USDC" as const,
+    amount,
+    to: customer,
+    from: "vault" as const,
+    depositAddress: normalizeSuiAddress("0x1"),
+    derivationIndex: 0,
+    attestation: signer.attest({
+      chain: "sui",
+      mode: "live",
+      asset: normalizeStructTag(net.coinType("USDC")),
+      transferId: `sui:${refundId}:0`,
+      depositAddress: normalizeSuiAddress("0x1"),
+      sender: customer,
+      amount: transferAmount,
+    }),
+  };
+}
+
+describe("the operator's retry of a refund that failed on chain", () => {
+  const operator = () => ({
+    sql: db.sql,
+    client,
+    attestor: signer.approvers.watcher,
+    requestedBy: "test-operator",
+  });
+  const attempts = async (intentId: string) =>
+    db.sql<{ attempt: number; digest: string }[]>`
+      select attempt, digest from sui_intent_attempts where intent_id = ${intentId} order by attempt`;
+
+  it("a refund that failed on chain is retried by the operator with the watcher's attestation, once", async () => {
+    await net.fund(vault, "USDC", 4_000_000n);
+    const customer = new Ed25519Keypair().toSuiAddress();
+    const work = vaultRefund(customer, 4_000_000n);
+    // The coin's issuer denies the customer: the refund executes and fails, moving nothing.
+    net.deny(customer, "USDC");
+    await expect(settlement.refund(work)).rejects.toThrow(/failed on chain/);
+    const [first] = await attempts(work.intentId);
+    expect((await client.getTransaction({ digest: first!.digest })).FailedTransaction).toBeDefined();
+    net.deny(customer, "USDC", false);
+
+    // Settlement's own new attempt is refused: the failed refund used up the attested amount.
+    const refused = await settlement.refund(work).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SignerRefusedError);
+    expect((refused as SignerRefusedError).refusal.code).toBe("OVER_ATTESTED");
+    expect(await balance(customer)).toBe(0n);
+
+    const retry = await retryFailedIntent(operator(), work.intentId, "live");
+    expect(retry).toEqual({ attempt: 2, replaces: work.intentId, txid: first!.digest });
+    await expect(retryFailedIntent(operator(), work.intentId, "live")).rejects.toThrow(
+      /attempt 2 was retried already/,
+    );
+    const { txid } = await settlement.refund(work);
+    expect(txid).not.toBe(first!.digest);
+    expect(await balance(customer)).toBe(4_000_000n);
+    expect((await attempts(work.intentId)).map((a) => a.attempt)).toEqual([1, 2]);
+    // Final now: nothing more to retry, and asking again sends nothing more.
+    await expect(retryFailedIntent(operator(), work.intentId, "live")).rejects.toThrow(/final on chain/);
+    expect((await settlement.refund(work)).txid).toBe(txid);
+    expect(await balance(customer)).toBe(4_000_000n);
+  });
+
+  it("refuses a transaction that did not fail on chain", async () => {
+    await expect(retryFailedIntent(operator(), "refund:never-signed", "live")).rejects.toThrow(
+      /no signed transaction/,
+    );
+    await net.fund(vault, "USDC", 1_000_000n);
+    const work = vaultRefund(new Ed25519Keypair().toSuiAddress(), 1_000_000n);
+    await settlement.refund(work);
+    const final = retryFailedIntent(operator(), work.intentId, "live");
+    await expect(final).rejects.toThrow(RetryRefusedError);
+    await expect(final).rejects.toThrow(/final on chain/);
+    // Without the record that it is final, the chain still says it succeeded.
+    await db.sql`delete from sui_intents_done where intent_id = ${work.intentId}`;
+    await expect(retryFailedIntent(operator(), work.intentId, "live")).rejects.toThrow(/it succeeded/);
+  });
+
+  it("takes an unknown transaction for dead only once an input it spends has moved on", async () => {
+    const grant = await net.fund(new Ed25519Keypair().toSuiAddress(), "USDC", 1_000_000n);
+    const stored = async (intentId: string, digest: string, version: string) => {
+      await db.sql`insert into sui_intent_attempts (intent_id, attempt, digest, tx_bytes, signatures, inputs)
+        values (${intentId}, 1, ${digest}, '\\x00', '{}',
+                ${db.sql.json([{ objectId: grant.coin.objectId, version }])})`;
+    };
+    // Its input is where it was: the same bytes may still be sent, so its absence proves nothing.
+    const pending = `refund:${randomUUID()}`;
+    await stored(pending, "NeverSent2222222222222222222222222222222222", grant.coin.version);
+    await expect(retryFailedIntent(operator(), pending, "live")).rejects.toThrow(/may yet execute/);
+    // Its input is at a later version than the one it spends: it can never execute.
+    const dead = `refund:${randomUUID()}`;
+    await stored(dead, "NeverSent3333333333333333333333333333333333", "1");
+    expect(await retryFailedIntent(operator(), dead, "live")).toEqual({
+      attempt: 2,
+      replaces: dead,
+      txid: "NeverSent3333333333333333333333333333333333",
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import type { SettlementAdapter } from "@gateway/chain-kit";
+import { createIntentRetries, type SettlementAdapter } from "@gateway/chain-kit";
 import { buildSuiSweep, buildSuiTransfer, type SuiCoinRef } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
 import type { Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
@@ -10,6 +10,7 @@ import {
   type SignedIntent,
   type SignerClient,
   SignerRefusedError,
+  type SupersessionInput,
   signApproval,
 } from "@gateway/signer-client";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
@@ -18,7 +19,12 @@ import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import pLimit from "p-limit";
 import { createFinalityWatch, type FinalTransaction } from "./finality-watch.js";
 import { createGasCoins } from "./gas-coins.js";
-import { createIntentStore, type IntentRecords, type StoredAttempt } from "./intent-store.js";
+import {
+  attemptIntentId,
+  createIntentStore,
+  type IntentRecords,
+  type StoredAttempt,
+} from "./intent-store.js";
 import { listOwnedCoins } from "./owned-coins.js";
 import { findSuiTransaction, ownedInputs, ownedInputsCurrent } from "./transaction-outcome.js";
 
@@ -55,7 +61,11 @@ const ROUNDS = 6;
 
 interface IntentSpec {
   intentId: string;
-  intent: IntentInput;
+  /**
+   * The signer's intent, under the attempt's signer intent id; `supersedes` when an operator
+   * retried an attempt that failed on chain (a refund's approval must cover it).
+   */
+  intent(signerIntentId: string, supersedes?: SupersessionInput): IntentInput;
   coinType: string;
   source: string;
   destination: string;
@@ -77,6 +87,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
   const gasBudget = options.gasBudget ?? 10_000_000n;
   const finalityTimeoutMs = options.finalityTimeoutMs ?? 60_000;
   const store = createIntentStore(sql);
+  const retries = createIntentRetries(sql, "sui");
   const deciding = pLimit(options.decidingAtOnce ?? 4);
   /** Objects an in-flight transaction of this process uses; other intents pick other coins. */
   const busy = new Set<string>();
@@ -213,11 +224,11 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     return undefined;
   }
 
-  /** The attempt's signer intent id: one transaction per id, so a later attempt is a new intent. */
-  const signerIntent = (spec: IntentSpec, attempt: number): IntentInput => ({
-    ...spec.intent,
-    intentId: attempt === 1 ? spec.intentId : `${spec.intentId}.${attempt}`,
-  });
+  /** The attempt's intent, with the operator's retry when this attempt carries one. */
+  async function signerIntent(spec: IntentSpec, attempt: number): Promise<IntentInput> {
+    const supersedes = attempt > 1 ? await retries.read(spec.intentId, attempt) : undefined;
+    return spec.intent(attemptIntentId(spec.intentId, attempt), supersedes);
+  }
 
   /**
    * The transaction the signer bound to this attempt earlier, when our record of it was lost
@@ -226,7 +237,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
    */
   async function boundEarlier(spec: IntentSpec, attempt: number): Promise<StoredAttempt | undefined> {
     const signed = await signer
-      .sign({ intent: signerIntent(spec, attempt), unsignedTransaction: new Uint8Array() })
+      .sign({ intent: await signerIntent(spec, attempt), unsignedTransaction: new Uint8Array() })
       .catch((err) => {
         if (err instanceof SignerRefusedError) return undefined;
         throw err;
@@ -287,8 +298,8 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
       });
       const signed = await signer.sign({
         // One transaction per signer intent id: a later attempt (the earlier can never execute)
-        // is a new intent. Approvals name the first attempt's id only.
-        intent: signerIntent(spec, attempt),
+        // is a new intent. A payout's approval names the first attempt's id only.
+        intent: await signerIntent(spec, attempt),
         unsignedTransaction: bytes,
         suiObjects: bcsList,
       });
@@ -383,15 +394,15 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     return run(
       {
         intentId,
-        intent: {
-          intentId,
+        intent: (id) => ({
+          intentId: id,
           kind: "sweep",
           chain: "sui",
           mode: work.mode,
           asset: type,
           amount,
           depositIndex: work.derivationIndex,
-        },
+        }),
         coinType: type,
         source: normalizeSuiAddress(work.depositAddress),
         destination: vault,
@@ -402,23 +413,20 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     );
   }
 
-  /** Vault → destination, signed for `intent` (a refund or a payout carrying its approval). */
-  function fromVault(
-    intent: IntentInput,
-    mode: Mode,
-    coinTypeOf: string,
-    vault: string,
-    to: string,
-    amount: bigint,
+  /** Vault → destination for a refund or payout intent (a payout carries the API's approval). */
+  async function payFromVault(
+    work: { intentId: string; mode: Mode; asset: string; amount: bigint; destination: string },
+    intent: IntentSpec["intent"],
   ) {
+    const { vault } = await wallets(work.mode);
     return run(
       {
-        intentId: intent.intentId,
+        intentId: work.intentId,
         intent,
-        coinType: coinTypeOf,
+        coinType: work.asset,
         source: vault,
-        destination: to,
-        amount,
+        destination: work.destination,
+        amount: work.amount,
         build: (input) =>
           buildSuiTransfer({
             sender: input.depositAddress,
@@ -428,7 +436,7 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
             gas: input.gas,
           }),
       },
-      mode,
+      work.mode,
     );
   }
 
@@ -436,22 +444,21 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     chain: "sui",
 
     async payout(work) {
-      const { vault } = await wallets(work.mode);
-      const type = coinType(work.coin);
+      const asset = coinType(work.coin);
       const destination = normalizeSuiAddress(work.destination);
-      const intent: IntentInput = {
-        intentId: work.intentId,
+      const txid = await payFromVault({ ...work, asset, destination }, (id) => ({
+        intentId: id,
         kind: "payout",
         chain: "sui",
         mode: work.mode,
-        asset: type,
+        asset,
         amount: work.amount,
         destination,
         reference: work.payoutId,
         ...(work.merchantId ? { merchantId: work.merchantId } : {}),
         ...(work.approval ? { approval: work.approval } : {}),
-      };
-      return { txid: await fromVault(intent, work.mode, type, vault, destination, work.amount) };
+      }));
+      return { txid };
     },
 
     async sweep(work) {
@@ -459,39 +466,46 @@ export function createSuiSettlement(options: SuiSettlementOptions): SuiSettlemen
     },
 
     async refund(work) {
-      const { vault } = await wallets(work.mode);
-      const type = coinType(work.coin);
+      const asset = coinType(work.coin);
       // The signer pays refunds from the vault only: money still on the deposit address goes there first.
       if (work.from === "deposit") await sweepToVault(`sweep:${work.refundId}`, work, work.amount);
-      const base: IntentInput = {
-        intentId: work.intentId,
-        kind: "refund",
-        chain: "sui",
-        mode: work.mode,
-        asset: type,
-        amount: work.amount,
-        destination: normalizeSuiAddress(work.to),
-        reference: work.paymentId,
-        ...(work.attestation
-          ? {
-              attestation: {
-                keyId: work.attestation.keyId,
-                signature: new Uint8Array(Buffer.from(work.attestation.signature, "base64")),
-                transferId: work.attestation.transferId,
-                depositAddress: normalizeSuiAddress(work.depositAddress),
-                sender: normalizeSuiAddress(work.to),
-                amount: work.attestation.transferAmount,
-              },
-            }
-          : {}),
-      };
-      const intent = {
-        ...base,
-        approval: signApproval({ intent: base, keyId: approver.keyId, privateKey: approver.key }),
-      };
-      return {
-        txid: await fromVault(intent, work.mode, type, vault, normalizeSuiAddress(work.to), work.amount),
-      };
+      const destination = normalizeSuiAddress(work.to);
+      const txid = await payFromVault({ ...work, asset, destination }, (id, supersedes) => {
+        // Settlement approves each attempt, a retry's `supersedes` with it.
+        const intent: IntentInput = {
+          intentId: id,
+          kind: "refund",
+          chain: "sui",
+          mode: work.mode,
+          asset,
+          amount: work.amount,
+          destination,
+          reference: work.paymentId,
+          ...attestationOf(work),
+          ...(supersedes && { supersedes }),
+        };
+        return {
+          ...intent,
+          approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }),
+        };
+      });
+      return { txid };
+    },
+  };
+}
+
+/** The refund intent's attestation: the transfer as the watcher signed it, in Sui's spelling. */
+function attestationOf(work: RefundWork) {
+  const a = work.attestation;
+  if (!a) return {};
+  return {
+    attestation: {
+      keyId: a.keyId,
+      signature: new Uint8Array(Buffer.from(a.signature, "base64")),
+      transferId: a.transferId,
+      depositAddress: normalizeSuiAddress(work.depositAddress),
+      sender: normalizeSuiAddress(work.to),
+      amount: a.transferAmount,
     },
   };
 }

@@ -254,13 +254,16 @@ const attestationFields = {
 
 /**
  * `npm run retry-refund` (docs/operations.md, "A refund that failed on chain"): runs where the
- * watcher's attestation key is, never on settlement's host; asks Solana whether the refund failed.
+ * watcher's attestation key is, never on settlement's host; asks the refund's chain whether its
+ * transaction failed. A refund on a chain whose endpoint is unset is not retried.
  */
 export const retryRefundConfigSchema = z.object({
   DATABASE_URL: infrastructure.DATABASE_URL,
   LOG_LEVEL: logLevel,
   BUS_PREFIX: infrastructure.BUS_PREFIX,
-  SOLANA_RPC_URL: url(["http", "https"]),
+  SOLANA_RPC_URL: url(["http", "https"]).optional(),
+  SUI_GRPC_URL: url(["http", "https"]).optional(),
+  SUI_NETWORK: suiChainFields.SUI_NETWORK,
   WATCHER_ATTESTATION_KEY_ID: attestationFields.WATCHER_ATTESTATION_KEY_ID,
   WATCHER_ATTESTATION_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, "32 bytes in hex"),
 });

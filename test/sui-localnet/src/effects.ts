@@ -14,6 +14,8 @@ function failureBcs(failure: ExecutionFailure) {
       return { CommandArgumentError: { argIdx: failure.argument, kind: { [failure.error]: true } } };
     case "UnusedValueWithoutDrop":
       return { UnusedValueWithoutDrop: { resultIdx: failure.resultIdx, secondaryIdx: failure.secondaryIdx } };
+    case "AddressDeniedForCoin":
+      return { AddressDeniedForCoin: { address: failure.address, coinType: failure.coinType } };
     default:
       return assertNever(failure);
   }
@@ -34,7 +36,7 @@ export function encodeEffects(
         ? {
             Failure: {
               error: failureBcs(outcome.failure),
-              command: BigInt(outcome.failure.command),
+              command: outcome.failure.command === null ? null : BigInt(outcome.failure.command),
             },
           }
         : { Success: true },

@@ -2,6 +2,8 @@
 // TransferObjects over coins, with GasCoin usable as an argument) against the object store,
 // following Sui's rules: gas coins are smashed into the first, the budget is reserved up front,
 // every input is written at the lamport version, and a failed command reverts all but the gas fee.
+// Regulated coins' deny list: a denied address cannot spend the coin (rejected) nor receive it
+// (the transaction fails at execution, AddressDeniedForCoin, as under Sui's deny list v2).
 import { bcs } from "@mysten/sui/bcs";
 import { fromBase64, normalizeSuiAddress } from "@mysten/sui/utils";
 import { type StoredCoin, storeCoin } from "./coin-object.js";
@@ -22,7 +24,9 @@ export type ExecutionFailure =
       argument: number;
       error: "TypeMismatch" | "InvalidValueUsage" | "InvalidGasCoinUsage" | "InvalidResultArity";
     }
-  | { kind: "UnusedValueWithoutDrop"; command: number; resultIdx: number; secondaryIdx: number };
+  | { kind: "UnusedValueWithoutDrop"; command: number; resultIdx: number; secondaryIdx: number }
+  /** Found after the commands ran, so no command is named. */
+  | { kind: "AddressDeniedForCoin"; command: null; address: string; coinType: string };
 
 export interface ObjectChange {
   objectId: string;
@@ -56,6 +60,8 @@ export interface ExecutionContext {
   /** Computation units charged per transaction; the fee is units × gas price. */
   computationUnits: bigint;
   suiType: string;
+  /** Whether the coin type's deny list holds the address. */
+  denied(address: string, coinType: string): boolean;
 }
 
 interface WorkingCoin {
@@ -168,6 +174,9 @@ export function executeTransaction(context: ExecutionContext): ExecutionOutcome 
       );
     }
     const coin = checkOwnedInput(owned, sender, context, "input");
+    if (context.denied(coin.owner, coin.coinType)) {
+      throw new TransactionRejected("AddressDeniedForCoin", `${coin.owner} is denied ${coin.coinType}`);
+    }
     if (seen.has(coin.objectId)) throw new TransactionRejected("DuplicateObjectRefInput", coin.objectId);
     seen.add(coin.objectId);
     return coin;
@@ -194,6 +203,7 @@ export function executeTransaction(context: ExecutionContext): ExecutionOutcome 
   let failure: ExecutionFailure | undefined;
   try {
     runCommands(ptb.commands, inputs, coins, gasObjectId, context);
+    checkReceivers(coins, context);
   } catch (error) {
     if (!(error instanceof Failure)) throw error;
     failure = error.failure;
@@ -371,6 +381,21 @@ function runCommands(
       resultIdx: unused.resultIdx,
       secondaryIdx: unused.secondaryIdx,
     });
+  }
+}
+
+/** A coin that changed hands to an address its type's deny list holds fails the transaction. */
+function checkReceivers(coins: Map<string, WorkingCoin>, context: ExecutionContext): void {
+  for (const coin of coins.values()) {
+    if (coin.deleted || coin.owner === coin.input?.owner) continue;
+    if (context.denied(coin.owner, coin.coinType)) {
+      throw new Failure({
+        kind: "AddressDeniedForCoin",
+        command: null,
+        address: coin.owner,
+        coinType: coin.coinType,
+      });
+    }
   }
 }
 

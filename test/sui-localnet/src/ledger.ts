@@ -2,7 +2,7 @@
 // checkpoints that make them final. Execution is serial, so every transaction sees the effects
 // of the ones before it, as on a single validator.
 import { bcs } from "@mysten/sui/bcs";
-import { toBase64 } from "@mysten/sui/utils";
+import { normalizeSuiAddress, toBase64 } from "@mysten/sui/utils";
 import { verifyTransactionSignature } from "@mysten/sui/verify";
 import { encodeContents, encodeSummary, type GasTotals } from "./checkpoint-bcs.js";
 import { type StoredCoin, storeCoin } from "./coin-object.js";
@@ -60,6 +60,8 @@ export interface Ledger {
   /** Seals the transactions executed since the previous checkpoint into a new one. */
   produceCheckpoint(nowMs?: number): CheckpointRecord;
   onCheckpoint(listener: (checkpoint: CheckpointRecord) => void): () => void;
+  /** Puts the address on the coin type's deny list (`denied: true`) or takes it off. */
+  setDenied(address: string, coinType: string, denied: boolean): void;
 }
 
 export interface LedgerOptions {
@@ -109,6 +111,7 @@ export function createLedger(options: LedgerOptions): Ledger {
   let pending: TransactionRecord[] = [];
   let rollingGas = ZERO_GAS;
   let networkTotal = 0n;
+  const denyList = new Set<string>();
 
   const put = (coin: StoredCoin) => {
     const previous = current.get(coin.objectId);
@@ -195,6 +198,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       referenceGasPrice,
       computationUnits,
       suiType,
+      denied: (address, coinType) => denyList.has(`${address}|${coinType}`),
     });
     const effects = encodeEffects(digest, outcome, epoch);
     return { digest, bcs: transactionBcs, data, signatures: [...signatures], outcome, effects };
@@ -275,6 +279,11 @@ export function createLedger(options: LedgerOptions): Ledger {
     onCheckpoint(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    setDenied(address, coinType, denied) {
+      const key = `${normalizeSuiAddress(address)}|${coinType}`;
+      if (denied) denyList.add(key);
+      else denyList.delete(key);
     },
   };
 }

@@ -394,6 +394,66 @@ describe("payments", () => {
       "1000000",
     );
   });
+
+  it("fails a transfer to an address on the coin's deny list and rejects the address spending it", async () => {
+    const payer = new Ed25519Keypair();
+    const denied = new Ed25519Keypair();
+    const usdc = await faucet(payer.toSuiAddress(), "USDC", "2");
+    const gas = await faucet(payer.toSuiAddress(), "SUI", "1");
+    const own = await faucet(denied.toSuiAddress(), "USDC", "1");
+    const ownGas = await faucet(denied.toSuiAddress(), "SUI", "1");
+    net.deny(denied.toSuiAddress(), "USDC");
+    const bytes = await buildPayment({
+      sender: payer.toSuiAddress(),
+      gasPayment: [gas.object],
+      gasPrice: 1000n,
+      gasBudget: BUDGET,
+      coins: [usdc.object],
+      amount: 1_000_000n,
+      recipient: denied.toSuiAddress(),
+    });
+    const result = await client.executeTransaction({
+      transaction: bytes,
+      signatures: await sign(bytes, payer),
+      include: { effects: true, balanceChanges: true },
+    });
+    // Executed and failed: the fee is charged, the coins are untouched but at their next version.
+    const failed = result.FailedTransaction!;
+    expect(failed.status.error?.message).toMatch(/denied for coin type/);
+    expect(failed.balanceChanges).toEqual([
+      { address: payer.toSuiAddress(), coinType: SUI, amount: `-${FEE}` },
+    ]);
+    const [coin] = (await client.getObjects({ objectIds: [usdc.object.objectId] })).objects;
+    expect(coin).not.toBeInstanceOf(Error);
+    expect(BigInt((coin as { version: string }).version)).toBeGreaterThan(BigInt(usdc.object.version));
+    const bcsStatus = bcs.TransactionEffects.parse(failed.effects!.bcs!).V2!.status;
+    expect(bcsStatus.Failure?.error.AddressDeniedForCoin?.address).toBe(denied.toSuiAddress());
+    expect(await client.getBalance({ owner: denied.toSuiAddress(), coinType: USDC })).toMatchObject({
+      balance: { balance: "1000000" },
+    });
+
+    // A denied address cannot spend the coin either; lifted, it can.
+    const spend = await buildPayment({
+      sender: denied.toSuiAddress(),
+      gasPayment: [ownGas.object],
+      gasPrice: 1000n,
+      gasBudget: BUDGET,
+      coins: [own.object],
+      amount: 1n,
+      recipient: "0x8",
+    });
+    expect(
+      await rejection(
+        client.executeTransaction({ transaction: spend, signatures: await sign(spend, denied) }),
+      ),
+    ).toMatch(/AddressDeniedForCoin/);
+    net.deny(denied.toSuiAddress(), "USDC", false);
+    const lifted = await client.executeTransaction({
+      transaction: spend,
+      signatures: await sign(spend, denied),
+    });
+    expect(lifted.Transaction?.status.success).toBe(true);
+  });
 });
 
 describe("more commands", () => {

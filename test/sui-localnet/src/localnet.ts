@@ -55,6 +55,11 @@ export interface SuiLocalnet {
   info(): LocalnetInfo;
   /** Seals a checkpoint now (also what the clock calls). */
   produceCheckpoint(): CheckpointRecord;
+  /**
+   * Puts `owner` on a regulated coin's deny list (as its issuer may): from now on the address can
+   * neither spend the coin nor receive it (a transfer to it fails at execution). `false` lifts it.
+   */
+  deny(owner: string, symbol: CoinSymbol, denied?: boolean): void;
   close(): Promise<void>;
 }
 
@@ -198,6 +203,7 @@ export async function createSuiLocalnet(options: SuiLocalnetOptions = {}): Promi
     fund: (owner, symbol, amount) => faucet.fund(owner, symbol, amount),
     info,
     produceCheckpoint: () => ledger.produceCheckpoint(),
+    deny: (owner, symbol, denied = true) => ledger.setDenied(owner, coins.bySymbol(symbol).coinType, denied),
     async close() {
       if (clock) clearTimeout(clock);
       // Subscriptions never end by themselves; cut them so close() returns.

@@ -17,7 +17,8 @@ export type RejectionReason =
   | "InvalidGasObject"
   | "GasPriceUnderRGP"
   | "GasBudgetTooLow"
-  | "GasBalanceTooLow";
+  | "GasBalanceTooLow"
+  | "AddressDeniedForCoin";
 
 export class TransactionRejected extends Error {
   override readonly name = "TransactionRejected";

@@ -150,6 +150,16 @@ function signatureView(signature: Uint8Array): GrpcTypes.UserSignature {
 
 function failureView(failure: ExecutionFailure): GrpcTypes.ExecutionError {
   const Kind = GrpcTypes.ExecutionError_ExecutionErrorKind;
+  if (failure.kind === "AddressDeniedForCoin") {
+    return {
+      description: `Address ${failure.address} is denied for coin type ${failure.coinType}`,
+      kind: Kind.ADDRESS_DENIED_FOR_COIN,
+      errorDetails: {
+        oneofKind: "coinDenyListError",
+        coinDenyListError: { address: failure.address, coinType: failure.coinType },
+      },
+    };
+  }
   const command = BigInt(failure.command);
   switch (failure.kind) {
     case "InsufficientCoinBalance":

@@ -1,6 +1,8 @@
 // The retries an operator made of intents whose transaction failed on chain, kept in PostgreSQL
-// (chain_intent_retries): the attempt that replaces the failed one carries the watcher's
-// attestation of that failure to the signer, which checks it (docs/signer.md, "Retries").
+// (chain_intent_retries, one table for every chain): the attempt that replaces the failed one
+// carries the watcher's attestation of that failure to the signer, which checks it
+// (docs/signer.md, "Retries"). Each chain's package proves the failure from its own chain
+// (its `failed-intent-retry.ts`) and reads the retry when it signs the attempt.
 import type { Sql } from "@gateway/db";
 import type { Chain } from "@gateway/domain";
 import type { SupersessionInput } from "@gateway/signer-client";
@@ -18,6 +20,18 @@ export interface IntentRetries {
   read(intentId: string, attempt: number): Promise<SupersessionInput | undefined>;
   /** False when that attempt already has a retry on record (it is kept, not replaced). */
   record(retry: IntentRetry): Promise<boolean>;
+}
+
+/** Why the operator's retry was not made: the chain did not prove the failure, or it was made already. */
+export class RetryRefusedError extends Error {
+  override readonly name = "RetryRefusedError";
+}
+
+/** A retry on record: the attempt that will carry it, and the signer intent id and transaction it replaces. */
+export interface FailedIntentRetry {
+  attempt: number;
+  replaces: string;
+  txid: string;
 }
 
 export function createIntentRetries(sql: Sql, chain: Chain): IntentRetries {
