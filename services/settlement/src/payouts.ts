@@ -1,18 +1,22 @@
 // The payout actor: executes payouts recorded by the API or the daily schedule, one message per
 // payout on `<p>.cmd.payout.<chain>`, and runs the schedule. State lives in PostgreSQL only.
 import type { Bus, RunningConsumer } from "@gateway/bus";
-import { type Chain, nativeCoin } from "@gateway/chains";
+import { nativeCoin } from "@gateway/chains";
 import type { PayoutCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
-import {
-  advancePayout,
-  type PayoutRow,
-  type PayoutTransition,
-  payoutSubjects,
-  recordGasSpent,
-  runDueSchedules,
-} from "@gateway/ledger";
+import { recordGasSpent } from "@gateway/ledger";
 import type { Logger } from "@gateway/logging";
+import {
+  applyPayoutMessage,
+  findPayout,
+  type PayoutMessage,
+  type PayoutRow,
+  payoutChain,
+  payoutSubjects,
+  payoutWork,
+  runDueSchedules,
+  stateOf,
+} from "@gateway/payouts";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import { type ChainPayouts, PayoutRefusedError } from "./chains/chain-payouts.js";
 import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
@@ -52,19 +56,21 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
   const { sql, bus, log } = options;
   const chains = options.chains ?? {};
   const subjects = payoutSubjects(bus.topology);
-  const advance = (payoutId: string, to: PayoutTransition) =>
-    sql.begin((tx) => advancePayout(tx, subjects, payoutId, to)) as Promise<PayoutRow | undefined>;
+  const advance = async (payoutId: string, message: PayoutMessage) =>
+    (await sql.begin((tx) => applyPayoutMessage(tx, subjects, payoutId, message)))?.row;
 
   async function process(payoutId: string, attempt = 1): Promise<PayoutRow | undefined> {
-    const [row] = await sql<PayoutRow[]>`select * from payouts where id = ${payoutId}`;
-    if (!row || row.status === "completed" || row.status === "failed") return row;
-    if (row.status === "pending") await advance(payoutId, { status: "processing" });
-    if (row.mode === "test") return advance(payoutId, { status: "completed", txid: null });
+    const row = await findPayout(sql, { id: payoutId });
+    if (!row) return row;
+    const work = payoutWork(stateOf(row));
+    if (work === "none") return row;
+    if (row.status === "pending") await advance(payoutId, { type: "start" });
+    if (work === "simulate") return advance(payoutId, { type: "complete", txid: null });
     const chain = chains[row.chain];
     if (!chain) {
       log.warn({ payoutId, chain: row.chain }, "no live payout configured for chain; payout failed");
       return advance(payoutId, {
-        status: "failed",
+        type: "fail",
         reason: `live payouts on ${row.chain} are not available yet`,
       });
     }
@@ -88,7 +94,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
       });
       // Completion and the gas the service actually paid for it are booked together.
       return (await sql.begin(async (tx) => {
-        const done = await advancePayout(tx, subjects, payoutId, { status: "completed", txid });
+        const done = await applyPayoutMessage(tx, subjects, payoutId, { type: "complete", txid });
         if (gasSpent !== undefined && gasSpent > 0n) {
           await recordGasSpent(tx, {
             reference: `payout:${payoutId}`,
@@ -98,12 +104,12 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
             amount: gasSpent,
           });
         }
-        return done;
+        return done?.row;
       })) as PayoutRow | undefined;
     } catch (err) {
       if (err instanceof PayoutRefusedError) {
         log.warn({ err, payoutId }, "payout refused; funds released");
-        return advance(payoutId, { status: "failed", reason: err.message });
+        return advance(payoutId, { type: "fail", reason: err.message });
       }
       if (attempt >= MAX_ATTEMPTS && !(err instanceof ChainPausedError)) {
         // It may have gone out: keep the funds reserved and the status processing for an operator.
@@ -122,8 +128,7 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
     durable: CONSUMER,
     subject: subjects.allPayoutCommands,
     ...CHAIN_WORK_PACING,
-    chainOf: async ({ data }) =>
-      (await sql<{ chain: Chain }[]>`select chain from payouts where id = ${data.payout_id}`)[0]?.chain,
+    chainOf: ({ data }) => payoutChain(sql, data.payout_id),
     handle: async ({ data, deliveryCount }) => {
       await process(data.payout_id, deliveryCount);
     },

@@ -1,14 +1,13 @@
 import { newId } from "@gateway/db";
 import { parseAmount } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
+import { InsufficientBalanceError, merchantBalances } from "@gateway/ledger";
 import {
-  InsufficientBalanceError,
   MANUAL_PAYOUT_NETWORK_FEE,
-  merchantBalances,
   type PayoutSubjects,
   createPayout as recordPayout,
   toPayoutResource,
-} from "@gateway/ledger";
+} from "@gateway/payouts";
 import { z } from "zod";
 import { mailOwners } from "../../accounts/second-factor.js";
 import { createAudit, memberActor } from "../../auth/audit.js";

@@ -1,6 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import type { Chain, Mode } from "@gateway/domain";
-import type { PayoutCoin } from "@gateway/ledger";
+import type { PayoutCoin } from "@gateway/payouts";
 import { approverKeyFromSeed, signPayoutApproval } from "@gateway/signer-client";
 
 /**
