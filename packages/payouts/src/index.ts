@@ -12,8 +12,8 @@ export {
   type PayoutMessageType,
   type PayoutRejectionCode,
   type PayoutState,
-  type PayoutWork,
-  payoutWork,
+  type PayoutStep,
+  payoutStep,
 } from "./payout.js";
 export {
   type AppliedPayoutMessage,
@@ -33,11 +33,12 @@ export {
   findPayout,
   type ListPayoutsQuery,
   listPayouts,
-  type PayoutApproval,
   type PayoutResource,
   type PayoutRow,
   payoutChain,
+  payoutWorkOf,
   recentFailedPayouts,
+  type StoredPayoutApproval,
   stateOf,
   toPayoutResource,
 } from "./payout-row.js";

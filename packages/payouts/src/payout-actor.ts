@@ -16,8 +16,8 @@ import {
 } from "./payout.js";
 import {
   insertPayout,
-  type PayoutApproval,
   type PayoutRow,
+  type StoredPayoutApproval,
   stateOf,
   toPayoutResource,
   updatePayout,
@@ -46,7 +46,7 @@ export function payoutSubjects(topology: {
 
 export interface NewPayout extends Omit<NewPayoutState, "id"> {
   /** Manual live payouts carry the API's approval; test payouts are simulated and need none. */
-  approval?: PayoutApproval | null;
+  approval?: StoredPayoutApproval | null;
   id?: string;
   /** Put back from the signer's record after a restore of the database: reserved whatever the balance. */
   alreadySent?: boolean;

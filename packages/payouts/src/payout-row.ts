@@ -2,11 +2,11 @@
 // the reads of it.
 import type { Chain, Payout, PayoutCoin, PayoutKind, PayoutStatus } from "@gateway/contracts";
 import type { Sql, TransactionSql } from "@gateway/db";
-import { formatAmount, type Mode } from "@gateway/domain";
+import { formatAmount, type Mode, type PayoutWork } from "@gateway/domain";
 import type { PayoutState } from "./payout.js";
 
 /** The API's signed approval of a manual live payout; expires_at_ms in Unix ms as a string. */
-export type PayoutApproval = { key_id: string; signature: string; expires_at_ms?: string };
+export type StoredPayoutApproval = { key_id: string; signature: string; expires_at_ms?: string };
 
 export interface PayoutRow {
   id: string;
@@ -22,7 +22,7 @@ export interface PayoutRow {
   simulated: boolean;
   txid: string | null;
   failure_reason: string | null;
-  approval: PayoutApproval | null;
+  approval: StoredPayoutApproval | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -50,7 +50,7 @@ export function stateOf(row: PayoutRow): PayoutState {
 export async function insertPayout(
   tx: TransactionSql,
   state: PayoutState,
-  approval: PayoutApproval | null,
+  approval: StoredPayoutApproval | null,
 ): Promise<PayoutRow> {
   const [row] = await tx<PayoutRow[]>`
     insert into payouts (id, merchant_id, mode, chain, coin, amount, network_fee, destination, kind, status, simulated, approval)
@@ -69,6 +69,30 @@ export async function updatePayout(tx: TransactionSql, state: PayoutState): Prom
       completed_at = ${state.status === "completed" ? tx`now()` : null}
     where id = ${state.id} returning *`;
   return row!;
+}
+
+/**
+ * What the chain's payout is asked to send: `payout:<id>`, the amount net of the network fee, and
+ * the API's approval as the signer reads it.
+ */
+export function payoutWorkOf(row: PayoutRow): PayoutWork {
+  return {
+    intentId: `payout:${row.id}`,
+    payoutId: row.id,
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    chain: row.chain,
+    coin: row.coin,
+    amount: row.amount - row.network_fee,
+    destination: row.destination,
+    approval: row.approval
+      ? {
+          keyId: row.approval.key_id,
+          signature: new Uint8Array(Buffer.from(row.approval.signature, "base64")),
+          ...(row.approval.expires_at_ms ? { expiresAtMs: BigInt(row.approval.expires_at_ms) } : {}),
+        }
+      : null,
+  };
 }
 
 /** The payout as merchants see it (GET /payouts, payout.* events). Amounts are decimal strings. */

@@ -1,6 +1,6 @@
 import { PAYOUT_STATUSES, type PayoutStatus } from "@gateway/contracts";
 import { describe, expect, it } from "vitest";
-import { decide, newPayout, type PayoutMessage, type PayoutState, payoutWork } from "./payout.js";
+import { decide, newPayout, type PayoutMessage, type PayoutState, payoutStep } from "./payout.js";
 
 const created = newPayout({
   id: "po_test",
@@ -100,12 +100,12 @@ describe("decide", () => {
   });
 });
 
-describe("payoutWork", () => {
+describe("payoutStep", () => {
   it("sends live payouts, simulates test ones, and leaves finished ones alone", () => {
-    expect(payoutWork({ status: "pending", mode: "live" })).toBe("send");
-    expect(payoutWork({ status: "processing", mode: "live" })).toBe("send");
-    expect(payoutWork({ status: "pending", mode: "test" })).toBe("simulate");
-    expect(payoutWork({ status: "completed", mode: "live" })).toBe("none");
-    expect(payoutWork({ status: "failed", mode: "test" })).toBe("none");
+    expect(payoutStep({ status: "pending", mode: "live" })).toBe("send");
+    expect(payoutStep({ status: "processing", mode: "live" })).toBe("send");
+    expect(payoutStep({ status: "pending", mode: "test" })).toBe("simulate");
+    expect(payoutStep({ status: "completed", mode: "live" })).toBe("none");
+    expect(payoutStep({ status: "failed", mode: "test" })).toBe("none");
   });
 });

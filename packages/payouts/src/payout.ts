@@ -102,7 +102,7 @@ export function decide(state: PayoutState, message: PayoutMessage): PayoutDecisi
 }
 
 /** What settlement does with a payout it is asked to execute. */
-export type PayoutWork =
+export type PayoutStep =
   /** Completed or failed already: a message delivered again. */
   | "none"
   /** A test payout: completed at once, with no transaction. */
@@ -110,7 +110,7 @@ export type PayoutWork =
   /** A live payout: sent through the chain's payout and the signer. */
   | "send";
 
-export function payoutWork(state: Pick<PayoutState, "status" | "mode">): PayoutWork {
+export function payoutStep(state: Pick<PayoutState, "status" | "mode">): PayoutStep {
   if (isFinished(state.status)) return "none";
   return state.mode === "test" ? "simulate" : "send";
 }
