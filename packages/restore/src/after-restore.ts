@@ -30,6 +30,7 @@ import type { Sql, TransactionSql } from "@gateway/db";
 import { bookInSuspense } from "@gateway/ledger";
 import {
   createPayout,
+  findPayout,
   MANUAL_PAYOUT_NETWORK_FEE,
   type PayoutCoin,
   type PayoutKind,
@@ -159,7 +160,7 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
         skip("the signer's record names no payout, merchant or destination");
         continue;
       }
-      if ((await tx`select 1 from payouts where id = ${reference}`).length > 0) continue;
+      if (await findPayout(tx, { id: reference })) continue;
       const coin = isChain(chain) ? options.coinOf(chain, asset) : undefined;
       if (!isChain(chain) || !isMode(mode) || !isPayoutCoin(coin)) {
         skip(`${chain} ${mode} ${asset} is not a payout coin this configuration knows`);
