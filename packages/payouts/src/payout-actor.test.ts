@@ -18,15 +18,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
+const BOOK = { mode: "live", chain: "solana", coin: "USDC" } as const;
+
 async function merchantWith(net: bigint): Promise<string> {
   const merchantId = newId("mer");
   await db.sql`insert into merchants (id, email, business_name, password_hash)
     values (${merchantId}, ${`${merchantId}@example.test`}, 'Shop', 'x')`;
   await db.sql.begin((tx) =>
-    creditPayment(tx, {
-      ...{ mode: "live", chain: "solana", coin: "USDC", paymentId: randomUUID(), merchantId },
-      ...{ gross: net, fee: 0n, net },
-    }),
+    creditPayment(tx, { ...BOOK, paymentId: randomUUID(), merchantId, gross: net, fee: 0n, net }),
   );
   return merchantId;
 }
@@ -37,8 +36,13 @@ const available = async (merchantId: string) =>
 function newPayout(merchantId: string, amount: bigint) {
   return db.sql.begin((tx) =>
     createPayout(tx, subjects, {
-      ...{ merchantId, mode: "live", chain: "solana", coin: "USDC", amount, networkFee: 300_000n },
-      ...{ destination: "Dest1111111111111111111111111111111111111111", kind: "manual", approval: null },
+      ...BOOK,
+      merchantId,
+      amount,
+      networkFee: 300_000n,
+      destination: "Dest1111111111111111111111111111111111111111",
+      kind: "manual",
+      approval: null,
     }),
   );
 }
