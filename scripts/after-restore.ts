@@ -11,13 +11,13 @@ import { loadEveryChain } from "@gateway/chain-packages";
 import { afterRestoreConfigSchema, loadConfigOrExit } from "@gateway/config";
 import { CHAINS, type Chain } from "@gateway/contracts";
 import { createSql } from "@gateway/db";
+import { payoutSubjects } from "@gateway/payouts";
 import {
   type AfterRestoreOptions,
   type AfterRestoreReport,
   afterRestore,
   parseSignerRecord,
-  payoutSubjects,
-} from "@gateway/ledger";
+} from "@gateway/restore";
 
 const args = process.argv.slice(2);
 const file = args[args.indexOf("--signer-record") + 1];

@@ -1,6 +1,6 @@
 // What the chain says of a signed transaction: whether it can still land (settlement's retries,
 // intent-runner.ts) and what became of it (the runbook after a restore of the database,
-// packages/ledger, after-restore.ts).
+// packages/restore, after-restore.ts).
 import type { TransactionOutcome } from "@gateway/contracts";
 import { type Connection, Message, SystemProgram } from "@solana/web3.js";
 import bs58 from "bs58";

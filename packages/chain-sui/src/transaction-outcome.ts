@@ -1,5 +1,5 @@
 // What the chain says of a transaction by its digest and bytes, for settlement's retries and for
-// the runbook after a restore of the database (packages/ledger, after-restore.ts).
+// the runbook after a restore of the database (packages/restore, after-restore.ts).
 import type { TransactionOutcome } from "@gateway/contracts";
 import { bcs } from "@mysten/sui/bcs";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";

@@ -1,12 +1,3 @@
-export {
-  type AfterRestoreOptions,
-  type AfterRestoreReport,
-  afterRestore,
-  parseSignerRecord,
-  type SignedIntentView,
-  type SignedOnChain,
-  type SignerRecordLine,
-} from "./after-restore.js";
 export { checkLedger, type LedgerCheck, type MerchantBalance, merchantBalances } from "./balances.js";
 export {
   type AccountKind,
@@ -29,11 +20,7 @@ export {
   type LedgerExportRecord,
   type LedgerExportRow,
   ledgerExportBatches,
-  PAYOUT_EXPORT_COLUMNS,
-  type PayoutExportRecord,
-  payoutExportBatches,
   toLedgerExportRecord,
-  toPayoutExportRecord,
 } from "./ledger-export.js";
 export {
   bookInSuspense,
@@ -49,28 +36,3 @@ export {
   type SuspenseMovement,
   type VaultRefund,
 } from "./movements.js";
-export { recentFailedPayouts } from "./payout-reads.js";
-export {
-  getPayoutSchedule,
-  nextRunAt,
-  type PayoutSchedule,
-  runDueSchedules,
-  type ScheduleOwner,
-  setPayoutSchedule,
-} from "./payout-schedule.js";
-export {
-  advancePayout,
-  createPayout,
-  MANUAL_PAYOUT_NETWORK_FEE,
-  type NewPayout,
-  PAYOUT_COINS,
-  type PayoutCoin,
-  type PayoutKind,
-  type PayoutResource,
-  type PayoutRow,
-  type PayoutStatus,
-  type PayoutSubjects,
-  type PayoutTransition,
-  payoutSubjects,
-  toPayoutResource,
-} from "./payouts.js";

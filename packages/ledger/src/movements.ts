@@ -183,7 +183,7 @@ export function recordGasSpent(
 
 /**
  * A transfer the signer signed and the chain made final that nothing in the database explains
- * (a sweep or refund for a deposit wallet a restore of the database took away: after-restore.ts).
+ * (a sweep or refund for a deposit wallet a restore of the database took away: packages/restore).
  * The vault's side is booked as it happened, against the suspense account, until an operator
  * finds whose money it is; one booking per signer intent.
  */

@@ -12,9 +12,10 @@ import {
   type SweepWork,
   toCoinUnits,
 } from "@gateway/domain";
-import { createPayout, creditPayment, MANUAL_PAYOUT_NETWORK_FEE, payoutSubjects } from "@gateway/ledger";
+import { creditPayment } from "@gateway/ledger";
 import { createLogger } from "@gateway/logging";
 import { applyPaymentMessage, insertPayment } from "@gateway/payments";
+import { createPayout, MANUAL_PAYOUT_NETWORK_FEE, payoutSubjects } from "@gateway/payouts";
 import {
   createTestBus,
   createTestDatabase,

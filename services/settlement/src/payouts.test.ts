@@ -1,17 +1,15 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Bus, connectBus, createOutboxRelay, type OutboxRelay } from "@gateway/bus";
 import { newId } from "@gateway/db";
+import { checkLedger, creditPayment, merchantBalances } from "@gateway/ledger";
+import { createLogger } from "@gateway/logging";
 import {
-  checkLedger,
   createPayout,
-  creditPayment,
   MANUAL_PAYOUT_NETWORK_FEE,
-  merchantBalances,
   type PayoutRow,
   payoutSubjects,
   setPayoutSchedule,
-} from "@gateway/ledger";
-import { createLogger } from "@gateway/logging";
+} from "@gateway/payouts";
 import {
   createTestBus,
   createTestDatabase,

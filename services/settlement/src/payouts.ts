@@ -1,26 +1,18 @@
-// The payout actor: executes payouts recorded by the API or the daily schedule, one message per
-// payout on `<p>.cmd.payout.<chain>`, and runs the schedule. State lives in PostgreSQL only.
+// Settlement's payout wiring: the consumers of `<p>.cmd.payout.<chain>` (one message per payout,
+// recorded by the API or the daily schedule), the executor that sends them, and the schedule's
+// loop. The payout's states and transitions are the decider's (packages/payouts).
 import type { Bus, RunningConsumer } from "@gateway/bus";
-import { type Chain, nativeCoin } from "@gateway/chains";
 import type { PayoutCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
-import {
-  advancePayout,
-  type PayoutRow,
-  type PayoutTransition,
-  payoutSubjects,
-  recordGasSpent,
-  runDueSchedules,
-} from "@gateway/ledger";
 import type { Logger } from "@gateway/logging";
-import { ChainPausedError } from "./chains/chain-paused.js";
-import { type ChainPayouts, PayoutRefusedError } from "./chains/chain-payouts.js";
+import { type PayoutRow, payoutChain, payoutSubjects } from "@gateway/payouts";
+import type { ChainPayouts } from "./chains/chain-payouts.js";
 import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
+import { PayoutExecutor } from "./payout-executor.js";
+import { PayoutScheduleLoop } from "./payout-schedule-loop.js";
 
 /** The one durable payouts had before they were split per chain (consumers `payouts-<chain>` now). */
 const CONSUMER = "payouts";
-/** Chain errors retried this many times; after that the payout stays `processing` for an operator. */
-const MAX_ATTEMPTS = 25;
 
 export interface PayoutActorOptions {
   sql: Sql;
@@ -43,76 +35,10 @@ export interface PayoutActor {
   stop(): Promise<void>;
 }
 
-/**
- * pending → processing → completed | failed. Test payouts are simulated: they complete at once
- * with no transaction and move no funds. Live payouts go through the chain's ChainPayout;
- * a refused one fails and its reserve returns to the available balance.
- */
 export async function startPayouts(options: PayoutActorOptions): Promise<PayoutActor> {
   const { sql, bus, log } = options;
-  const chains = options.chains ?? {};
   const subjects = payoutSubjects(bus.topology);
-  const advance = (payoutId: string, to: PayoutTransition) =>
-    sql.begin((tx) => advancePayout(tx, subjects, payoutId, to)) as Promise<PayoutRow | undefined>;
-
-  async function process(payoutId: string, attempt = 1): Promise<PayoutRow | undefined> {
-    const [row] = await sql<PayoutRow[]>`select * from payouts where id = ${payoutId}`;
-    if (!row || row.status === "completed" || row.status === "failed") return row;
-    if (row.status === "pending") await advance(payoutId, { status: "processing" });
-    if (row.mode === "test") return advance(payoutId, { status: "completed", txid: null });
-    const chain = chains[row.chain];
-    if (!chain) {
-      log.warn({ payoutId, chain: row.chain }, "no live payout configured for chain; payout failed");
-      return advance(payoutId, {
-        status: "failed",
-        reason: `live payouts on ${row.chain} are not available yet`,
-      });
-    }
-    try {
-      const { txid, gasSpent } = await chain.payout({
-        intentId: `payout:${row.id}`,
-        payoutId: row.id,
-        merchantId: row.merchant_id,
-        mode: row.mode,
-        chain: row.chain,
-        coin: row.coin,
-        amount: row.amount - row.network_fee,
-        destination: row.destination,
-        approval: row.approval
-          ? {
-              keyId: row.approval.key_id,
-              signature: new Uint8Array(Buffer.from(row.approval.signature, "base64")),
-              ...(row.approval.expires_at_ms ? { expiresAtMs: BigInt(row.approval.expires_at_ms) } : {}),
-            }
-          : null,
-      });
-      // Completion and the gas the service actually paid for it are booked together.
-      return (await sql.begin(async (tx) => {
-        const done = await advancePayout(tx, subjects, payoutId, { status: "completed", txid });
-        if (gasSpent !== undefined && gasSpent > 0n) {
-          await recordGasSpent(tx, {
-            reference: `payout:${payoutId}`,
-            mode: row.mode,
-            chain: row.chain,
-            coin: nativeCoin(row.chain),
-            amount: gasSpent,
-          });
-        }
-        return done;
-      })) as PayoutRow | undefined;
-    } catch (err) {
-      if (err instanceof PayoutRefusedError) {
-        log.warn({ err, payoutId }, "payout refused; funds released");
-        return advance(payoutId, { status: "failed", reason: err.message });
-      }
-      if (attempt >= MAX_ATTEMPTS && !(err instanceof ChainPausedError)) {
-        // It may have gone out: keep the funds reserved and the status processing for an operator.
-        log.error({ err, payoutId, attempt }, "payout still not confirmed after retries; operator must look");
-        return row;
-      }
-      throw err;
-    }
-  }
+  const executor = new PayoutExecutor({ sql, log, subjects, chains: options.chains ?? {} });
 
   // One consumer per chain, as sweeps and refunds: a stalled chain holds only its own slots. The
   // payout's chain comes from its row, which a message published before the subject named the chain
@@ -122,34 +48,20 @@ export async function startPayouts(options: PayoutActorOptions): Promise<PayoutA
     durable: CONSUMER,
     subject: subjects.allPayoutCommands,
     ...CHAIN_WORK_PACING,
-    chainOf: async ({ data }) =>
-      (await sql<{ chain: Chain }[]>`select chain from payouts where id = ${data.payout_id}`)[0]?.chain,
+    chainOf: ({ data }) => payoutChain(sql, data.payout_id),
     handle: async ({ data, deliveryCount }) => {
-      await process(data.payout_id, deliveryCount);
+      await executor.process(data.payout_id, deliveryCount);
     },
   });
 
-  const runSchedulesOnce = async (now = new Date()) => (await runDueSchedules(sql, subjects, { now })).length;
-
-  // The schedule's timer is next_run_at in PostgreSQL; this loop only looks at it.
-  let running = true;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<unknown> = Promise.resolve();
-  const tick = async () => {
-    if (!running) return;
-    current = runSchedulesOnce().catch((err) => log.warn({ err }, "payout schedule run failed; will retry"));
-    await current;
-    if (running) timer = setTimeout(tick, options.schedulePollMs ?? 30_000);
-  };
-  timer = setTimeout(tick, 0);
+  const schedule = new PayoutScheduleLoop({ sql, log, subjects, pollMs: options.schedulePollMs ?? 30_000 });
+  schedule.start();
 
   return {
-    process,
-    runSchedulesOnce,
+    process: (payoutId, attempt) => executor.process(payoutId, attempt),
+    runSchedulesOnce: (now) => schedule.runOnce(now),
     async stop() {
-      running = false;
-      clearTimeout(timer);
-      await current;
+      await schedule.stop();
       await consumer.stop();
     },
   };

@@ -23,7 +23,7 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from "@gateway/contracts";
 import * as domain from "@gateway/domain";
-import { MANUAL_PAYOUT_NETWORK_FEE } from "@gateway/ledger";
+import { MANUAL_PAYOUT_NETWORK_FEE } from "@gateway/payouts";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -3,17 +3,15 @@ import { type Bus, connectBus, createOutboxRelay, type OutboxRelay } from "@gate
 import { createSolanaSettlement, solanaPayoutIntent } from "@gateway/chain-solana";
 import { associatedTokenAddress } from "@gateway/chain-tx";
 import { newId } from "@gateway/db";
+import { checkLedger, creditPayment, merchantBalances } from "@gateway/ledger";
+import { createLogger } from "@gateway/logging";
 import {
-  checkLedger,
   createPayout,
-  creditPayment,
   MANUAL_PAYOUT_NETWORK_FEE,
-  merchantBalances,
   type PayoutRow,
   payoutSubjects,
   setPayoutSchedule,
-} from "@gateway/ledger";
-import { createLogger } from "@gateway/logging";
+} from "@gateway/payouts";
 import { signApproval } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSolanaLocalnet, type SolanaLocalnet } from "@gateway/solana-localnet";

@@ -4,16 +4,9 @@ import { randomUUID } from "node:crypto";
 import { type Bus, connectBus, createOutboxRelay, type OutboxRelay } from "@gateway/bus";
 import { createSuiSettlement } from "@gateway/chain-sui";
 import { newId } from "@gateway/db";
-import {
-  checkLedger,
-  createPayout,
-  creditPayment,
-  MANUAL_PAYOUT_NETWORK_FEE,
-  merchantBalances,
-  type PayoutRow,
-  payoutSubjects,
-} from "@gateway/ledger";
+import { checkLedger, creditPayment, merchantBalances } from "@gateway/ledger";
 import { createLogger } from "@gateway/logging";
+import { createPayout, MANUAL_PAYOUT_NETWORK_FEE, type PayoutRow, payoutSubjects } from "@gateway/payouts";
 import { signPayoutApproval } from "@gateway/signer-client";
 import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";

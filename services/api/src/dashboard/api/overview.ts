@@ -2,7 +2,7 @@
 // and a payment's on-chain transactions for its timeline.
 import { PAYMENT_STATUSES } from "@gateway/contracts";
 import { formatAmount, formatMicroUsd } from "@gateway/domain";
-import { merchantBalances, recentFailedPayouts } from "@gateway/ledger";
+import { merchantBalances } from "@gateway/ledger";
 import {
   countByStatus,
   failedPayments,
@@ -12,6 +12,7 @@ import {
   toPaymentResource,
   volumeByDay,
 } from "@gateway/payments";
+import { recentFailedPayouts } from "@gateway/payouts";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createPayout, payoutSubjects } from "@gateway/ledger";
+import { createPayout, payoutSubjects } from "@gateway/payouts";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { parse } from "csv-parse/sync";

@@ -4,11 +4,7 @@ import {
   LEDGER_EXPORT_COLUMNS,
   type LedgerExportRow,
   ledgerExportBatches,
-  PAYOUT_EXPORT_COLUMNS,
-  type PayoutRow,
-  payoutExportBatches,
   toLedgerExportRecord,
-  toPayoutExportRecord,
 } from "@gateway/ledger";
 import {
   PAYMENT_EXPORT_COLUMNS,
@@ -16,6 +12,12 @@ import {
   paymentExportBatches,
   toPaymentExportRecord,
 } from "@gateway/payments";
+import {
+  PAYOUT_EXPORT_COLUMNS,
+  type PayoutRow,
+  payoutExportBatches,
+  toPayoutExportRecord,
+} from "@gateway/payouts";
 import { type RequestHandler, type Response, Router } from "express";
 import { z } from "zod";
 import { requireApiKey } from "../../auth/require-api-key.js";

@@ -1,8 +1,9 @@
+import { payoutWallets } from "@gateway/payouts";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { PayoutWalletListSchema } from "../../openapi/resources.js";
-import { type PayoutWalletRow, toPayoutWalletResource } from "./wallet-resource.js";
+import { toPayoutWalletResource } from "./wallet-resource.js";
 
 export const listPayoutWalletsOperation = defineOperation({
   method: "get",
@@ -16,9 +17,7 @@ export const listPayoutWalletsOperation = defineOperation({
 export function listPayoutWallets({ sql }: Pick<ApiDeps, "sql">): Handler<typeof listPayoutWalletsOperation> {
   return async (_input, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const rows = await sql<PayoutWalletRow[]>`
-      select chain, address, created_at, updated_at from payout_wallets
-      where merchant_id = ${merchantId} order by chain`;
+    const rows = await payoutWallets(sql, merchantId);
     return { object: "list", data: rows.map(toPayoutWalletResource), has_more: false };
   };
 }

@@ -1,3 +1,4 @@
+import { linkPayoutWallet } from "@gateway/payouts";
 import { z } from "zod";
 import { mailOwners } from "../../accounts/second-factor.js";
 import { createAudit, memberActor } from "../../auth/audit.js";
@@ -10,12 +11,7 @@ import type { EmailCodes } from "../auth/email-codes.js";
 import { mailedCode } from "../auth/fields.js";
 import { LIMITS, throttle } from "../auth/throttle.js";
 import { chainParam, walletAddress } from "./wallet-address.js";
-import {
-  type PayoutWalletRow,
-  toPayoutWalletResource,
-  WALLET_CODE_PURPOSE,
-  walletCodeBinding,
-} from "./wallet-resource.js";
+import { toPayoutWalletResource, WALLET_CODE_PURPOSE, walletCodeBinding } from "./wallet-resource.js";
 
 export const setPayoutWalletOperation = defineOperation({
   method: "put",
@@ -60,10 +56,7 @@ export function setPayoutWallet(
       code: otp,
       param: "otp",
       onValid: async (tx) => {
-        const [wallet] = await tx<PayoutWalletRow[]>`
-          insert into payout_wallets (merchant_id, chain, address) values (${merchantId}, ${chain}, ${address})
-          on conflict (merchant_id, chain) do update set address = excluded.address, updated_at = now()
-          returning chain, address, created_at, updated_at`;
+        const wallet = await linkPayoutWallet(tx, { merchantId, chain, address });
         await audit.record(
           tx,
           { ...memberActor(session), action: "payout_wallet.changed", details: { chain, address } },
@@ -75,7 +68,7 @@ export function setPayoutWallet(
           const entry = await payoutDestinations?.request({ merchantId, chain, mode, address, linked: true });
           if (mode === "live") effectiveAt = entry?.effectiveAt;
         }
-        return { ...wallet!, effectiveAt };
+        return { ...wallet, effectiveAt };
       },
     });
     await mailOwners({ sql, mailer, log }, merchantId, (to) =>

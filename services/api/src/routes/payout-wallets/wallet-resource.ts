@@ -1,11 +1,4 @@
-import type { Chain } from "@gateway/contracts";
-
-export interface PayoutWalletRow {
-  chain: Chain;
-  address: string;
-  created_at: Date;
-  updated_at: Date;
-}
+import type { PayoutWalletRow } from "@gateway/payouts";
 
 export function toPayoutWalletResource(row: PayoutWalletRow) {
   return {

@@ -1,14 +1,14 @@
 import { newId } from "@gateway/db";
-import { parseAmount } from "@gateway/domain";
+import { type Chain, type Mode, parseAmount } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
+import { InsufficientBalanceError, merchantBalances } from "@gateway/ledger";
 import {
-  InsufficientBalanceError,
   MANUAL_PAYOUT_NETWORK_FEE,
-  merchantBalances,
+  type PayoutCoin,
   type PayoutSubjects,
   createPayout as recordPayout,
   toPayoutResource,
-} from "@gateway/ledger";
+} from "@gateway/payouts";
 import { z } from "zod";
 import { mailOwners } from "../../accounts/second-factor.js";
 import { createAudit, memberActor } from "../../auth/audit.js";
@@ -88,6 +88,23 @@ export const createPayoutOperation = defineOperation({
   },
 });
 
+type CreatePayoutDeps = Pick<ApiDeps, "sql" | "limiter" | "mailer" | "log" | "config" | "payoutDestinations">;
+type CreatePayoutBody = Parameters<Handler<typeof createPayoutOperation>>[0]["body"];
+
+/** A request that passed every check made before the code: what the code's transaction records. */
+interface CheckedPayout {
+  merchantId: string;
+  mode: Mode;
+  chain: Chain;
+  coin: PayoutCoin;
+  amount: bigint;
+  networkFee: bigint;
+  destination: string;
+  /** The signer's allow-list, for live payouts only: test payouts never reach the signer. */
+  allowList: PayoutDestinations | undefined;
+  listed: PayoutDestinationEntry | undefined;
+}
+
 /**
  * `POST /payouts {chain, coin_symbol, amount, destination_address?, otp, mode?}` → 201 with the
  * payout, status `pending`. The code must be the one mailed for this mode, chain and destination.
@@ -104,61 +121,23 @@ export const createPayoutOperation = defineOperation({
  * mailed either way. An address still in its delay is 409 before the code is checked.
  */
 export function createPayoutHandler(
-  {
-    sql,
-    limiter,
-    mailer,
-    log,
-    config,
-    payoutDestinations,
-  }: Pick<ApiDeps, "sql" | "limiter" | "mailer" | "log" | "config" | "payoutDestinations">,
+  deps: CreatePayoutDeps,
   codes: PayoutCodes,
   subjects: PayoutSubjects,
   approver?: PayoutApprover,
 ): Handler<typeof createPayoutOperation> {
+  const { sql, limiter, mailer, log, config } = deps;
   const audit = createAudit(config.TRUSTED_PROXIES);
   return async ({ body }, req, res) => {
     const session = sessionPrincipal(res);
     const { merchantId } = session;
-    /** The merchant is told of every address added to the allow-list, as a tripwire. */
-    const notifyRequested = (entry: PayoutDestinationEntry) => {
-      void sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`
-        .then(([m]) =>
-          m
-            ? mailer.send(
-                payoutDestinationRequestedMail(m.email, entry.chain, entry.address, entry.effectiveAt),
-              )
-            : undefined,
-        )
-        .catch((err: unknown) => log.warn({ err, merchantId }, "payout destination notice not sent"));
-    };
-    const { coin_symbol: coin, otp } = body;
-    const amount = withMoneyParam("amount", () => parseAmount(body.amount, coin));
-    const mode = body.mode ?? "live";
-    const { chain, destination } = await resolveDestination(sql, merchantId, body);
-    const networkFee = MANUAL_PAYOUT_NETWORK_FEE[chain];
-    if (amount <= networkFee) {
-      throw new GatewayError("amount_too_small", {
-        param: "amount",
-        message: `A ${chain} payout must be more than its network fee of ${networkFee} base units.`,
-      });
-    }
-    // Checked before the code, so a short balance does not cost a try; checked again under lock.
-    const balance = (await merchantBalances(sql, merchantId, mode)).find(
-      (b) => b.chain === chain && b.coin === coin,
-    );
-    if ((balance?.available ?? 0n) < amount) throw insufficient(balance?.available ?? 0n);
-    // Test payouts are simulated and never reach the signer, so only live ones need the list.
-    const allowList: PayoutDestinations | undefined = mode === "live" ? payoutDestinations : undefined;
-    const listed = allowList
-      ? findDestination(await allowList.list(merchantId), { chain, mode, address: destination })
-      : undefined;
-    if (listed && !listed.cancelled && !inEffect(listed)) throw notAllowed(listed);
+    const checked = await checkBeforeCode(deps, merchantId, body);
+    const { mode, chain, coin, amount, networkFee, destination, allowList, listed } = checked;
     await throttle(limiter, [[`payout-otp:account:${merchantId}`, LIMITS.codeTriesPerAccount]]);
     let requested: PayoutDestinationEntry | undefined;
     try {
       const id = newId("po");
-      const row = await codes.consume(merchantId, { mode, chain, destination }, otp, async (tx) => {
+      const row = await codes.consume(merchantId, { mode, chain, destination }, body.otp, async (tx) => {
         if (allowList && !inEffect(listed)) {
           // No explicit address means the linked wallet: it is asked for as the linked one.
           const linked = body.destination_address === undefined || body.destination_address === null;
@@ -167,32 +146,12 @@ export function createPayoutHandler(
         }
         const details = { payout: id, mode, chain, coin, amount: String(amount), destination };
         await audit.record(tx, { ...memberActor(session), action: "payout.requested", details }, req);
-        return recordPayout(tx, subjects, {
-          id,
-          approval:
-            mode === "live" && approver
-              ? (approvePayout(approver, {
-                  id,
-                  merchantId,
-                  mode,
-                  chain,
-                  coin,
-                  netAmount: amount - networkFee,
-                  destination,
-                  expiresAt: new Date(Date.now() + config.API_PAYOUT_APPROVAL_TTL_SECONDS * 1000),
-                }) ?? null)
-              : null,
-          merchantId,
-          mode,
-          chain,
-          coin,
-          amount,
-          networkFee,
-          destination,
-          kind: "manual",
-        });
+        const approval =
+          mode === "live" && approver ? approveManual(approver, config, { ...checked, id }) : null;
+        const payout = { id, merchantId, mode, chain, coin, amount, networkFee, destination };
+        return recordPayout(tx, subjects, { ...payout, approval, kind: "manual" });
       });
-      if (requested) notifyRequested(requested);
+      if (requested) notifyRequested(deps, merchantId, requested);
       const resource = toPayoutResource(row);
       await mailOwners({ sql, mailer, log }, merchantId, (to) =>
         payoutRequestedMail(to, { actor: session.email, ...resource, coin, destination, mode }),
@@ -200,7 +159,7 @@ export function createPayoutHandler(
       return resource;
     } catch (err) {
       if (err instanceof DestinationPendingError) {
-        notifyRequested(err.entry);
+        notifyRequested(deps, merchantId, err.entry);
         throw notAllowed(err.entry);
       }
       // A concurrent payout took the balance first; the code stays live (the transaction rolled back).
@@ -208,4 +167,66 @@ export function createPayoutHandler(
       throw err;
     }
   };
+}
+
+/**
+ * The checks made before the code is tried, so that a request bound to fail does not cost a try:
+ * the destination, the amount against the network fee and the available balance (checked again
+ * under lock), and an allow-listed address still in its delay.
+ */
+async function checkBeforeCode(
+  { sql, payoutDestinations }: CreatePayoutDeps,
+  merchantId: string,
+  body: CreatePayoutBody,
+): Promise<CheckedPayout> {
+  const coin = body.coin_symbol;
+  const amount = withMoneyParam("amount", () => parseAmount(body.amount, coin));
+  const mode = body.mode ?? "live";
+  const { chain, destination } = await resolveDestination(sql, merchantId, body);
+  const networkFee = MANUAL_PAYOUT_NETWORK_FEE[chain];
+  if (amount <= networkFee) {
+    throw new GatewayError("amount_too_small", {
+      param: "amount",
+      message: `A ${chain} payout must be more than its network fee of ${networkFee} base units.`,
+    });
+  }
+  const balance = (await merchantBalances(sql, merchantId, mode)).find(
+    (b) => b.chain === chain && b.coin === coin,
+  );
+  if ((balance?.available ?? 0n) < amount) throw insufficient(balance?.available ?? 0n);
+  const allowList = mode === "live" ? payoutDestinations : undefined;
+  const listed = allowList
+    ? findDestination(await allowList.list(merchantId), { chain, mode, address: destination })
+    : undefined;
+  if (listed && !listed.cancelled && !inEffect(listed)) throw notAllowed(listed);
+  return { merchantId, mode, chain, coin, amount, networkFee, destination, allowList, listed };
+}
+
+/** The API's approval of the payout's intent, valid for API_PAYOUT_APPROVAL_TTL_SECONDS. */
+function approveManual(
+  approver: PayoutApprover,
+  config: CreatePayoutDeps["config"],
+  p: CheckedPayout & { id: string },
+) {
+  const expiresAt = new Date(Date.now() + config.API_PAYOUT_APPROVAL_TTL_SECONDS * 1000);
+  const { id, merchantId, mode, chain, coin, destination } = p;
+  const netAmount = p.amount - p.networkFee;
+  return (
+    approvePayout(approver, { id, merchantId, mode, chain, coin, netAmount, destination, expiresAt }) ?? null
+  );
+}
+
+/** The merchant is told of every address added to the allow-list, as a tripwire. */
+function notifyRequested(
+  { sql, mailer, log }: CreatePayoutDeps,
+  merchantId: string,
+  entry: PayoutDestinationEntry,
+): void {
+  void sql<{ email: string }[]>`select email from merchants where id = ${merchantId}`
+    .then(([m]) =>
+      m
+        ? mailer.send(payoutDestinationRequestedMail(m.email, entry.chain, entry.address, entry.effectiveAt))
+        : undefined,
+    )
+    .catch((err: unknown) => log.warn({ err, merchantId }, "payout destination notice not sent"));
 }

@@ -2,6 +2,7 @@ import { chainsOfAddress } from "@gateway/chains";
 import type { Sql } from "@gateway/db";
 import type { Chain } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
+import { payoutWallets } from "@gateway/payouts";
 import { walletAddress } from "../payout-wallets/wallet-address.js";
 
 /**
@@ -20,8 +21,7 @@ export async function resolveDestination(
     chain ??= chainOfAddress(explicit);
     return { chain, destination: addressParam(chain, explicit) };
   }
-  const wallets = await sql<{ chain: Chain; address: string }[]>`
-    select chain, address from payout_wallets where merchant_id = ${merchantId} order by chain`;
+  const wallets = await payoutWallets(sql, merchantId);
   if (chain === undefined) {
     if (wallets.length > 1) {
       throw new GatewayError("parameter_missing", {

@@ -1,4 +1,4 @@
-import { payoutSubjects } from "@gateway/ledger";
+import { payoutSubjects } from "@gateway/payouts";
 import { Router } from "express";
 import { sessionIdempotencyScope } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";

@@ -1,5 +1,5 @@
 import { GatewayError } from "@gateway/errors";
-import { type PayoutRow, toPayoutResource } from "@gateway/ledger";
+import { findPayout, listPayouts as listPayoutRows, toPayoutResource } from "@gateway/payouts";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
@@ -27,25 +27,15 @@ export const listPayoutsOperation = defineOperation({
 export function listPayouts({ sql }: Pick<ApiDeps, "sql">): Handler<typeof listPayoutsOperation> {
   return async ({ query }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const mode = query.mode ?? "live";
-    const limit = query.limit ?? 10;
-    const after = query.starting_after;
-    let cursor: { created_at: Date; id: string } | undefined;
-    if (after !== undefined) {
-      [cursor] = await sql<{ created_at: Date; id: string }[]>`
-        select created_at, id from payouts where id = ${after} and merchant_id = ${merchantId} and mode = ${mode}`;
-      if (!cursor)
-        throw new GatewayError("resource_not_found", { param: "starting_after", message: "No such payout." });
-    }
-    const rows = await sql<PayoutRow[]>`
-      select * from payouts where merchant_id = ${merchantId} and mode = ${mode}
-      ${cursor ? sql`and (created_at, id) < (${cursor.created_at}, ${cursor.id})` : sql``}
-      order by created_at desc, id desc limit ${limit + 1}`;
-    return {
-      object: "list",
-      data: rows.slice(0, limit).map(toPayoutResource),
-      has_more: rows.length > limit,
-    };
+    const page = await listPayoutRows(sql, {
+      merchantId,
+      mode: query.mode ?? "live",
+      limit: query.limit ?? 10,
+      startingAfter: query.starting_after,
+    });
+    if (!page)
+      throw new GatewayError("resource_not_found", { param: "starting_after", message: "No such payout." });
+    return { object: "list", data: page.rows.map(toPayoutResource), has_more: page.hasMore };
   };
 }
 
@@ -64,8 +54,7 @@ export const getPayoutOperation = defineOperation({
 export function getPayout({ sql }: Pick<ApiDeps, "sql">): Handler<typeof getPayoutOperation> {
   return async ({ params }, _req, res) => {
     const { merchantId } = sessionPrincipal(res);
-    const [row] = await sql<PayoutRow[]>`
-      select * from payouts where id = ${params.id} and merchant_id = ${merchantId}`;
+    const row = await findPayout(sql, { id: params.id, merchantId });
     if (!row) throw new GatewayError("resource_not_found", { param: "id", message: "No such payout." });
     return toPayoutResource(row);
   };

@@ -1,6 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import type { Chain, Mode } from "@gateway/domain";
-import type { PayoutCoin } from "@gateway/ledger";
+import type { PayoutCoin, StoredPayoutApproval } from "@gateway/payouts";
 import { approverKeyFromSeed, signPayoutApproval } from "@gateway/signer-client";
 
 /**
@@ -32,7 +32,7 @@ export function approvePayout(
     destination: string;
     expiresAt: Date;
   },
-): { key_id: string; signature: string; expires_at_ms?: string } | undefined {
+): StoredPayoutApproval | undefined {
   const asset = approver.asset(p.chain, p.coin);
   if (!asset) return undefined;
   return signPayoutApproval(

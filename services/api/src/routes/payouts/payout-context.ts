@@ -1,10 +1,6 @@
-import { CHAINS, type Chain, formatAmount } from "@gateway/domain";
-import {
-  getPayoutSchedule,
-  MANUAL_PAYOUT_NETWORK_FEE,
-  merchantBalances,
-  PAYOUT_COINS,
-} from "@gateway/ledger";
+import { CHAINS, formatAmount } from "@gateway/domain";
+import { merchantBalances } from "@gateway/ledger";
+import { getPayoutSchedule, MANUAL_PAYOUT_NETWORK_FEE, PAYOUT_COINS, payoutWallets } from "@gateway/payouts";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
@@ -38,8 +34,7 @@ export function payoutContext({ sql }: Pick<ApiDeps, "sql">): Handler<typeof pay
     const mode = query.mode ?? "live";
     const [balances, wallets, schedule] = await Promise.all([
       merchantBalances(sql, merchantId, mode),
-      sql<{ chain: Chain; address: string }[]>`
-        select chain, address from payout_wallets where merchant_id = ${merchantId} order by chain`,
+      payoutWallets(sql, merchantId),
       getPayoutSchedule(sql, { merchantId, mode }),
     ]);
     const payable = (coin: string) => (PAYOUT_COINS as readonly string[]).includes(coin);

@@ -1,6 +1,6 @@
 import { MoneyError, parseCoin } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import { PAYOUT_COINS, type PayoutCoin } from "@gateway/ledger";
+import { PAYOUT_COINS, type PayoutCoin } from "@gateway/payouts";
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import { modeField, parsedBy } from "../../http/fields.js";

@@ -1,6 +1,6 @@
 import { formatAmount, parseAmount } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
-import { getPayoutSchedule, type PayoutSchedule, setPayoutSchedule } from "@gateway/ledger";
+import { getPayoutSchedule, type PayoutSchedule, setPayoutSchedule } from "@gateway/payouts";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";

@@ -18,7 +18,7 @@
 // - Sweeps and refunds the signer signed for a deposit wallet the restore took away (clients went
 //   on while the backup aged: the payment is gone, or was kept without the wallet it was given
 //   after the backup): nothing will ask for them again, but the chain may show them final. Each
-//   one final on chain is booked against the suspense account (movements.ts), so the vault's
+//   one final on chain is booked against the suspense account (packages/ledger, movements.ts), so the vault's
 //   account equals the vault on chain and the money is there for an operator to attribute.
 // Sweeps and refunds of deposit wallets the database still has need nothing here: their intent
 // ids follow from the payment and the transfer, so when the watchers see the deposits again they
@@ -27,14 +27,15 @@ import { randomBytes } from "node:crypto";
 import { isChain } from "@gateway/chains";
 import { type Chain, type Coin, type Mode, PAYOUT_COINS, type TransactionOutcome } from "@gateway/contracts";
 import type { Sql, TransactionSql } from "@gateway/db";
-import { bookInSuspense } from "./movements.js";
+import { bookInSuspense } from "@gateway/ledger";
 import {
   createPayout,
+  findPayout,
   MANUAL_PAYOUT_NETWORK_FEE,
   type PayoutCoin,
   type PayoutKind,
   type PayoutSubjects,
-} from "./payouts.js";
+} from "@gateway/payouts";
 
 /** What `signer record` prints for a first signing: the intent as the audit log holds it. */
 export interface SignedIntentView {
@@ -159,7 +160,7 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
         skip("the signer's record names no payout, merchant or destination");
         continue;
       }
-      if ((await tx`select 1 from payouts where id = ${reference}`).length > 0) continue;
+      if (await findPayout(tx, { id: reference })) continue;
       const coin = isChain(chain) ? options.coinOf(chain, asset) : undefined;
       if (!isChain(chain) || !isMode(mode) || !isPayoutCoin(coin)) {
         skip(`${chain} ${mode} ${asset} is not a payout coin this configuration knows`);
@@ -170,7 +171,7 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
         continue;
       }
       // A manual payout carried the API's approval and was charged the fixed network fee on top
-      // of what was sent; a scheduled one carries no approval and no fee (packages/ledger, payouts.ts).
+      // of what was sent; a scheduled one carries no approval and no fee (packages/payouts).
       const kind: PayoutKind = approvalKeyId ? "manual" : "scheduled";
       const networkFee = kind === "manual" ? MANUAL_PAYOUT_NETWORK_FEE[chain] : 0n;
       const row = await createPayout(tx, options.subjects, {

@@ -1,16 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { TransactionOutcome } from "@gateway/contracts";
 import { newId } from "@gateway/db";
+import { checkLedger, merchantBalances } from "@gateway/ledger";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  afterRestore,
-  checkLedger,
-  merchantBalances,
-  parseSignerRecord,
-  type SignedIntentView,
-  type SignerRecordLine,
-} from "./index.js";
+import { afterRestore, parseSignerRecord, type SignedIntentView, type SignerRecordLine } from "./index.js";
 
 let db: TestDatabase;
 beforeAll(async () => {

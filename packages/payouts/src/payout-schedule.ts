@@ -1,16 +1,12 @@
 // The daily scheduled payout (docs/payouts.md, "Scheduled payouts": one free payout per merchant
 // per day, gas paid by the service). The timer is the `next_run_at` column, so nothing is lost with a process, and
 // replicas share the work through FOR UPDATE SKIP LOCKED.
+import { type Mode, PAYOUT_COINS, type PayoutCoin } from "@gateway/contracts";
 import { newId, type Sql, type TransactionSql } from "@gateway/db";
-import type { Chain, Mode } from "@gateway/domain";
-import { merchantBalances } from "./balances.js";
-import {
-  createPayout,
-  PAYOUT_COINS,
-  type PayoutCoin,
-  type PayoutRow,
-  type PayoutSubjects,
-} from "./payouts.js";
+import { merchantBalances } from "@gateway/ledger";
+import { createPayout, type PayoutSubjects } from "./payout-actor.js";
+import type { PayoutRow } from "./payout-row.js";
+import { payoutWallets } from "./payout-wallets.js";
 
 const DAY_MS = 86_400_000;
 
@@ -108,8 +104,7 @@ async function payOutSchedule(
   subjects: PayoutSubjects,
   schedule: PayoutSchedule,
 ): Promise<PayoutRow[]> {
-  const wallets = await tx<{ chain: Chain; address: string }[]>`
-    select chain, address from payout_wallets where merchant_id = ${schedule.merchant_id}`;
+  const wallets = await payoutWallets(tx, schedule.merchant_id);
   const balances = await merchantBalances(tx, schedule.merchant_id, schedule.mode);
   const minimum = schedule.minimum_amount > 0n ? schedule.minimum_amount : 1n;
   const payouts: PayoutRow[] = [];
