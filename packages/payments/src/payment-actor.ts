@@ -1,28 +1,17 @@
 import type { BusTopology } from "@gateway/bus";
-import type { EventMessage, PaymentEvent, RefundNoticeCommand, SweepCommand } from "@gateway/contracts";
+import { enqueueOutbox, type Sql, type TransactionSql } from "@gateway/db";
 import {
-  enqueueOutbox,
-  type Fragment,
-  newId,
-  type OutboxMessage,
-  type Sql,
-  type TransactionSql,
-} from "@gateway/db";
-import {
-  assertNever,
   type Decision,
   decide,
-  type PaymentEffect,
   type PaymentMessage,
   type PaymentState,
   serializePaymentState,
 } from "@gateway/domain";
-import { creditPayment, owePaymentRefund, payPaymentRefund } from "@gateway/ledger";
+import { payPaymentRefund } from "@gateway/ledger";
 import type { Logger } from "@gateway/logging";
-import { toPaymentResource } from "./payment-resource.js";
+import { effectMessages } from "./payment-effects.js";
 import type { PaymentRow } from "./payment-row.js";
 import { stateOf } from "./payment-row.js";
-import { refundCommand } from "./refund-command.js";
 
 export interface PaymentActorDeps {
   sql: Sql;
@@ -117,118 +106,6 @@ export function stateAssignments(t: TransactionSql | Sql, state: PaymentState) {
       chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
       quote_expires_at = ${runningQuoteEnd(state)},
       version = version + 1, updated_at = now()`;
-}
-
-/**
- * The effects' work in the transaction (the ledger's postings), and what goes with the new state:
- * the outbox's messages and the insert of the events, which the caller runs with the outbox's in
- * one statement.
- */
-async function effectMessages(
-  tx: TransactionSql,
-  deps: PaymentActorDeps,
-  row: PaymentRow,
-  effects: PaymentEffect[],
-): Promise<{ messages: OutboxMessage[]; events: Fragment | undefined }> {
-  const messages: OutboxMessage[] = [];
-  const events: { id: string; type: string; data: string; createdAt: string }[] = [];
-  const { subjects } = deps.topology;
-  for (const effect of effects) {
-    switch (effect.type) {
-      case "event": {
-        const id = newId("evt");
-        const createdAt = new Date();
-        const event: PaymentEvent = {
-          id,
-          type: effect.event,
-          created_at: createdAt.toISOString(),
-          is_test: row.mode === "test",
-          data: { payment: toPaymentResource(row, deps.publicBaseUrl) },
-        };
-        events.push({
-          id,
-          type: effect.event,
-          data: JSON.stringify(event.data),
-          createdAt: event.created_at,
-        });
-        messages.push({
-          id,
-          subject: subjects.event(effect.event),
-          payload: { merchant_id: row.merchant_id, mode: row.mode, event } satisfies EventMessage,
-        });
-        break;
-      }
-      case "sweep":
-        messages.push({
-          id: `sweep:${row.id}`,
-          subject: subjects.settlement("sweep"),
-          payload: {
-            payment_id: row.id,
-            mode: row.mode,
-            chain: effect.chain,
-            coin: effect.coin,
-            address: effect.address,
-            amount: effect.amount.toString(),
-          } satisfies SweepCommand,
-        });
-        break;
-      case "refund": {
-        if (effect.from === "vault") {
-          const refund = { ...effect, mode: row.mode, paymentId: row.id };
-          await owePaymentRefund(tx, refund);
-          // A simulated surplus is "returned" at once, in the test books only.
-          if (effect.simulated) await payPaymentRefund(tx, refund);
-        }
-        // A simulated refund (test mode) moves nothing; it is already recorded in the state.
-        if (effect.simulated) break;
-        messages.push({
-          id: `refund:${effect.refundId}`,
-          subject: subjects.settlement("refund"),
-          payload: refundCommand(row, effect),
-        });
-        break;
-      }
-      case "refund_notice":
-        messages.push({
-          id: `refund-notice:${effect.refundId}`,
-          subject: subjects.mail("refund"),
-          payload: {
-            payment_id: row.id,
-            refund_id: effect.refundId,
-            sent_at: new Date().toISOString(),
-          } satisfies RefundNoticeCommand,
-        });
-        break;
-      case "credit":
-        // The merchant's balance and the fee, in the transaction that completes the payment.
-        await creditPayment(tx, {
-          mode: row.mode,
-          chain: effect.chain,
-          coin: effect.coin,
-          paymentId: row.id,
-          merchantId: row.merchant_id,
-          gross: effect.gross,
-          fee: effect.fee,
-          net: effect.net,
-          usdValue: effect.usdValue ?? null,
-          usdRate: effect.usdRate ?? null,
-        });
-        break;
-      default:
-        assertNever(effect);
-    }
-  }
-  // In the effects' order: the events' insertion sequence orders a payment's events.
-  const inserted =
-    events.length === 0
-      ? undefined
-      : tx`insert into events (id, merchant_id, mode, type, payment_id, data, created_at)
-          select e.id, ${row.merchant_id}, ${row.mode}, e.type, ${row.id}, e.data::jsonb, e.created_at
-          from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[],
-                      ${events.map((e) => e.data)}::text[], ${events.map((e) => e.createdAt)}::timestamptz[])
-            with ordinality as e(id, type, data, created_at, ord)
-          order by e.ord`;
-  return { messages, events: inserted };
 }
 
 /** When the current wallet's quote ends, while it runs; the expiry sweeper's index reads it. */

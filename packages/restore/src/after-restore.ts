@@ -150,73 +150,88 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
       await tx`update outbox set published_at = null where published_at is not null
         and not exists (select 1 from processed_messages p where p.message_id = outbox.id)`
     ).count;
-
-    for (const line of options.record) {
-      if (line.type !== "signed" || line.intent.kind !== "payout") continue;
-      const { intentId, chain, mode, asset, amount, destination, reference, merchantId, approvalKeyId } =
-        line.intent;
-      const skip = (reason: string) => report.payoutsNotPutBack.push({ intentId, reason });
-      if (!reference || !merchantId || !destination) {
-        skip("the signer's record names no payout, merchant or destination");
-        continue;
-      }
-      if (await findPayout(tx, { id: reference })) continue;
-      const coin = isChain(chain) ? options.coinOf(chain, asset) : undefined;
-      if (!isChain(chain) || !isMode(mode) || !isPayoutCoin(coin)) {
-        skip(`${chain} ${mode} ${asset} is not a payout coin this configuration knows`);
-        continue;
-      }
-      if ((await tx`select 1 from merchants where id = ${merchantId}`).length === 0) {
-        skip(`merchant ${merchantId} is not in the database`);
-        continue;
-      }
-      // A manual payout carried the API's approval and was charged the fixed network fee on top
-      // of what was sent; a scheduled one carries no approval and no fee (packages/payouts).
-      const kind: PayoutKind = approvalKeyId ? "manual" : "scheduled";
-      const networkFee = kind === "manual" ? MANUAL_PAYOUT_NETWORK_FEE[chain] : 0n;
-      const row = await createPayout(tx, options.subjects, {
-        id: reference,
-        merchantId,
-        mode,
-        chain,
-        coin,
-        amount: BigInt(amount) + networkFee,
-        networkFee,
-        destination,
-        kind,
-        approval: null,
-        alreadySent: true,
-      });
-      report.payoutsPutBack.push({ id: row.id, merchantId, mode, chain, coin, amount: row.amount });
-    }
-
-    const highest = new Map<string, number>();
-    const handedOut: Extract<SignerRecordLine, { type: "address" }>[] = [];
-    for (const line of options.record) {
-      if (line.type !== "address" || !isChain(line.chain) || !isMode(line.mode)) continue;
-      const sequence = `deposit_index_${line.chain}_${line.mode}`;
-      highest.set(sequence, Math.max(highest.get(sequence) ?? -1, line.index));
-      handedOut.push(line);
-    }
-    for (const [sequence, to] of highest) {
-      const [moved] = await tx<{ last: bigint }[]>`
-        select setval(${sequence}, greatest(${to}, last_value)) as last from ${tx(sequence)}`;
-      report.sequencesMoved.push({ sequence, to: Number(moved!.last) });
-    }
-    if (handedOut.length > 0) {
-      const known = new Set(
-        (
-          await tx<{ address: string }[]>`
-            select address from deposit_wallets
-            where address = any(${handedOut.map((l) => l.address)}::text[])`
-        ).map((r) => r.address),
-      );
-      report.addressesNoPaymentExpects = handedOut
-        .filter((l) => !known.has(l.address))
-        .map(({ chain, mode, index, address }) => ({ chain, mode, index, address }));
-    }
+    await putBackPayouts(tx, options, report);
+    await catchUpWithAddresses(tx, options, report);
     return report;
   })) as AfterRestoreReport;
+}
+
+/** Payouts the signer signed that the database no longer has, put back as sent, or why not. */
+async function putBackPayouts(tx: TransactionSql, options: AfterRestoreOptions, report: AfterRestoreReport) {
+  for (const line of options.record) {
+    if (line.type !== "signed" || line.intent.kind !== "payout") continue;
+    const { intentId, chain, mode, asset, amount, destination, reference, merchantId, approvalKeyId } =
+      line.intent;
+    const skip = (reason: string) => report.payoutsNotPutBack.push({ intentId, reason });
+    if (!reference || !merchantId || !destination) {
+      skip("the signer's record names no payout, merchant or destination");
+      continue;
+    }
+    if (await findPayout(tx, { id: reference })) continue;
+    const coin = isChain(chain) ? options.coinOf(chain, asset) : undefined;
+    if (!isChain(chain) || !isMode(mode) || !isPayoutCoin(coin)) {
+      skip(`${chain} ${mode} ${asset} is not a payout coin this configuration knows`);
+      continue;
+    }
+    if ((await tx`select 1 from merchants where id = ${merchantId}`).length === 0) {
+      skip(`merchant ${merchantId} is not in the database`);
+      continue;
+    }
+    // A manual payout carried the API's approval and was charged the fixed network fee on top
+    // of what was sent; a scheduled one carries no approval and no fee (packages/payouts).
+    const kind: PayoutKind = approvalKeyId ? "manual" : "scheduled";
+    const networkFee = kind === "manual" ? MANUAL_PAYOUT_NETWORK_FEE[chain] : 0n;
+    const row = await createPayout(tx, options.subjects, {
+      id: reference,
+      merchantId,
+      mode,
+      chain,
+      coin,
+      amount: BigInt(amount) + networkFee,
+      networkFee,
+      destination,
+      kind,
+      approval: null,
+      alreadySent: true,
+    });
+    report.payoutsPutBack.push({ id: row.id, merchantId, mode, chain, coin, amount: row.amount });
+  }
+}
+
+/**
+ * Deposit index sequences moved past every index the signer handed out, and the addresses it
+ * handed out that no payment expects listed.
+ */
+async function catchUpWithAddresses(
+  tx: TransactionSql,
+  options: AfterRestoreOptions,
+  report: AfterRestoreReport,
+) {
+  const highest = new Map<string, number>();
+  const handedOut: Extract<SignerRecordLine, { type: "address" }>[] = [];
+  for (const line of options.record) {
+    if (line.type !== "address" || !isChain(line.chain) || !isMode(line.mode)) continue;
+    const sequence = `deposit_index_${line.chain}_${line.mode}`;
+    highest.set(sequence, Math.max(highest.get(sequence) ?? -1, line.index));
+    handedOut.push(line);
+  }
+  for (const [sequence, to] of highest) {
+    const [moved] = await tx<{ last: bigint }[]>`
+      select setval(${sequence}, greatest(${to}, last_value)) as last from ${tx(sequence)}`;
+    report.sequencesMoved.push({ sequence, to: Number(moved!.last) });
+  }
+  if (handedOut.length > 0) {
+    const known = new Set(
+      (
+        await tx<{ address: string }[]>`
+          select address from deposit_wallets
+          where address = any(${handedOut.map((l) => l.address)}::text[])`
+      ).map((r) => r.address),
+    );
+    report.addressesNoPaymentExpects = handedOut
+      .filter((l) => !known.has(l.address))
+      .map(({ chain, mode, index, address }) => ({ chain, mode, index, address }));
+  }
 }
 
 /**
