@@ -11,6 +11,7 @@ import {
   type PaymentState,
   parseAmount,
   parseCurrency,
+  pricesWith,
 } from "@gateway/domain";
 import { type InsertPayment, insertPayment, insertPayments, toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
@@ -21,7 +22,7 @@ import { httpUrl, parsedBy, withMoneyParam } from "../../http/fields.js";
 import { idempotencyClaim, idempotentUuid } from "../../http/idempotency.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
 import { PaymentSchema } from "../../openapi/resources.js";
-import { pricesWith, usdRate } from "../../pricing.js";
+import { usdRate } from "../../pricing.js";
 
 export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
 
