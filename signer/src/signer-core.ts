@@ -12,18 +12,13 @@ import { signerChain } from "./chains/index.js";
 import type { SignatureValue } from "./chains/signer-chain.js";
 import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
 import type { ApprovalVerifier } from "./intents/approvals.js";
-import {
-  auditView,
-  intentEffect,
-  parseIntent,
-  type SignerIntent,
-  type SignerLimits,
-} from "./intents/intent.js";
+import { auditView, intentEffect, parseIntent } from "./intents/intent.js";
 import type { Keyring } from "./keys/keyring.js";
 import type { PayoutPolicy } from "./policy/payouts.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditHead, AuditLog } from "./state/audit-log.js";
 import type { IntentLedger, SigningPlan } from "./state/ledger.js";
+import type { SignerIntent, SignerLimits } from "./vocabulary.js";
 
 export interface SignerCoreDeps {
   keyring: Keyring;

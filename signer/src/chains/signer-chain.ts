@@ -4,8 +4,15 @@
 // budget. The signer's other modules look chains up in SIGNER_CHAINS (chains/index.ts) and never
 // name one (docs/adding-a-chain.md).
 import type { Chain, SignRequest } from "@gateway/signer-proto";
-import type { SignerIntent, SignerLimits } from "../intents/intent.js";
-import type { SigningKey } from "../keys/keyring.js";
+import type { ChainName, SignerIntent, SignerLimits } from "../vocabulary.js";
+
+/** One derived key (keys/keyring.ts), as a chain's module signs with it. */
+export interface SigningKey {
+  readonly chain: ChainName;
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
 
 export interface SignatureValue {
   address: string;
@@ -34,7 +41,7 @@ export interface CheckedTransaction {
   worstCaseFee: bigint;
 }
 
-export interface SignerChain<Name extends string = string> {
+export interface SignerChain<Name extends ChainName = ChainName> {
   /** The chain's name in keys, audit entries, caps and gas budgets: the registry's (packages/chains). */
   readonly name: Name;
   /** Its value in the wire contract's `enum Chain` (proto/gateway/signer/v1/signer.proto). */

@@ -12,8 +12,8 @@ import {
   SystemProgram,
 } from "@solana/web3.js";
 import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "../codecs/solana-message.js";
-import type { SignerIntent, SignerLimits } from "../intents/intent.js";
 import { invalid, refuse } from "../refusal.js";
+import type { SignerIntent, SignerLimits } from "../vocabulary.js";
 import type { CheckedTransaction, Parties, SignerChain } from "./signer-chain.js";
 
 export const SOL_ASSET = "SOL";

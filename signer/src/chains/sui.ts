@@ -10,8 +10,8 @@ import { isValidSuiAddress, normalizeStructTag, normalizeSuiAddress } from "@mys
 import { blake2b } from "@noble/hashes/blake2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { type CoinInfo, readCoin, suiObjectDigest } from "../codecs/sui-object.js";
-import type { SignerIntent, SignerLimits } from "../intents/intent.js";
 import { invalid, refuse } from "../refusal.js";
+import type { SignerIntent, SignerLimits } from "../vocabulary.js";
 import type { CheckedTransaction, Parties, SignerChain } from "./signer-chain.js";
 
 const blake2b256 = (...parts: Uint8Array[]) => blake2b(Buffer.concat(parts), { dkLen: 32 });

@@ -2,11 +2,13 @@
 // Layout (docs/signer.md): the branch separates live deposits, test deposits, vault
 // and gas wallets; each chain's module gives the rest of the path (chains/<chain>.ts):
 // m/44'/<coin type>'/<branch>'/<the chain's levels>'/<index>'.
-import { type ChainName, signerChain } from "../chains/index.js";
+import type { ModeName } from "@gateway/signer-proto";
+import { signerChain } from "../chains/index.js";
+import type { SigningKey } from "../chains/signer-chain.js";
+import type { ChainName } from "../vocabulary.js";
 import { type Ed25519Key, ed25519FromSeed, ed25519Sign } from "./ed25519.js";
 import { childNode, masterNode, type Slip10Node } from "./slip10.js";
 
-export type ModeName = "live" | "test";
 export type KeyRole = "deposit" | "vault" | "gas";
 
 export const BRANCHES: Record<KeyRole, Record<ModeName, number>> = {
@@ -14,13 +16,6 @@ export const BRANCHES: Record<KeyRole, Record<ModeName, number>> = {
   vault: { live: 2, test: 3 },
   gas: { live: 4, test: 5 },
 };
-
-export interface SigningKey {
-  readonly chain: ChainName;
-  readonly address: string;
-  readonly publicKey: Uint8Array;
-  sign(message: Uint8Array): Uint8Array;
-}
 
 export interface Keyring {
   key(chain: ChainName, role: KeyRole, mode: ModeName, index?: number): SigningKey;

@@ -11,6 +11,7 @@ import {
 import {
   CancelPayoutDestinationRequestSchema,
   Chain,
+  MODE_TO_PROTO,
   Mode,
   RefusalCode,
   RequestPayoutDestinationRequestSchema,
@@ -81,7 +82,7 @@ function requestDestination(
     create(RequestPayoutDestinationRequestSchema, {
       merchantId: d.merchantId,
       chain: d.chain === "solana" ? Chain.SOLANA : Chain.SUI,
-      mode: d.mode === "live" ? Mode.LIVE : Mode.TEST,
+      mode: MODE_TO_PROTO[d.mode],
       address: d.address,
       linked: d.linked,
       approval,

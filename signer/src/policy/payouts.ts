@@ -4,11 +4,13 @@
 // only to the merchant's linked wallet; and payouts are limited per merchant and in total, in
 // count and amount per UTC day. The allow-list changes are audit entries replayed at start; the
 // paid payouts and the day's totals come from the facts of signed payouts.
+
+import type { ModeName } from "@gateway/signer-proto";
 import { RefusalCode } from "@gateway/signer-proto";
-import { type ChainName, signerChain } from "../chains/index.js";
-import { payoutMerchant, type SignerIntent } from "../intents/intent.js";
-import type { ModeName } from "../keys/keyring.js";
+import { signerChain } from "../chains/index.js";
+import { payoutMerchant } from "../intents/intent.js";
 import { refuse } from "../refusal.js";
+import type { ChainName, SignerIntent } from "../vocabulary.js";
 import type { Facts, PolicyRule } from "./rule.js";
 
 export interface VelocityLimit {

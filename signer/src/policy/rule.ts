@@ -3,7 +3,7 @@
 // state, rebuilt like the ledger's from the audit chain: the facts a rule keeps of a signing ride
 // in that signing's ledger record, and a rule's own decisions (an allow-list change) are audit
 // entries it replays.
-import type { SignerIntent } from "../intents/intent.js";
+import type { SignerIntent } from "../vocabulary.js";
 
 export type Facts = Record<string, string>;
 

@@ -10,10 +10,11 @@ import { RefusalCode } from "@gateway/signer-proto";
 import type { CheckedTransaction } from "../chains/signer-chain.js";
 import { DepositCounts, type DepositCountsSnapshot } from "../deposit-counts.js";
 import { IntentIndex } from "../intent-index.js";
-import { intentEffect, type SignerIntent } from "../intents/intent.js";
+import { intentEffect } from "../intents/intent.js";
 import type { Facts, PolicyRule, Replaced } from "../policy/rule.js";
 import { SUPERSESSION_RULE } from "../policy/supersession.js";
 import { refuse } from "../refusal.js";
+import type { SignerIntent } from "../vocabulary.js";
 import type { AuditPlace } from "./audit-log.js";
 
 export interface AssetCap {
