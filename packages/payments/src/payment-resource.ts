@@ -83,5 +83,3 @@ function valuation(state: PaymentState) {
     usd_rate_at_completion: usd(state.credit?.usdRate ?? state.usdRateAtCompletion),
   };
 }
-
-export type PaymentResource = Payment;

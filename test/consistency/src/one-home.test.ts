@@ -2,8 +2,9 @@
 // it is imported from its home rather than written again where it is needed.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { MODES } from "@gateway/contracts";
+import { MODES, PaymentSchema } from "@gateway/contracts";
 import { MODE_NAMES, MODE_TO_PROTO, modeFromProto } from "@gateway/signer-proto";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./literal-lists.js";
 import { handWrittenTypeScript } from "./repo-files.js";
@@ -51,5 +52,60 @@ describe("one mode mapping", () => {
     );
     expect(found.filter((hit) => !hit.startsWith(`${MODE_HOME}:`))).toEqual([]);
     expect(found.some((hit) => hit.startsWith(`${MODE_HOME}:`))).toBe(true);
+  });
+});
+
+/** The resource's own names: a declaration of one must be inferred from the schema. */
+const PAYMENT_NAMES = new Set(["Payment", "PaymentResource"]);
+const PAYMENT_FIELDS = Object.keys(PaymentSchema.shape);
+
+/**
+ * Object types written out by hand that describe the Payment resource: one named after it, or
+ * one, whatever its name, that lists more than half of its fields.
+ */
+export function handWrittenPayments(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const where = (node: ts.Node) =>
+    `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  const visit = (node: ts.Node) => {
+    const named = (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && node.name;
+    if (named && PAYMENT_NAMES.has(named.text)) {
+      const inferred = ts.isTypeAliasDeclaration(node) && !ts.isTypeLiteralNode(node.type);
+      if (!inferred || /^\s*(Payment|PaymentResource)\s*$/.test(node.type.getText())) found.push(where(node));
+    }
+    if (ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node)) {
+      const members = new Set(
+        node.members.flatMap((m) => (m.name ? [m.name.getText().replace(/^"|"$/g, "")] : [])),
+      );
+      if (PAYMENT_FIELDS.filter((field) => members.has(field)).length * 2 > PAYMENT_FIELDS.length)
+        found.push(where(node));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return [...new Set(found)];
+}
+
+describe("one Payment type", () => {
+  it("finds the resource written out, under its name or another, and an alias of it", () => {
+    const fields = PAYMENT_FIELDS.map((field) => `  ${field}: string;`).join("\n");
+    const source = [
+      `export interface Payment {\n${fields}\n}`,
+      `type Shown = {\n${fields}\n};`,
+      "export type PaymentResource = Payment;",
+      "export type Payment = z.infer<typeof PaymentSchema>;",
+      "interface PaymentRow { id: string; checkout_url: string }",
+    ].join("\n");
+    const lines = handWrittenPayments("x.ts", source).map((hit) => Number(hit.split(":")[1]));
+    const fieldCount = PAYMENT_FIELDS.length;
+    expect(lines).toEqual([1, fieldCount + 3, 2 * fieldCount + 5]);
+  });
+
+  it("is inferred from PaymentSchema; the SDK's, generated from the OpenAPI document, is the only other", () => {
+    const found = handWrittenTypeScript()
+      .filter((file) => file !== SELF)
+      .flatMap((file) => handWrittenPayments(file, readFileSync(path.join(ROOT, file), "utf8")));
+    expect(found).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CURRENCIES } from "@gateway/contracts";
+import { CURRENCIES, PaymentSchema } from "@gateway/contracts";
 import { retryWhileUnavailable } from "@gateway/db";
 import {
   type Currency,
@@ -21,7 +21,6 @@ import { batched } from "../../http/batched.js";
 import { httpUrl, parsedBy, withMoneyParam } from "../../http/fields.js";
 import { idempotencyClaim, idempotentUuid } from "../../http/idempotency.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import { PaymentSchema } from "../../openapi/resources.js";
 import { usdRate } from "../../pricing.js";
 
 export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
