@@ -21,7 +21,7 @@ import { createSql, type Sql } from "../packages/db/src/index.js";
 import { startWebhookReceiver } from "../packages/testkit/src/webhook-receiver.js";
 import { verifyWebhook } from "../packages/webhook-signature/src/index.js";
 // The modules themselves, not the packages' index files: those bring vitest, which needs its runner.
-import { createTestMerchant } from "../services/api/src/testing/merchant.js";
+import { createTestMerchant } from "../services/api/test/merchant.js";
 import { rawRequest } from "../test/fuzz/src/raw-request.js";
 import { removeClusterData, type SoakCluster, startSoakCluster } from "../test/soak/src/cluster.js";
 import { watchSolanaRegistrations } from "../test/soak/src/registration.js";

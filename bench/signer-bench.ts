@@ -36,7 +36,7 @@ import {
   TEST_LIMITS,
   TEST_MNEMONIC,
   USDC_MINT,
-} from "../signer/src/test-fixtures.js";
+} from "../signer/test/fixtures.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;

@@ -19,8 +19,14 @@ import {
 } from "@gateway/signer-proto";
 import { Keypair } from "@solana/web3.js";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTestSigner,
+  durableNonce,
+  nextIntentId,
+  type TestSigner,
+  wallets,
+} from "../../test/fixtures.js";
 import type { SignOutcome } from "../signer-core.js";
-import { createTestSigner, durableNonce, nextIntentId, type TestSigner, wallets } from "../test-fixtures.js";
 import { createPayoutPolicy, type PayoutPolicyOptions } from "./payouts.js";
 
 const HOUR = 3_600_000;

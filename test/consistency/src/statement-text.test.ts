@@ -15,7 +15,7 @@ const EXPANDING = [/\bin \$\{\s*\w+\(/g, /\binsert into \w+ \$\{\s*\w+\(/g];
 
 function productionSources(): string[] {
   return trackedFiles().filter(
-    (file) => /^(packages|services|signer)\/.*\.ts$/.test(file) && !/\.test\.ts$|\/testing\//.test(file),
+    (file) => /^(packages|services|signer)\/.*\.ts$/.test(file) && !/\.test\.ts$|\/test\//.test(file),
   );
 }
 

@@ -15,8 +15,8 @@ import {
 } from "@gateway/browser-testkit";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 
 const TIMEOUT = 90_000;
 let api: TestApi;

@@ -7,9 +7,9 @@ import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount } from "../routes/auth/test-account.js";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../test/merchant.js";
+import { createTestAccount } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 
 const TIMEOUT = 90_000;
 let api: TestApi;

@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import { auditAccessibility, type Browser, launchChromium, type Page } from "@gateway/browser-testkit";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeIn, createTestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { totpNow } from "../testing/totp.js";
+import { codeIn, createTestAccount } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
+import { totpNow } from "../../test/totp.js";
 
 const TIMEOUT = 120_000;
 let api: TestApi;

@@ -21,8 +21,8 @@ import {
 import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { createTestAccount, type TestAccount } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

@@ -22,8 +22,8 @@ import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/te
 import { verifyWebhook } from "@gateway/webhook-signature";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeIn, createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { codeIn, createTestAccount, type TestAccount } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

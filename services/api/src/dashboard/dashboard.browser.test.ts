@@ -17,8 +17,8 @@ import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeIn } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { codeIn } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 
 const TIMEOUT = 120_000;
 let api: TestApi;

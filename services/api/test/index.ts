@@ -1,6 +1,6 @@
 // Test harness for other workspace packages' tests (SDK, examples, end-to-end).
 
-export { createSessionStore } from "../auth/session-store.js";
-export { createSessionTokens } from "../auth/session-token.js";
+export { createSessionStore } from "../src/auth/session-store.js";
+export { createSessionTokens } from "../src/auth/session-token.js";
 export { addTestMember, createTestMerchant, type TestMerchant } from "./merchant.js";
 export { call, type SharedInfra, startTestApi, type TestApi } from "./test-api.js";
