@@ -1,8 +1,6 @@
-// The addresses the signer hands out: deposit addresses and the vault and gas wallets of every
-// chain and mode. It signs nothing and moves no money, so it sits outside the decision core; but
-// it hands each deposit index out once only, ever, whatever PostgreSQL's sequence says: after a
-// restore of the database from a backup, the sequence goes back, and an address a customer may
-// still pay must not become a second payment's (docs/operations.md, "Restoring PostgreSQL").
+// The addresses the signer hands out (deposits, vault and gas wallets): outside the decision core,
+// as it signs nothing, but each deposit index goes out once, ever, whatever PostgreSQL's sequence
+// says after a restore (docs/operations.md, "Restoring PostgreSQL").
 
 import {
   type Chain,

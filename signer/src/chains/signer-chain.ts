@@ -1,8 +1,5 @@
-// Everything the signer knows about one chain, in one object per chain (chains/<chain>.ts):
-// how its keys are derived and its addresses made, how it spells addresses and assets, how a
-// transaction is checked against an intent, signed and named on the chain, and its default gas
-// budget. The signer's other modules look chains up in SIGNER_CHAINS (chains/index.ts) and never
-// name one (docs/adding-a-chain.md).
+// Everything the signer knows about one chain, in one object per chain (chains/<chain>.ts); the
+// other modules look chains up in SIGNER_CHAINS and never name one (docs/adding-a-chain.md).
 import type { Chain, SignRequest } from "@gateway/signer-proto";
 import type { ChainName, SignerIntent, SignerLimits } from "../vocabulary.js";
 
@@ -65,8 +62,8 @@ export interface SignerChain<Name extends ChainName = ChainName> {
   check(request: SignRequest, intent: SignerIntent, who: Parties, limits: SignerLimits): CheckedTransaction;
   sign(key: SigningKey, transaction: Uint8Array): SignatureValue;
   /**
-   * The bytes of the id the chain will know the transaction by, recorded (base64: base58 would
-   * cost a first signing 7 µs) with its first signing so the signer's record can be matched to the
+   * The bytes of the id the chain will know the transaction by, recorded (base64, cheaper than
+   * base58 on the signing path) with its first signing so the signer's record can be matched to the
    * chain without it (docs/operations.md, "Restoring PostgreSQL"); `signer record` spells it base58.
    */
   txid(transaction: Uint8Array, signatures: SignatureValue[]): Uint8Array;

@@ -28,10 +28,8 @@ export interface KeyringOptions {
 }
 
 /**
- * A derived key costs about 3.4 KB of memory kept (its KeyObject, public key and address), so the
- * 200,000 of before could hold about 690 MB: the 30-minute soak saw the signer climb 5 MiB a
- * minute toward it. 10,000 (about 35 MB) covers minutes of deposits between the address and its
- * sweep; a key evicted before then is derived again, one HMAC from its cached parent.
+ * Enough for minutes of deposits between the address and its sweep, and no more: each key kept
+ * holds a KeyObject. A key evicted before its sweep is derived again, one HMAC from its parent.
  */
 const DEFAULT_CACHE_SIZE = 10_000;
 
