@@ -733,5 +733,5 @@ if (suiSteps.length) {
 }
 out += `\npgbench single-row INSERT, 16 clients, same PostgreSQL, after the load: ${pgbench.toFixed(0)} tps.\n\n\`${summary}\`\n`;
 process.stdout.write(out);
-if (record) appendFileSync(new URL("./RESULTS.md", import.meta.url), out);
+if (record) appendFileSync(new URL("./RESULTS-pipeline.md", import.meta.url), out);
 process.stdout.write(`${summary}\n`);
