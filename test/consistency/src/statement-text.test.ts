@@ -1,8 +1,6 @@
-// A query's text may not depend on how many values it carries. postgres.js prepares every
-// distinct text on every connection, and PostgreSQL keeps each one's parse tree and plan for
-// the connection's life: a multi-row VALUES for the batch sizes 1 to 256 kept 59 MiB in one
-// backend (docs/operations.md, "One statement text per query"). Lists go in as plain arrays:
-// `= any(${ids}::text[])`, `insert … select * from unnest(…)`.
+// A query's text may not depend on how many values it carries: every connection keeps a plan for
+// each distinct text for its life (docs/operations.md, "One statement text per query"). Lists go
+// in as plain arrays: `= any(${ids}::text[])`, `insert … select * from unnest(…)`.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
