@@ -2,7 +2,7 @@
 // payments-bench.ts and payments-cpu.ts put under load.
 import { migrate } from "@gateway/db";
 import { freePort } from "@gateway/local-infra";
-import { createTestMerchant } from "../services/api/src/testing/merchant.js";
+import { createTestMerchant } from "../services/api/test/merchant.js";
 import { type ServiceProcess, startService, waitForReady } from "../test/e2e/src/processes.js";
 import type { BenchDatabase } from "./harness.js";
 

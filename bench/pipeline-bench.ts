@@ -22,7 +22,7 @@ import { createSql, type Sql } from "../packages/db/src/index.js";
 import { startWebhookReceiver } from "../packages/testkit/src/webhook-receiver.js";
 import { verifyWebhook } from "../packages/webhook-signature/src/index.js";
 // The modules themselves, not the packages' index files: those bring vitest, which needs its runner.
-import { createTestMerchant } from "../services/api/src/testing/merchant.js";
+import { createTestMerchant } from "../services/api/test/merchant.js";
 import { rawRequest } from "../test/fuzz/src/raw-request.js";
 import { removeClusterData, type SoakCluster, startSoakCluster } from "../test/soak/src/cluster.js";
 import { watchSolanaRegistrations } from "../test/soak/src/registration.js";
@@ -86,7 +86,8 @@ const STOP_P99_MS = quick ? P99_GOAL_MS : 10_000;
 /** The share of the offered rate a step must complete to have kept up with it. */
 const KEPT_UP = 0.9;
 
-interface Payment {
+/** A payment the bench created and follows to its final webhook. */
+interface OfferedPayment {
   createdAt: number;
   /** The customer's action: the simulate request or the transfer sent. */
   actedAt?: number;
@@ -321,7 +322,7 @@ async function runStep(options: {
   apiUrl: string;
   merchant: Merchant;
   sql: Sql;
-  byId: Map<string, Payment>;
+  byId: Map<string, OfferedPayment>;
   processes: Map<string, number[]>;
   counters: { duplicates: number; badSignatures: number };
   customers: Customers;
@@ -341,14 +342,14 @@ async function runStep(options: {
   const backendsBefore = backendTicks(options.processes);
   const wakeupsBefore = wakeupsByProcess(options.processes);
   const commitsBefore = await committed(sql);
-  const payments: Payment[] = [];
+  const payments: OfferedPayment[] = [];
   const call = async (method: string, url: string, key: string | null, body: unknown) => {
     const { status, text } = await httpCall(apiUrl, url, method, key, JSON.stringify(body));
     if (status < 200 || status >= 300)
       throw new Error(`${method} ${url.replace(/[0-9a-f-]{36}/, ":id")}: ${status} ${text.slice(0, 200)}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const one = async (payment: Payment) => {
+  const one = async (payment: OfferedPayment) => {
     try {
       const key = flow === "test" ? merchant.testKey : merchant.liveKey;
       const amount = flow === "test" ? "10.00" : "1.00";
@@ -383,7 +384,7 @@ async function runStep(options: {
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    const payment: Payment = { createdAt: Date.now(), completions: 0 };
+    const payment: OfferedPayment = { createdAt: Date.now(), completions: 0 };
     payments.push(payment);
     running.push(one(payment));
   }
@@ -458,7 +459,7 @@ async function runStep(options: {
 }
 
 /** The payments' statuses now, by id (payments never created have none). */
-async function statusesOf(sql: Sql, payments: Payment[]): Promise<Map<string, string>> {
+async function statusesOf(sql: Sql, payments: OfferedPayment[]): Promise<Map<string, string>> {
   const ids = payments.flatMap((p) => (p.id ? [p.id] : []));
   const rows = ids.length
     ? await sql<{ id: string; status: string }[]>`select id, status from payments where id = any(${ids})`
@@ -469,7 +470,7 @@ async function statusesOf(sql: Sql, payments: Payment[]): Promise<Map<string, st
 const LATE_MS = 60_000;
 
 /** What became of payments still unfinished after the grace: finished later, or their status. */
-async function followLate(sql: Sql, late: Payment[]): Promise<string[]> {
+async function followLate(sql: Sql, late: OfferedPayment[]): Promise<string[]> {
   if (late.length === 0) return [];
   const until = Date.now() + LATE_MS;
   while (Date.now() < until && late.some((p) => p.completedAt === undefined)) await sleep(200);
@@ -498,7 +499,7 @@ async function committed(sql: Sql): Promise<number> {
  * on Sui) to the payment.confirmed event's row, for up to 200 of the step's payments spread over
  * it. Read after the step, outside its CPU figures.
  */
-async function checkpointToConfirmed(sql: Sql, pool: SuiCustomerPool, payments: Payment[]) {
+async function checkpointToConfirmed(sql: Sql, pool: SuiCustomerPool, payments: OfferedPayment[]) {
   const paid = payments.filter((p) => p.id && p.digest);
   const every = Math.max(1, Math.floor(paid.length / 200));
   const sample = paid.filter((_, i) => i % every === 0).slice(0, 200);
@@ -581,7 +582,7 @@ async function pgbenchOnCluster(): Promise<number> {
 try {
   pgbenchBefore = await pgbenchOnCluster();
   const merchant = await createTestMerchant(sql, "Pipeline Bench");
-  const byId = new Map<string, Payment>();
+  const byId = new Map<string, OfferedPayment>();
   const counters = { duplicates: 0, badSignatures: 0 };
   const completedEvents = new Set<string>();
   const secrets: Record<string, string> = {};
@@ -747,5 +748,5 @@ if (suiSteps.length) {
 }
 out += `\npgbench single-row INSERT, 16 clients, same PostgreSQL: ${pgbenchBefore.toFixed(0)} tps before the load, ${pgbenchAfter.toFixed(0)} after, mean ${pgbench.toFixed(0)}; each sustained rate's share of it in brackets.\n\n\`${summary}\`\n`;
 process.stdout.write(out);
-if (record) appendFileSync(new URL("./RESULTS.md", import.meta.url), out);
+if (record) appendFileSync(new URL("./RESULTS-pipeline.md", import.meta.url), out);
 process.stdout.write(`${summary}\n`);

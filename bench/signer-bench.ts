@@ -12,7 +12,7 @@
 // decisions from the cost of the transport.
 import { execFileSync, spawn } from "node:child_process";
 import { createPrivateKey, randomBytes, sign } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -36,7 +36,8 @@ import {
   TEST_LIMITS,
   TEST_MNEMONIC,
   USDC_MINT,
-} from "../signer/src/test-fixtures.js";
+} from "../signer/test/fixtures.js";
+import { writeKeepingNotes } from "./notes-marker.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
@@ -369,4 +370,4 @@ Single calls one at a time are bound by the fdatasync each answer waits for; con
 calls share one fdatasync among all requests waiting at that moment, and a batch has one.
 `;
 process.stdout.write(report);
-if (process.argv.includes("--write")) writeFileSync(join(root, "bench/RESULTS-signer.md"), report);
+if (process.argv.includes("--write")) writeKeepingNotes(join(root, "bench/RESULTS-signer.md"), report);

@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CHECKPOINTS } from "../signer/src/open-state.js";
-import { createTestSigner, request, solanaTokenSweep, TEST_MNEMONIC } from "../signer/src/test-fixtures.js";
+import { createTestSigner, request, solanaTokenSweep, TEST_MNEMONIC } from "../signer/test/fixtures.js";
 import { machineLine } from "./machine.js";
 
 const intents = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 100_000);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Chain, Mode } from "../packages/signer-proto/src/index.js";
-import { createTestSigner, request, solanaTokenSweep, suiTokenSweep } from "../signer/src/test-fixtures.js";
+import { createTestSigner, request, solanaTokenSweep, suiTokenSweep } from "../signer/test/fixtures.js";
 import { recordResults } from "./harness.js";
 import { machineLine } from "./machine.js";
 

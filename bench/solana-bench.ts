@@ -8,7 +8,7 @@
 //   (--write updates bench/RESULTS-solana.md)
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import path, { join } from "node:path";
@@ -38,6 +38,7 @@ import { applyPaymentMessage, insertPayment } from "../packages/payments/src/ind
 import { startSettlement } from "../services/settlement/src/settlement.js";
 import { createSolanaLocalnet } from "../test/solana-localnet/src/index.js";
 import { machineLine, percentile } from "./machine.js";
+import { writeKeepingNotes } from "./notes-marker.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = new Map(
@@ -390,7 +391,7 @@ full reconciliation pass over ${big.open.toLocaleString("en")} addresses at 20 c
 ${Math.round(big.open / 20 / 60)} minutes, which is the delay for a transfer whose webhook was lost (webhooks
 themselves cost no chain calls until they name an open address).
 `;
-    if (args.has("write")) writeFileSync(join(ROOT, "bench/RESULTS-solana.md"), report);
+    if (args.has("write")) writeKeepingNotes(join(ROOT, "bench/RESULTS-solana.md"), report);
     console.log(report);
   } finally {
     await nats?.stop();

@@ -8,7 +8,7 @@
 //   node --expose-gc --import tsx bench/sui-bench.ts [--write] [--payments=40] [--open=100000] [--interval=250]
 //   (--write updates bench/RESULTS-sui.md; DATABASE_URL / NATS_URL reuse running servers)
 import { createHash, randomUUID } from "node:crypto";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path, { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +30,7 @@ import { applyPaymentMessage, insertPayment } from "../packages/payments/src/ind
 import { startSettlement } from "../services/settlement/src/settlement.js";
 import { createSuiLocalnet, type SuiLocalnet, sealedAt } from "../test/sui-localnet/src/index.js";
 import { machineLine, percentile } from "./machine.js";
+import { writeKeepingNotes } from "./notes-marker.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = new Map(
@@ -336,7 +337,7 @@ stream is quiet. Matching is a map lookup per positive balance change. The datab
 checkpoint is one incremental address query (new wallets since the last one, indexed on
 \`created_at\`) and one transaction that advances the cursors and writes the reports.
 `;
-    if (args.has("write")) writeFileSync(join(ROOT, "bench/RESULTS-sui.md"), report);
+    if (args.has("write")) writeKeepingNotes(join(ROOT, "bench/RESULTS-sui.md"), report);
     console.log(report);
   } finally {
     await nats?.stop();

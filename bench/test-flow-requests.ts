@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import http from "node:http";
 import { createSql } from "../packages/db/src/index.js";
-import { createTestMerchant } from "../services/api/src/testing/merchant.js";
+import { createTestMerchant } from "../services/api/test/merchant.js";
 import { rawRequest } from "../test/fuzz/src/raw-request.js";
 import { removeClusterData, startSoakCluster } from "../test/soak/src/cluster.js";
 import { serviceOfProcess } from "./cluster-processes.js";

@@ -1,13 +1,21 @@
-// The addresses the signer hands out: deposit addresses and the vault and gas wallets of every
-// chain and mode. It signs nothing and moves no money, so it sits outside the decision core; but
-// it hands each deposit index out once only, ever, whatever PostgreSQL's sequence says: after a
-// restore of the database from a backup, the sequence goes back, and an address a customer may
-// still pay must not become a second payment's (docs/operations.md, "Restoring PostgreSQL").
-import { type Chain, Mode, type ServiceAddresses } from "@gateway/signer-proto";
-import { type ChainName, chainOfProto, SIGNER_CHAINS } from "./chains/index.js";
+// The addresses the signer hands out (deposits, vault and gas wallets): outside the decision core,
+// as it signs nothing, but each deposit index goes out once, ever, whatever PostgreSQL's sequence
+// says after a restore (docs/operations.md, "Restoring PostgreSQL").
+
+import {
+  type Chain,
+  MODE_NAMES,
+  MODE_TO_PROTO,
+  type Mode,
+  type ModeName,
+  modeFromProto,
+  type ServiceAddresses,
+} from "@gateway/signer-proto";
+import { chainOfProto, SIGNER_CHAINS } from "./chains/index.js";
 import { IndexSet } from "./index-set.js";
-import type { Keyring, ModeName } from "./keys/keyring.js";
+import type { Keyring } from "./keys/keyring.js";
 import type { AuditLog } from "./state/audit-log.js";
+import type { ChainName } from "./vocabulary.js";
 
 export class BadRequestError extends Error {
   override readonly name = "BadRequestError";
@@ -70,11 +78,6 @@ export function createIssuedIndices(): IssuedIndices {
   return issued;
 }
 
-export const MODES: [Mode, ModeName][] = [
-  [Mode.LIVE, "live"],
-  [Mode.TEST, "test"],
-];
-
 export function chainName(chain: Chain): ChainName {
   const found = chainOfProto(chain);
   if (!found) {
@@ -85,9 +88,9 @@ export function chainName(chain: Chain): ChainName {
 }
 
 export function modeName(mode: Mode): ModeName {
-  const found = MODES.find(([m]) => m === mode);
+  const found = modeFromProto(mode);
   if (!found) throw new BadRequestError("mode must be MODE_LIVE or MODE_TEST");
-  return found[1];
+  return found;
 }
 
 /** The names of a deposit request's chain and mode; BadRequestError for anything out of range. */
@@ -130,11 +133,11 @@ export function createAddressBook(
 
     serviceAddresses() {
       return SIGNER_CHAINS.flatMap(({ proto: chain, name }) =>
-        MODES.map(([mode, modeText]) => ({
+        MODE_NAMES.map((mode) => ({
           chain,
-          mode,
-          vault: keyring.key(name, "vault", modeText).address,
-          gas: keyring.key(name, "gas", modeText).address,
+          mode: MODE_TO_PROTO[mode],
+          vault: keyring.key(name, "vault", mode).address,
+          gas: keyring.key(name, "gas", mode).address,
         })),
       );
     },

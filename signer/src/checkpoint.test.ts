@@ -5,9 +5,6 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from "node:path";
 import { Chain, Mode, RefusalCode } from "@gateway/signer-proto";
 import { afterEach, describe, expect, it } from "vitest";
-import { createPayoutPolicy } from "./policy/payouts.js";
-import { createRefundAttestationRule } from "./policy/refunds.js";
-import { verifyAuditChain } from "./storage/audit-segments.js";
 import {
   createTestSigner,
   request,
@@ -16,7 +13,10 @@ import {
   suiTokenSweep,
   type TestSigner,
   testApprovers,
-} from "./test-fixtures.js";
+} from "../test/fixtures.js";
+import { createPayoutPolicy } from "./policy/payouts.js";
+import { createRefundAttestationRule } from "./policy/refunds.js";
+import { verifyAuditChain } from "./storage/audit-segments.js";
 
 const open: TestSigner[] = [];
 const signer = (options: Parameters<typeof createTestSigner>[0] = {}) => {

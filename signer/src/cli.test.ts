@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { Chain, Mode } from "@gateway/signer-proto";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
+import { createTestSigner, request, solanaSolPayout } from "../test/fixtures.js";
 import { loadSeed } from "./seed.js";
 import { openAuditLog } from "./storage/audit-file.js";
-import { createTestSigner, request, solanaSolPayout } from "./test-fixtures.js";
 
 const CLI = new URL("./cli.ts", import.meta.url).pathname;
 const MNEMONIC = "test test test test test test test test test test test junk";

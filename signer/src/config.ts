@@ -3,7 +3,8 @@
 // comes from a mounted file or an unseal command, never from the environment.
 import { join } from "node:path";
 import { z } from "zod";
-import { type ChainName, SIGNER_CHAINS, signerChain } from "./chains/index.js";
+import { SIGNER_CHAINS, signerChain } from "./chains/index.js";
+import type { ChainName } from "./vocabulary.js";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";

@@ -7,7 +7,17 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 
 const SRC = import.meta.dirname;
-const CORE = ["chains", "keys", "intents", "policy", "state", "signer-core.ts", "access.ts", "refusal.ts"];
+const CORE = [
+  "chains",
+  "keys",
+  "intents",
+  "policy",
+  "state",
+  "vocabulary.ts",
+  "signer-core.ts",
+  "access.ts",
+  "refusal.ts",
+];
 // At most 1,700 lines, what a security team reads in a sitting (docs/signer.md, "Size"). A change
 // that needs more must take as much out first.
 const LIMIT = 1_700;

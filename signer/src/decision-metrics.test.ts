@@ -1,9 +1,9 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
+import { createTestSigner, request, solanaTokenSweep } from "../test/fixtures.js";
 import { countDecisions } from "./decision-metrics.js";
 import { watchFullCollections } from "./full-collections.js";
-import { createTestSigner, request, solanaTokenSweep } from "./test-fixtures.js";
 
 const signer = createTestSigner();
 afterAll(() => signer.close());

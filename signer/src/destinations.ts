@@ -5,16 +5,18 @@ import { createHash } from "node:crypto";
 import {
   type CancelPayoutDestinationRequest,
   type Chain,
-  Mode,
+  MODE_TO_PROTO,
+  type Mode,
+  type ModeName,
+  modeFromProto,
   type PayoutDestination,
   RefusalCode,
   type RequestPayoutDestinationRequest,
 } from "@gateway/signer-proto";
 import type { Logger } from "pino";
-import { chainName, MODES, modeName } from "./addresses.js";
-import { type ChainName, chainOfProto, signerChain } from "./chains/index.js";
+import { chainName, modeName } from "./addresses.js";
+import { chainOfProto, signerChain } from "./chains/index.js";
 import type { ApprovalVerifier } from "./intents/approvals.js";
-import type { ModeName } from "./keys/keyring.js";
 import {
   DESTINATION_CANCELLED,
   DESTINATION_REQUESTED,
@@ -23,6 +25,7 @@ import {
 } from "./policy/payouts.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditLog } from "./state/audit-log.js";
+import type { ChainName } from "./vocabulary.js";
 
 export type DestinationOutcome =
   | { ok: true; destination: Omit<PayoutDestination, "$typeName"> }
@@ -36,7 +39,7 @@ function toProtoDestination(d: DestinationRecord): Omit<PayoutDestination, "$typ
   return {
     merchantId: d.merchantId,
     chain: signerChain(d.chain).proto,
-    mode: d.mode === "live" ? Mode.LIVE : Mode.TEST,
+    mode: MODE_TO_PROTO[d.mode],
     address: d.address,
     linked: d.linked,
     requestedAtMs: BigInt(d.requestedAt),
@@ -78,7 +81,7 @@ export function createDestinationDesk(deps: {
       rpc,
       merchantId: request.merchantId,
       chain: chainOfProto(request.chain)?.name ?? String(request.chain),
-      mode: MODES.find(([m]) => m === request.mode)?.[1] ?? String(request.mode),
+      mode: modeFromProto(request.mode) ?? String(request.mode),
       address: request.address,
       ...extra,
     };

@@ -1,10 +1,6 @@
-// The deposit indices handed out on one branch (a chain and a mode), one bit each. Indices come
-// from PostgreSQL's sequence, so they are dense from 0: a Set spent 20–30 bytes on each, the only
-// lasting cost of a test payment in the signer, where a bitmap spends an eighth of a byte.
-//
-// A request cannot make the bitmap large: it grows only to cover an index at most GROWTH_BITS past
-// its end, so one request adds at most 2 × GROWTH_BITS / 8 bytes (16 KiB). An index farther out
-// (the sequence never jumps so far; a wild or hostile caller might) is kept in a Set, as before.
+// The deposit indices handed out on one branch, one bit each: they come dense from PostgreSQL's
+// sequence. A request grows the bitmap at most GROWTH_BITS past its end (16 KiB); an index farther
+// out, which only a wild or hostile caller sends, is kept in a Set.
 const GROWTH_BITS = 1 << 16;
 
 export class IndexSet {

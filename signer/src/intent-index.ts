@@ -1,6 +1,5 @@
 // Every intent id bound before the newest checkpoint, as fixed-size records in one buffer sorted
-// by the id's hash: 64 bytes an intent and no object per intent, so a million intents load in one
-// read and cost 64 MB. A record names where the intent's audit entry is (its sequence number and
+// by the id's hash: 64 bytes an intent and no object per intent, so they load in one read. A record names where the intent's audit entry is (its sequence number and
 // byte in its segment) and that entry's hash, so the bound transaction is read back and checked.
 import { hash } from "node:crypto";
 

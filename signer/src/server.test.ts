@@ -13,18 +13,18 @@ import {
 import { verifyTransactionSignature } from "@mysten/sui/verify";
 import { Message, PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "./access.js";
-import { issueCertificate, writeCrl } from "./certificates.js";
-import { type DevCertFiles, writeDevCerts } from "./dev-certs.js";
-import { createHealthServer, type HealthServer } from "./health.js";
-import { createSignerServer, type SignerServer } from "./server.js";
 import {
   createTestSigner,
   solanaSolPayout,
   solanaTokenSweep,
   suiTokenSweep,
   wallets,
-} from "./test-fixtures.js";
+} from "../test/fixtures.js";
+import type { Role } from "./access.js";
+import { issueCertificate, writeCrl } from "./certificates.js";
+import { type DevCertFiles, writeDevCerts } from "./dev-certs.js";
+import { createHealthServer, type HealthServer } from "./health.js";
+import { createSignerServer, type SignerServer } from "./server.js";
 
 const certs = writeDevCerts({ dir: mkdtempSync(join(tmpdir(), "signer-certs-")) });
 const otherCerts = writeDevCerts({ dir: mkdtempSync(join(tmpdir(), "signer-certs-other-")) });

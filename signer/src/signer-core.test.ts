@@ -35,9 +35,6 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
-import { IndexIssuedError } from "./addresses.js";
-import type { SignOutcome } from "./signer-core.js";
-
 import {
   approve,
   BLOCKHASH,
@@ -57,7 +54,9 @@ import {
   USDC_MINT,
   verifyAuditText,
   wallets,
-} from "./test-fixtures.js";
+} from "../test/fixtures.js";
+import { IndexIssuedError } from "./addresses.js";
+import type { SignOutcome } from "./signer-core.js";
 
 const signer = createTestSigner();
 const { core, keyring, approvers } = signer;

@@ -1,9 +1,6 @@
-// The decisions, independent of transport: derive addresses, and for each sign request
-// check the intent and its approval, then either check the transaction (a first signing) or
-// take the one already bound to the intent id (a repeat), apply the ledger's rules, sign and
-// audit. One transaction per intent id, ever: that is what makes a signature exactly-once
-// without chain access (docs/signer.md, "Exactly once"). Checks and recording run
-// synchronously per request, so two requests never interleave between check and record.
+// The decisions, independent of transport: check an intent and its approval, check its transaction
+// or take the one bound to its id, apply the rules, sign and audit, synchronously per request. One
+// transaction per intent id, ever (docs/signer.md, "Exactly once").
 import { hash } from "node:crypto";
 import { RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import type { Logger } from "pino";
@@ -12,18 +9,13 @@ import { signerChain } from "./chains/index.js";
 import type { SignatureValue } from "./chains/signer-chain.js";
 import { createDestinationDesk, type DestinationDesk } from "./destinations.js";
 import type { ApprovalVerifier } from "./intents/approvals.js";
-import {
-  auditView,
-  intentEffect,
-  parseIntent,
-  type SignerIntent,
-  type SignerLimits,
-} from "./intents/intent.js";
+import { auditView, intentEffect, parseIntent } from "./intents/intent.js";
 import type { Keyring } from "./keys/keyring.js";
 import type { PayoutPolicy } from "./policy/payouts.js";
 import { Refusal, refusalCodeName, refuse } from "./refusal.js";
 import type { AuditHead, AuditLog } from "./state/audit-log.js";
 import type { IntentLedger, SigningPlan } from "./state/ledger.js";
+import type { SignerIntent, SignerLimits } from "./vocabulary.js";
 
 export interface SignerCoreDeps {
   keyring: Keyring;

@@ -38,7 +38,7 @@ export async function connectBus({
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
     // Otherwise every publish and request builds an Error up front (its stack, for a timeout's
-    // message): 2-3 % of the API's and settlement's CPU under load, for a trace we never read.
+    // message): CPU on the hot path for a trace we never read.
     noAsyncTraces: true,
   });
   (async () => {

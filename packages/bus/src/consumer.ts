@@ -95,12 +95,9 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
   const consumer = await js.consumers.get(stream, durable);
 
   const inFlight = new Set<Promise<void>>();
-  // Messages received while every slot is taken. JetStream's ack timer runs from delivery, not
-  // from when a handler starts: a message that waited here longer than `ackWaitMs` behind stalled
-  // handlers was delivered again (to this replica or another) while its first copy still waited,
-  // so two copies ran and an attempt was counted that never happened. A waiting message is
-  // therefore kept alive with `working()`; a message in a handler is not, so that a hung handler
-  // still gives its message up after `ackWaitMs`, as documented.
+  // Messages received while every slot is taken, kept alive with `working()`: JetStream's ack timer
+  // runs from delivery, so one waiting past `ackWaitMs` would be delivered again and run twice. A
+  // message in a handler is not kept alive, so a hung handler still gives it up after `ackWaitMs`.
   const waiting: JsMsg[] = [];
   let stopping = false;
   function start(msg: JsMsg) {

@@ -1,9 +1,6 @@
-// Message ids on the bus. A message's id says what it is (an outbox row, a transfer's stage) and
-// is what consumers record as handled. JetStream's own duplicate check (Nats-Msg-Id) sees the id
-// with the database's bus epoch in front: after a restore of PostgreSQL from a backup the epoch is
-// new, so what the restore un-happened and is now published again gets through, and consumers,
-// whose records were restored too, decide on the bare id (docs/operations.md, "Restoring
-// PostgreSQL from a backup").
+// Message ids on the bus: what a message is, and what consumers record as handled. JetStream's
+// duplicate check sees the id behind the database's bus epoch, so what a restore un-happened gets
+// through when published again (docs/operations.md, "Restoring PostgreSQL from a backup").
 import type { Sql } from "@gateway/db";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";

@@ -17,9 +17,8 @@ import {
  * - `<p>.cmd.mail.<kind>`        mails for the API to send a customer (a surplus refund's notice)
  *
  * No subject names a payment, a payout or anything else there is one of per customer: nats-server
- * keeps an entry for every distinct subject a file stream holds (about 230 bytes in v2.9, measured
- * in docs/operations.md#stream-subjects), and the streams hold 7 days, so a subject per payment
- * grows its memory with every payment for a week.
+ * keeps an entry for every distinct subject a file stream holds (docs/operations.md#stream-subjects),
+ * and the streams hold 7 days, so a subject per payment grows its memory with every payment for a week.
  */
 export function busTopology(prefix: string) {
   const p = prefix.toLowerCase();

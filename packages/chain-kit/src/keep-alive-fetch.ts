@@ -1,17 +1,6 @@
-// A `fetch` for chain RPC clients (web3.js's Connection and Sui's gRPC-Web client take one), over
-// node:http(s) with kept-alive connections. Node's own fetch (undici's WHATWG layer: web streams,
-// request cloning, body mixins) cost four times the CPU of node:http per JSON-RPC call here
-// (docs/solana.md, "RPC transport"), and settlement and the watchers make several calls a payment.
-// It hands an answer back whole, once all of it has arrived: for calls that answer once, not for
-// streams (the Sui watcher's checkpoint subscription keeps Node's fetch). It covers what those
-// clients send: a URL, a method, headers as a plain object, pairs or Headers, a string or byte
-// body, an AbortSignal; anything else (a Request object, a streamed body) goes to the global
-// fetch. Redirects are not followed (RPC endpoints do not redirect); compressed answers are
-// inflated as fetch would. Idle connections are left before the server's announced keep-alive
-// runs out, and a call that still meets a connection the server closed as it went out is sent
-// again on a new one (every call through here is safe to repeat). Without them a live Sui sweep
-// now and then failed with "fetch failed" and waited seconds for its redelivery (bench/RESULTS.md,
-// 2026-11-27 evening).
+// A `fetch` for chain RPC clients over node:http(s) with kept-alive connections, lighter than
+// Node's own per call (docs/solana.md, "RPC transport"). For calls answered once, not streams;
+// what it covers and how it retries: docs/design-notes.md, "A fetch for chain RPC".
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";

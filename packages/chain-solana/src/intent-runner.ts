@@ -1,8 +1,6 @@
-// Runs one settlement intent on Solana to finality, exactly once. The signer signs one
-// transaction per signer intent id and hands the same one back on every repeat, so the runner
-// keeps that transaction and resends exactly its bytes until it is final, or until it can never
-// land (its durable nonce moved on, its blockhash expired, or it failed on chain). Only then does
-// it start a new attempt, under a new signer intent id. docs/solana.md has the argument.
+// Runs one settlement intent on Solana to finality, exactly once: it resends the signer's one
+// transaction for the intent id until it is final or can never land, and only then starts a new
+// attempt under a new signer intent id. docs/solana.md has the argument.
 import { createHash } from "node:crypto";
 import { createIntentRetries } from "@gateway/chain-kit";
 import { solanaWireTransaction } from "@gateway/chain-tx";

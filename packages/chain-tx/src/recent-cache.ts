@@ -2,8 +2,7 @@
  * The last `size` answers by key, the least recently used dropped first. Sized for what recurs
  * (programs, mints, the vault, the gas wallet, the current blockhash), not for every key seen: a
  * deposit address is used by one payment's few transactions within seconds, so a cache that kept
- * ten thousand of them only grew for the first hour of a process's life (the 30-minute soak of
- * 2026-11-28 failed on settlement's heap climbing while these filled).
+ * thousands of them would only grow.
  */
 export function recentCache<V>(size: number) {
   const entries = new Map<string, V>();
@@ -32,8 +31,7 @@ export function recentCache<V>(size: number) {
 /**
  * The same characters in one flat string. A base58 encoder appends a character at a time, so
  * the address it returns is, in V8, a tree of some forty concatenations until something
- * flattens it: 1,064 bytes of heap for a 44-character address, against 71 flat (measured on
- * 20,000). A string kept for long (a cache key; the watcher keeps each deposit's token account
+ * flattens it, many times the heap of the flat string. A string kept for long (a cache key; the watcher keeps each deposit's token account
  * for a day after its payment expires) is kept flat. Copying through a Buffer is certain to
  * flatten, where the tricks that flatten in place may be optimized away.
  */

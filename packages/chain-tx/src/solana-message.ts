@@ -1,11 +1,6 @@
-// A legacy Solana message, compiled exactly as web3.js compiles a `Transaction` (its
-// `compileMessage`, then `Message.serialize`), byte for byte, at a fraction of the cost. web3.js
-// compares account keys as base58 text built again for every comparison, through
-// `localeCompare` with options (a new collator each time), and encodes each instruction's data to
-// base58 and back; the settlement's builders and the bench's customers paid for that on every
-// transaction (bench/RESULTS.md, 2026-11-27 evening). Here each key is encoded once, one collator
-// sorts them, and the bytes are written straight. The order of keys and every byte are web3.js's:
-// the tests compare both on random messages, so the signer sees the same messages as before.
+// A legacy Solana message compiled byte for byte as web3.js compiles a `Transaction`, without
+// rebuilding base58 text for every comparison: each key is encoded once, one collator sorts them.
+// The tests compare both on random messages, so the signer sees the same messages as before.
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { flatCopy, recentCache } from "./recent-cache.js";
 

@@ -224,10 +224,9 @@ const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
  * Puts signatures on a message from the builders: the bytes for sendRawTransaction, which are the
  * signature count, the signatures in the order of the message's signing keys, then the message
  * exactly as signed. Assembled straight from those bytes: web3.js's way (`Transaction.populate`,
- * then `serialize`) decoded the message and compiled it again, base58 included, a ninth of
- * settlement's CPU under live load. Every signature is checked against the message that goes on
- * the wire, so a wrong one never leaves, with node's Ed25519 (OpenSSL): web3.js's own check is
- * pure JavaScript and was an eighth of settlement's CPU (bench/RESULTS.md).
+ * then `serialize`) decoded the message and compiled it again, base58 included. Every signature
+ * is checked against the message that goes on the wire, so a wrong one never leaves, with node's
+ * Ed25519 (OpenSSL) rather than web3.js's pure-JavaScript check.
  */
 export function solanaWireTransaction(messageBytes: Uint8Array, signatures: DetachedSignature[]): Uint8Array {
   const signers = signingKeys(messageBytes);

@@ -90,7 +90,7 @@ describe("NATS_URL", () => {
 describe("price variables", () => {
   const base = { DATABASE_URL: "postgres://u@localhost/db" };
 
-  it("default to the three public feeds with PRODUCT.md's freshness and deviation", () => {
+  it("default to the three public feeds, fresh for 60 s and within 1 % of each other (docs/payment-lifecycle.md)", () => {
     const config = parseConfig("settlement", settlementConfigSchema, base);
     expect(config.PRICE_SOURCES).toEqual(["pyth", "coinbase", "kraken"]);
     expect(config.PRICE_PYTH_URL).toBe("https://hermes.pyth.network");

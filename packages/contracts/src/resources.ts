@@ -1,68 +1,10 @@
-// The resources merchants read, as the API returns them and webhooks carry them. Amounts are
-// decimal strings (never floats): `amount` and `fee` in the payment's currency, on-chain amounts
-// in the coin. docs/api-reference.md is generated from the same shapes' OpenAPI schemas.
+// The resources merchants read besides the payment (payment-resource.ts), as the API returns them
+// and webhooks carry them. Amounts are decimal strings (never floats), on-chain amounts in the
+// coin. The API's schemas for them are held equal to these types at compile time.
 import type { EventType } from "./event-types.js";
-import type { Chain, Coin, Currency, Mode, PayoutCoin } from "./money.js";
-import type {
-  DeliveryStatus,
-  PaymentStatus,
-  PayoutKind,
-  PayoutStatus,
-  RefundReason,
-  RefundStatus,
-} from "./statuses.js";
-
-export interface Refund {
-  /** `<payment id>:<transfer id>:<reason>`, stable across retries. */
-  id: string;
-  reason: RefundReason;
-  amount: string;
-  coin: Coin;
-  chain: Chain;
-  /** The sender of the refunded transfer; null only for a simulated refund. */
-  to: string | null;
-  status: RefundStatus;
-  transaction_hash: string | null;
-  simulated: boolean;
-}
-
-export interface Payment {
-  id: string;
-  object: "payment";
-  amount: string;
-  currency: Currency;
-  status: PaymentStatus;
-  is_test: boolean;
-  description: string | null;
-  redirect_url: string | null;
-  checkout_url: string;
-  fee: string;
-  /** Null until the customer chose how to pay (a deposit wallet was generated). */
-  chain: Chain | null;
-  coin: Coin | null;
-  deposit_address: string | null;
-  amount_due: string | null;
-  amount_received: string;
-  overpaid_amount: string | null;
-  refunds: Refund[];
-  /** A USD payment paid in SOL or SUI: the rate its amount due was locked at, and until when. */
-  quote: Quote | null;
-  /** USD values (decimal strings, up to six decimals): at creation (limits) and as booked at completion (fee). */
-  usd_value_at_creation: string | null;
-  usd_value_at_completion: string | null;
-  /** SOL/SUI payments: USD per coin at creation and at completion (a quoted payment: its quote's rate). */
-  usd_rate_at_creation: string | null;
-  usd_rate_at_completion: string | null;
-  expires_at: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A locked rate: USD per whole coin as a decimal string, until `expires_at` (docs/payment-lifecycle.md). */
-export interface Quote {
-  rate: string;
-  expires_at: string;
-}
+import type { Chain, Coin, Mode, PayoutCoin } from "./money.js";
+import type { Quote } from "./payment-resource.js";
+import type { DeliveryStatus, PayoutKind, PayoutStatus } from "./statuses.js";
 
 /** The one-time address a customer pays a payment to, in the coin and on the chain they chose. */
 export interface DepositWallet {

@@ -1,7 +1,8 @@
 // The bodies POSTed to merchants' webhook endpoints (docs/webhooks.md), stored as they are sent
 // in the `events` table the dashboard's timeline reads.
 import type { EventType, PaymentEventType, PayoutEventType, WebhookEventType } from "./event-types.js";
-import type { Payment, Payout } from "./resources.js";
+import type { Payment } from "./payment-resource.js";
+import type { Payout } from "./resources.js";
 
 interface EventOf<Type extends EventType, Data> {
   /** `evt_…`: the same id on every delivery of the event, so receivers can drop repeats. */

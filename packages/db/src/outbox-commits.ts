@@ -1,12 +1,8 @@
 import type { Sql, TransactionSql } from "./client.js";
 
-// Who hears that outbox rows committed: the outbox relay of the process that wrote them, told in
-// process right after the commit. Waking relays through PostgreSQL's NOTIFY cost every commit of
-// the outbox a lock that serializes all notifying commits of the cluster, and woke every backend
-// LISTENing on any channel of the database (PostgreSQL signals them all and each one filters):
-// two such commits a payment. A process's own relay publishes its own rows, any replica's relay
-// may publish any row (SKIP LOCKED), and every relay polls, so rows of a process without a relay
-// (a CLI) or whose relay is down still go out within the poll (packages/bus/src/outbox-relay.ts).
+// Who hears that outbox rows committed: the relay of the process that wrote them, told in process
+// (NOTIFY would serialize every notifying commit of the cluster). Rows of a process without a
+// running relay go out with any relay's poll (packages/bus/src/outbox-relay.ts).
 
 const listeners = new WeakMap<Sql, Set<() => void>>();
 /** Open transactions of tracked pools: marking one says its commit carries outbox rows. */

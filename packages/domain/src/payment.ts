@@ -8,7 +8,7 @@ import { assertNever } from "./assert-never.js";
 import { canPay, coinsForPayment, needsQuote, toCoinUnits } from "./coins.js";
 import { computeFee } from "./fees.js";
 import { type Chain, type Coin, type Currency, DECIMALS, type Mode, MoneyError, pow10 } from "./money.js";
-import { isPriced, type PricedCoin, type Prices, quotedAmount } from "./prices.js";
+import { isPriced, type PricedCoin, pricesWith, quotedAmount } from "./prices.js";
 
 export {
   PAYMENT_EVENT_TYPES,
@@ -378,11 +378,6 @@ function creditFor(state: PaymentState, wallet: DepositWallet): Credit {
   }
   const usdValue = microsOf(state.amount, DECIMALS[state.currency], 1_000_000n);
   return { ...base, fee, net: wallet.amountDue - fee, usdValue, usdRate: null };
-}
-
-/** A price table holding one coin's rate; the other coin's price reads as unavailable. */
-function pricesWith(coin: PricedCoin, rate: bigint): Prices {
-  return { SOL: 0n, SUI: 0n, [coin]: rate };
 }
 
 /** The wallet's quote ended: new transfers to it are returned instead of counted. */

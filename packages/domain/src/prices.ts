@@ -66,6 +66,16 @@ export function checkPaymentLimits(amount: bigint, currency: Currency, prices: P
   }
 }
 
+/**
+ * A price table holding one coin's rate (none: a stablecoin payment). The other coin reads as
+ * unavailable, so a path that never needs its price can never be valued with a made-up one either.
+ */
+export function pricesWith(coin: PricedCoin | null, rate: bigint | null): Prices {
+  const table: Prices = { SOL: 0n, SUI: 0n };
+  if (coin !== null && rate !== null) table[coin] = rate;
+  return table;
+}
+
 function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return (numerator + denominator - 1n) / denominator;
 }

@@ -1,8 +1,7 @@
 import net from "node:net";
 
 // Ports this process has handed out. The kernel gives a port back to the next bind(0) soon after
-// it is closed (554 repeats in 3,000 calls here), so two calls in a row can name the same port: a
-// soak once gave the API and NATS one port, and the API never came up.
+// it is closed, so two calls in a row could name the same port for two servers.
 const handedOut = new Set<number>();
 
 /** A free TCP port on loopback that this process has not handed out before. */

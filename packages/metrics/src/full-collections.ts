@@ -1,7 +1,5 @@
 // What the heap holds right after each full collection: a garbage-collected process's live data.
-// Its resident size follows when V8 happens to collect (settlement's swung 170-330 MiB between
-// samples of a soak while its heap after full collections grew 0.2 MiB a minute), so a leak is
-// told from garbage here, not in the resident size.
+// The resident size swings with when V8 happens to collect, so a leak is told from garbage here.
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import v8 from "node:v8";
 import client from "prom-client";

@@ -21,7 +21,7 @@ export {
   searchPayments,
   volumeByDay,
 } from "./payment-overview.js";
-export { type PaymentResource, toPaymentResource } from "./payment-resource.js";
+export { toPaymentResource } from "./payment-resource.js";
 export {
   findPayment,
   type InsertPayment,

@@ -17,7 +17,7 @@ import { type PaymentRow, stateOf } from "./payment-row.js";
  * decimal strings: `amount` and `fee` in the payment currency, on-chain amounts in the coin.
  */
 export function toPaymentResource(row: PaymentRow, publicBaseUrl: string): Payment {
-  // Decoded once: the codec is a measurable share of the API's CPU per request.
+  // Decoded once, for every field below.
   const state = stateOf(row);
   const currency = state.currency as Currency;
   const coin = state.wallet?.coin as Coin | undefined;
@@ -83,5 +83,3 @@ function valuation(state: PaymentState) {
     usd_rate_at_completion: usd(state.credit?.usdRate ?? state.usdRateAtCompletion),
   };
 }
-
-export type PaymentResource = Payment;

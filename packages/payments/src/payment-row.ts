@@ -28,8 +28,8 @@ export interface PaymentRow {
 
 /**
  * The state a row was inserted with, by the serialized object that went into the row: a row this
- * process just inserted carries that object, and decoding it would give back what was encoded (a
- * measurable share of the API's CPU a created payment). Rows read from PostgreSQL carry objects
+ * process just inserted carries that object, and decoding it would only give back what was
+ * encoded. Rows read from PostgreSQL carry objects
  * of their own and are decoded.
  */
 const insertedStates = new WeakMap<object, PaymentState>();
@@ -60,13 +60,9 @@ export async function insertPayments(
   const serialized = inputs.map(({ state }) => serializePaymentState(state));
   for (const [n, { state }] of inputs.entries()) insertedStates.set(serialized[n]!, state);
   const states = new Map<string, unknown>(inputs.map(({ state }, n) => [state.id, serialized[n]]));
-  // One array per column, so the statement's text is the same for any number of payments: a
-  // multi-row VALUES is a new prepared statement for each batch size, which every connection
-  // parses, plans and keeps for its life (5 MiB of PostgreSQL's memory per connection for the
-  // sizes 1 to 64, measured; docs/operations.md, "One statement text per query"). The state goes
-  // as JSON text: in a jsonb[] postgres.js would send an object's `value` if it had a `type`.
-  // Every column but the state, which is what was just sent: reading back and parsing the jsonb
-  // of each new row was a good part of the API's CPU per created payment.
+  // One array per column: one statement text for any number of payments (docs/operations.md).
+  // The state goes as JSON text (in a jsonb[] postgres.js would send an object's `value` if it had
+  // a `type`), and is not read back: it is what was just sent.
   const rows = await tx<Omit<PaymentRow, "state">[]>`
     insert into payments (id, merchant_id, mode, amount, currency, fee, description, redirect_url,
                           status, state, expires_at)
@@ -89,7 +85,7 @@ export async function insertPayments(
     returning id, merchant_id, mode, amount, currency, fee, description, redirect_url, status, chain, coin,
       version, expires_at, created_at, updated_at`;
   // RETURNING promises no order.
-  // The row postgres.js made is completed in place: copying its fields showed in the profile.
+  // The row postgres.js made is completed in place rather than copied.
   const byId = new Map<string, PaymentRow>(
     rows.map((row) => [row.id, Object.assign(row, { state: states.get(row.id) })]),
   );

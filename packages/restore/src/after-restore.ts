@@ -1,28 +1,6 @@
 // After a restore of PostgreSQL from a backup, and before the services start again: what the
 // database must learn again from the signer's own record (`signer record`), which no restore
-// touches (docs/operations.md, "Restoring PostgreSQL from a backup").
-//
-// - A new bus epoch, so what the restore un-happened and services now publish again is not
-//   dropped by JetStream as a copy of what was published before (packages/bus, message-id.ts).
-// - Outbox messages published that no consumer has on record as handled are published again: a
-//   message consumed after the backup was taken had its effect rolled back, but JetStream will
-//   not deliver it again. Consumers skip what their restored records say they handled.
-// - Payouts the signer signed that the database no longer has: put back as pending, reserved
-//   whatever the balance, so settlement asks for them again and gets the same transaction (a
-//   repeat of a bound intent needs no approval), sees it final and books it. Without this the
-//   money would have left the vault with no record, and the merchant's balance would still hold
-//   it: a second payout of the same funds.
-// - Deposit index sequences moved past every index the signer handed out.
-// - Deposit addresses the signer handed out that no payment in the database expects: a customer
-//   may still pay them. They are listed for the operator; the funds stay at the address.
-// - Sweeps and refunds the signer signed for a deposit wallet the restore took away (clients went
-//   on while the backup aged: the payment is gone, or was kept without the wallet it was given
-//   after the backup): nothing will ask for them again, but the chain may show them final. Each
-//   one final on chain is booked against the suspense account (packages/ledger, movements.ts), so the vault's
-//   account equals the vault on chain and the money is there for an operator to attribute.
-// Sweeps and refunds of deposit wallets the database still has need nothing here: their intent
-// ids follow from the payment and the transfer, so when the watchers see the deposits again they
-// are signed again as the same transaction and booked as usual (docs/signer.md, "Exactly once").
+// touches. Each step and why it is needed: docs/operations.md, "Restoring PostgreSQL from a backup".
 import { randomBytes } from "node:crypto";
 import { isChain } from "@gateway/chains";
 import { type Chain, type Coin, type Mode, PAYOUT_COINS, type TransactionOutcome } from "@gateway/contracts";

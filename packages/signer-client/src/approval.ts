@@ -11,6 +11,8 @@ import {
   destinationMessage,
   type FailedTransaction,
   failureMessage,
+  MODE_TO_PROTO,
+  type ModeName,
   RequestPayoutDestinationRequestSchema,
 } from "@gateway/signer-proto";
 import {
@@ -18,8 +20,6 @@ import {
   CHAIN_TO_PROTO,
   type ChainName,
   type IntentInput,
-  MODE_TO_PROTO,
-  type ModeName,
   toProtoIntent,
 } from "./intent.js";
 

@@ -1,8 +1,6 @@
-// The signer's audit log lives on its host; a log cut back there (or swapped for an older copy)
-// would forget intents it signed, and grown again by other entries it would look as long as
-// before. So callers keep the highest head they saw off the signer's host and check that the log
-// still holds that exact entry (its hash, not the log's length): before signing, and inside
-// every sign request, so the check and the signature are one step on the signer.
+// Callers keep the highest audit head they saw, off the signer's host, and check that the log
+// still holds that exact entry (its hash, not its length) inside every sign request: a log cut
+// back or swapped for an older copy would forget intents it signed.
 import {
   type AuditHeadValue,
   type SignerClient,

@@ -4,7 +4,10 @@ import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-no
 import { CHAINS } from "@gateway/contracts";
 import {
   DepositIndexIssuedSchema,
-  Mode,
+  MODE_NAMES,
+  MODE_TO_PROTO,
+  type ModeName,
+  modeFromProto,
   type PayoutDestination,
   RefusalCode,
   RefusalDetailSchema,
@@ -17,8 +20,6 @@ import {
   type ChainName,
   chainFromProto,
   type IntentInput,
-  MODE_TO_PROTO,
-  type ModeName,
   toProtoIntent,
 } from "./intent.js";
 
@@ -176,11 +177,15 @@ function unknownChain(chain: number): never {
   throw new Error(`signer named chain ${chain}, which this client does not know`);
 }
 
+function unknownMode(mode: number): never {
+  throw new Error(`signer named mode ${mode}, which this client does not know`);
+}
+
 function fromProtoDestination(d: PayoutDestination): PayoutDestinationEntry {
   return {
     merchantId: d.merchantId,
     chain: chainFromProto(d.chain) ?? unknownChain(d.chain),
-    mode: d.mode === Mode.TEST ? "test" : "live",
+    mode: modeFromProto(d.mode) ?? unknownMode(d.mode),
     address: d.address,
     linked: d.linked,
     requestedAt: new Date(Number(d.requestedAtMs)),
@@ -323,13 +328,12 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       const book: Partial<Record<ChainName, Partial<Record<ModeName, ServiceWallets>>>> = {};
       for (const entry of response.addresses) {
         const chain = chainFromProto(entry.chain);
-        const mode: ModeName | undefined =
-          entry.mode === Mode.LIVE ? "live" : entry.mode === Mode.TEST ? "test" : undefined;
+        const mode = modeFromProto(entry.mode);
         if (!chain || !mode) continue;
         book[chain] = { ...book[chain], [mode]: { vault: entry.vault, gas: entry.gas } };
       }
       for (const chain of CHAINS) {
-        for (const mode of ["live", "test"] as const) {
+        for (const mode of MODE_NAMES) {
           if (!book[chain]?.[mode]) throw new Error(`signer did not report ${chain} ${mode} addresses`);
         }
       }

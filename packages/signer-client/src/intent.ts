@@ -1,11 +1,17 @@
 // Friendly intent shapes for callers (settlement, API) and their proto form.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { CHAINS, type Chain as ChainId } from "@gateway/contracts";
-import { Chain, type Intent, IntentSchema, Mode, type TransferAttestation } from "@gateway/signer-proto";
+import {
+  Chain,
+  type Intent,
+  IntentSchema,
+  MODE_TO_PROTO,
+  type ModeName,
+  type TransferAttestation,
+} from "@gateway/signer-proto";
 
 /** The registry's chains; each needs its signer part too (docs/adding-a-chain.md). */
 export type ChainName = ChainId;
-export type ModeName = "live" | "test";
 
 export interface ApprovalInput {
   keyId: string;
@@ -64,7 +70,6 @@ export const CHAIN_TO_PROTO = Object.fromEntries(
 export function chainFromProto(chain: Chain): ChainName | undefined {
   return CHAINS.find((name) => CHAIN_TO_PROTO[name] === chain);
 }
-export const MODE_TO_PROTO: Record<ModeName, Mode> = { live: Mode.LIVE, test: Mode.TEST };
 
 export function toProtoIntent(input: IntentInput): Intent {
   return create(IntentSchema, {

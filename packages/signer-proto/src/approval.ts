@@ -4,9 +4,10 @@
 import {
   Chain,
   type Intent,
-  Mode,
+  type Mode,
   type RequestPayoutDestinationRequest,
 } from "./gen/gateway/signer/v1/signer_pb.js";
+import { type ModeName, modeFromProto } from "./mode.js";
 
 export const APPROVAL_DOMAIN = "gateway.signer.v1.approval";
 export const DESTINATION_DOMAIN = "gateway.signer.v1.destination";
@@ -25,10 +26,10 @@ function chainName(chain: Chain): ProtoChainName {
   return name.toLowerCase() as ProtoChainName;
 }
 
-function modeName(mode: Mode): string {
-  if (mode === Mode.LIVE) return "live";
-  if (mode === Mode.TEST) return "test";
-  throw new ApprovalEncodingError("intent has no mode");
+function modeName(mode: Mode): ModeName {
+  const name = modeFromProto(mode);
+  if (!name) throw new ApprovalEncodingError("intent has no mode");
+  return name;
 }
 
 /**
@@ -92,7 +93,7 @@ export const ATTESTATION_DOMAIN = "gateway.signer.v1.attestation";
 /** What a watcher attests of a final transfer: the signer's spelling of chain, mode and asset. */
 export interface AttestedTransfer {
   chain: ProtoChainName;
-  mode: "live" | "test";
+  mode: ModeName;
   /** Solana: the mint or "SOL". Sui: the normalized coin type. */
   asset: string;
   transferId: string;
@@ -103,7 +104,7 @@ export interface AttestedTransfer {
 
 /** The canonical bytes a watcher signs, in the same one-field-per-line form as approvals. */
 export function attestationMessage(t: AttestedTransfer): Uint8Array {
-  const fields: [string, string][] = [
+  return encodeLines(ATTESTATION_DOMAIN, [
     ["chain", t.chain],
     ["mode", t.mode],
     ["asset", t.asset],
@@ -111,13 +112,7 @@ export function attestationMessage(t: AttestedTransfer): Uint8Array {
     ["deposit_address", t.depositAddress],
     ["sender", t.sender],
     ["amount", t.amount.toString()],
-  ];
-  const lines = [ATTESTATION_DOMAIN];
-  for (const [name, value] of fields) {
-    if (/[\r\n]/.test(value)) throw new ApprovalEncodingError(`${name} contains a line break`);
-    lines.push(`${name}=${value}`);
-  }
-  return new TextEncoder().encode(lines.join("\n"));
+  ]);
 }
 
 export const FAILURE_DOMAIN = "gateway.signer.v1.failed";
@@ -125,7 +120,7 @@ export const FAILURE_DOMAIN = "gateway.signer.v1.failed";
 /** What a watcher attests of a transaction that was executed at finality with an error. */
 export interface FailedTransaction {
   chain: ProtoChainName;
-  mode: "live" | "test";
+  mode: ModeName;
   /** The chain's spelling of the transaction's id: base58 on Solana (its first signature) and Sui. */
   txid: string;
 }

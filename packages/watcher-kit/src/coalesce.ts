@@ -1,9 +1,6 @@
-// Work that many events ask for but that need run only once for all of them: the open set's load
-// after a burst of new wallets, the provider registration after a burst of new addresses. At most
-// one run is in flight and at most one is queued behind it; every call made meanwhile shares the
-// queued run. A call's promise therefore settles after a run that started after the call, which
-// sees whatever the caller saw, and runs never overlap, so a later one is never overtaken by an
-// earlier one.
+// Work many events ask for that need run once for all of them: one run in flight, one queued that
+// every call made meanwhile shares. A call settles after a run that started after it (so sees what
+// the caller saw), and runs never overlap, so a later one is never overtaken by an earlier one.
 
 export interface Coalesced {
   /** Runs the task, or joins the run already queued; settles when that run has. */

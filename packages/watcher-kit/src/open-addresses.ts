@@ -1,17 +1,6 @@
-// The live deposit addresses of one chain worth watching, held in memory: active wallets of
-// payments that still accept funds (pending, confirming), plus those expired no longer ago than
-// the late window (a late transfer must still be seen to be returned). Test-mode wallets are never
-// loaded. New wallets are picked up incrementally by creation time; a full reload now and then
-// drops the closed ones.
-//
-// A customer may pay the moment the checkout page shows the address, so waiting for the next
-// poll (and, on Solana, for the provider registration that follows it) leaves that payment
-// unhinted. Once started, the set therefore also LISTENs: a trigger on deposit_wallets (migration
-// 1300) notifies `deposit_wallets_<chain>` with the address when a live wallet is inserted or made
-// active again, and the set loads exactly the notified addresses at once. Loads are coalesced
-// (one in flight, one queued), so a burst of wallets costs a few loads, not one each. The
-// periodic refresh stays as it was: it is the safety net for a notification lost while the
-// LISTEN connection was down, or never delivered (a pooler that drops LISTEN).
+// The live deposit addresses of one chain worth watching, in memory: wallets of payments that still
+// accept funds, and those expired within the late window. New ones arrive at once by LISTEN, and by
+// a periodic load kept as the safety net (docs/design-notes.md, "The open address set").
 import type { Chain, Coin } from "@gateway/contracts";
 import type { Sql, TransactionSql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestApi, type TestApi } from "./testing/test-api.js";
+import { call, startTestApi, type TestApi } from "../test/test-api.js";
 
 let api: TestApi;
 beforeAll(async () => {

@@ -4,8 +4,8 @@
 import { ERROR_CODES } from "@gateway/errors";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "./testing/merchant.js";
-import { startTestApi, type TestApi } from "./testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../test/merchant.js";
+import { startTestApi, type TestApi } from "../test/test-api.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 let api: TestApi;

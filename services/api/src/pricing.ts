@@ -1,6 +1,6 @@
 // Where the API needs a USD value of SOL or SUI: fixed prices for test payments, the live price
 // service's verdict for live ones, and a documented 503 when live mode has none.
-import type { Mode, PricedCoin, Prices } from "@gateway/domain";
+import type { Mode, PricedCoin } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { type PriceService, priceForMode } from "@gateway/prices";
 
@@ -20,14 +20,4 @@ export function usdRate(prices: PriceService | undefined, mode: Mode, coin: Pric
 export function usdRateOrNull(prices: PriceService | undefined, mode: Mode, coin: PricedCoin): bigint | null {
   const verdict = priceForMode(prices, mode, coin);
   return verdict.ok ? verdict.price.micros : null;
-}
-
-/**
- * A price table holding one coin's rate. The other coin reads as unavailable, so a stablecoin
- * path that never needs a price can never be valued with a made-up one either.
- */
-export function pricesWith(coin: PricedCoin | null, rate: bigint | null): Prices {
-  const table: Prices = { SOL: 0n, SUI: 0n };
-  if (coin !== null && rate !== null) table[coin] = rate;
-  return table;
 }

@@ -112,11 +112,9 @@ async function writeDeliveries(
   rows: EventDelivery[],
   retryUntil: Date,
 ): Promise<number> {
-  // One statement, so atomic without a transaction around it: the message ids recorded as
-  // handled and the deliveries of the messages not handled before. This was BEGIN, four
-  // statements and COMMIT, each a round trip, for every batch (one message at low rates).
-  // Arrays, not a multi-row VALUES: one statement text for any batch size (docs/operations.md,
-  // "One statement text per query").
+  // One statement, so atomic without a transaction: the message ids recorded as handled and the
+  // deliveries of the messages not handled before, as arrays (docs/operations.md, "One statement
+  // text per query").
   const written = (await sql`
     with fresh as (
       insert into processed_messages (consumer, message_id)

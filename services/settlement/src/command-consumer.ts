@@ -15,8 +15,8 @@ import type { Logger } from "@gateway/logging";
  * Pacing of chain work (sweeps, refunds, payouts): a transaction takes seconds to reach finality,
  * so a message gets room before JetStream hands it to another replica, and a failure waits longer
  * each time (half a second, doubling, at most a minute). The work waits on the chain, not on this
- * process, so many run at once: with 8, sweeps (about 0.4 s each on the local networks) capped a
- * flash sale at 20 live payments a second (bench/RESULTS.md). On Sui each transaction in flight
+ * process, so many run at once (a few would cap a flash sale's payments a second; bench/RESULTS-pipeline.md
+ * has the runs). On Sui each transaction in flight
  * also holds one of the gas wallet's coins (docs/operations.md). Chain work runs in one consumer
  * per chain (`consumePerChain`), so these are per chain.
  */

@@ -1,8 +1,6 @@
 // Messages to payment actors, each applied once, from any of settlement's consumers. Messages that
-// arrive together share one transaction (handleOnceInBatches): one payment's in arrival order,
-// different payments' side by side. A completion posts to the merchant's, the vault's and the fee
-// accounts' ledger rows and holds their locks to its commit, so a transaction per message queued
-// completions on those locks (21 ms a posting at 30 live payments a second, bench/RESULTS.md).
+// arrive together share one transaction (handleOnceInBatches), so completions, which hold the
+// ledger rows' locks to their commit, do not queue on those locks one transaction each.
 import { handleOnceInBatches, type OnceBatcher } from "@gateway/db";
 import type { PaymentMessage } from "@gateway/domain";
 import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";

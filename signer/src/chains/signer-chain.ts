@@ -1,11 +1,15 @@
-// Everything the signer knows about one chain, in one object per chain (chains/<chain>.ts):
-// how its keys are derived and its addresses made, how it spells addresses and assets, how a
-// transaction is checked against an intent, signed and named on the chain, and its default gas
-// budget. The signer's other modules look chains up in SIGNER_CHAINS (chains/index.ts) and never
-// name one (docs/adding-a-chain.md).
+// Everything the signer knows about one chain, in one object per chain (chains/<chain>.ts); the
+// other modules look chains up in SIGNER_CHAINS and never name one (docs/adding-a-chain.md).
 import type { Chain, SignRequest } from "@gateway/signer-proto";
-import type { SignerIntent, SignerLimits } from "../intents/intent.js";
-import type { SigningKey } from "../keys/keyring.js";
+import type { ChainName, SignerIntent, SignerLimits } from "../vocabulary.js";
+
+/** One derived key (keys/keyring.ts), as a chain's module signs with it. */
+export interface SigningKey {
+  readonly chain: ChainName;
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
 
 export interface SignatureValue {
   address: string;
@@ -34,7 +38,7 @@ export interface CheckedTransaction {
   worstCaseFee: bigint;
 }
 
-export interface SignerChain<Name extends string = string> {
+export interface SignerChain<Name extends ChainName = ChainName> {
   /** The chain's name in keys, audit entries, caps and gas budgets: the registry's (packages/chains). */
   readonly name: Name;
   /** Its value in the wire contract's `enum Chain` (proto/gateway/signer/v1/signer.proto). */
@@ -58,8 +62,8 @@ export interface SignerChain<Name extends string = string> {
   check(request: SignRequest, intent: SignerIntent, who: Parties, limits: SignerLimits): CheckedTransaction;
   sign(key: SigningKey, transaction: Uint8Array): SignatureValue;
   /**
-   * The bytes of the id the chain will know the transaction by, recorded (base64: base58 would
-   * cost a first signing 7 µs) with its first signing so the signer's record can be matched to the
+   * The bytes of the id the chain will know the transaction by, recorded (base64, cheaper than
+   * base58 on the signing path) with its first signing so the signer's record can be matched to the
    * chain without it (docs/operations.md, "Restoring PostgreSQL"); `signer record` spells it base58.
    */
   txid(transaction: Uint8Array, signatures: SignatureValue[]): Uint8Array;

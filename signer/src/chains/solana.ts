@@ -12,8 +12,8 @@ import {
   SystemProgram,
 } from "@solana/web3.js";
 import { MessageFormatError, type ParsedMessage, parseSolanaMessage } from "../codecs/solana-message.js";
-import type { SignerIntent, SignerLimits } from "../intents/intent.js";
 import { invalid, refuse } from "../refusal.js";
+import type { SignerIntent, SignerLimits } from "../vocabulary.js";
 import type { CheckedTransaction, Parties, SignerChain } from "./signer-chain.js";
 
 export const SOL_ASSET = "SOL";
@@ -65,7 +65,7 @@ const RENT = hexKey(SYSVAR_RENT_PUBKEY);
 
 // Bounded at 10,000, like the other caches here: a deposit's addresses come back once or twice,
 // the vault's, the gas wallet's and the programs' in every transaction, so a small cache keeps
-// what recurs. (At 100,000 entries, about 25 MB each, these two grew for hours.)
+// what recurs.
 const CACHE_ENTRIES = 10_000;
 const hexCache = new Map<string, string>();
 function hexOf(base58: string): string {

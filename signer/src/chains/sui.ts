@@ -1,17 +1,14 @@
-// Sui in the signer: ed25519 keys at m/44'/784'/<branch>'/0'/<index>' (what
-// Ed25519Keypair.deriveKeypair computes), 0x-prefixed 32-byte addresses, coin types as the asset.
-// A transaction is an unsigned TransactionData, refused unless its effect is exactly the
-// intent's. Coin inputs are references, so their contents come with the request and are
-// trusted only when they hash to the digest in the reference. The commands are then run
-// symbolically over the coins' balances to learn what reaches whom.
+// Sui in the signer: ed25519 keys at m/44'/784'/<branch>'/0'/<index>', coin types as the asset.
+// Coin inputs are references: their contents come with the request, trusted only when they hash
+// to the reference's digest, and the commands run over their balances to learn what reaches whom.
 import { Chain, RefusalCode, type SignRequest } from "@gateway/signer-proto";
 import { bcs } from "@mysten/sui/bcs";
 import { isValidSuiAddress, normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { type CoinInfo, readCoin, suiObjectDigest } from "../codecs/sui-object.js";
-import type { SignerIntent, SignerLimits } from "../intents/intent.js";
 import { invalid, refuse } from "../refusal.js";
+import type { SignerIntent, SignerLimits } from "../vocabulary.js";
 import type { CheckedTransaction, Parties, SignerChain } from "./signer-chain.js";
 
 const blake2b256 = (...parts: Uint8Array[]) => blake2b(Buffer.concat(parts), { dkLen: 32 });

@@ -1,9 +1,6 @@
-// A strict reader for Solana transaction messages (legacy and v0). It reads only what
-// the checks need, as hex keys, and refuses trailing bytes and repeated account keys: whatever
-// is signed must be exactly what was checked. (web3.js's reader builds a bignum per key, which
-// cost more than all the checks together, and accepts trailing bytes.) It runs for every
-// signature the signer makes, so it reads from one view of the bytes without copying them and
-// defines no closures per call.
+// A strict reader for Solana messages (legacy and v0): only what the checks need, as hex keys; it
+// refuses trailing bytes and repeated keys, so what is signed is exactly what was checked. It runs
+// for every signature, so it reads one view of the bytes without copying and makes no closures.
 
 export interface ParsedInstruction {
   /** Hex of the program's key. */

@@ -12,7 +12,7 @@ import {
 } from "@gateway/signer-proto";
 import { ed25519PublicKeyObject, ed25519Verify } from "../keys/ed25519.js";
 import { refuse } from "../refusal.js";
-import type { SignerIntent } from "./intent.js";
+import type { SignerIntent } from "../vocabulary.js";
 
 export interface TrustedApprover {
   keyId: string;

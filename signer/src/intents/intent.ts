@@ -1,39 +1,9 @@
 // The signer's own view of an intent: the proto message checked for completeness and
 // turned into plain values, with the asset in one canonical spelling per chain.
-import { Mode, type Intent as ProtoIntent } from "@gateway/signer-proto";
-import { type ChainName, chainOfProto } from "../chains/index.js";
-import type { ModeName } from "../keys/keyring.js";
+import { modeFromProto, type Intent as ProtoIntent } from "@gateway/signer-proto";
+import { chainOfProto } from "../chains/index.js";
 import { invalid } from "../refusal.js";
-
-export type IntentAction =
-  | { kind: "sweep"; depositIndex: number }
-  | { kind: "refund" | "payout"; destination: string; reference: string }
-  /** Solana only: create durable nonce account `index` of the mode's gas wallet. */
-  | { kind: "nonce_account"; index: number };
-
-export interface SignerIntent {
-  intentId: string;
-  chain: ChainName;
-  mode: ModeName;
-  asset: string;
-  amount: bigint;
-  action: IntentAction;
-  approval: { keyId: string; signature: Uint8Array } | undefined;
-  /** The proto message as received, for approval verification. */
-  proto: ProtoIntent;
-}
-
-/** The operator's bounds on a transaction's fees and on the nonce accounts. */
-export interface SignerLimits {
-  maxSuiGasBudget: bigint;
-  /** MIST per gas unit; a higher price would spend the budget faster than the market needs. */
-  maxSuiGasPrice: bigint;
-  maxSolanaPriorityFeeLamports: bigint;
-  /** Lamports a nonce account is funded with (its rent-exempt minimum). */
-  solanaNonceAccountLamports: bigint;
-  /** Nonce account indexes run from 0 to this, exclusive. */
-  maxSolanaNonceAccounts: number;
-}
+import type { IntentAction, SignerIntent } from "../vocabulary.js";
 
 const INTENT_ID = /^[A-Za-z0-9_:.-]{1,128}$/;
 const MAX_INDEX = 2 ** 31 - 1;
@@ -45,8 +15,7 @@ export function parseIntent(proto: ProtoIntent | undefined): SignerIntent {
   const signerChain = chainOfProto(proto.chain);
   if (!signerChain) invalid("intent has no chain");
   const chain = signerChain.name;
-  const mode: ModeName | undefined =
-    proto.mode === Mode.LIVE ? "live" : proto.mode === Mode.TEST ? "test" : undefined;
+  const mode = modeFromProto(proto.mode);
   if (!mode) invalid("intent has no mode");
   if (proto.amount <= 0n || proto.amount > MAX_U64) invalid("amount must be positive");
   const asset = signerChain.canonicalAsset(proto.asset);

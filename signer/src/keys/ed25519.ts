@@ -1,4 +1,4 @@
-// ed25519 through node:crypto (about 15× faster than a pure-JS implementation here).
+// ed25519 through node:crypto (OpenSSL), far faster than a pure-JS implementation.
 // Private keys live only inside KeyObjects built from the 32-byte seed.
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto";
 
@@ -9,8 +9,8 @@ export interface Ed25519Key {
   readonly publicKey: Uint8Array;
 }
 
-// A JWK import takes OpenSSL's raw-key path, about 10× faster than decoding PKCS#8, which
-// keeps derivation well above 4,000/s. OpenSSL builds the key from `d` alone and computes
+// A JWK import takes OpenSSL's raw-key path, faster than decoding PKCS#8 (derivation is on the
+// deposit path). OpenSSL builds the key from `d` alone and computes
 // the public key itself: the placeholder `x` is never used, and the public key we hand
 // out is read back from the imported key, so it always matches what signs.
 const PLACEHOLDER_X = Buffer.alloc(32).toString("base64url");

@@ -2,11 +2,13 @@
 // Layout (docs/signer.md): the branch separates live deposits, test deposits, vault
 // and gas wallets; each chain's module gives the rest of the path (chains/<chain>.ts):
 // m/44'/<coin type>'/<branch>'/<the chain's levels>'/<index>'.
-import { type ChainName, signerChain } from "../chains/index.js";
+import type { ModeName } from "@gateway/signer-proto";
+import { signerChain } from "../chains/index.js";
+import type { SigningKey } from "../chains/signer-chain.js";
+import type { ChainName } from "../vocabulary.js";
 import { type Ed25519Key, ed25519FromSeed, ed25519Sign } from "./ed25519.js";
 import { childNode, masterNode, type Slip10Node } from "./slip10.js";
 
-export type ModeName = "live" | "test";
 export type KeyRole = "deposit" | "vault" | "gas";
 
 export const BRANCHES: Record<KeyRole, Record<ModeName, number>> = {
@@ -14,13 +16,6 @@ export const BRANCHES: Record<KeyRole, Record<ModeName, number>> = {
   vault: { live: 2, test: 3 },
   gas: { live: 4, test: 5 },
 };
-
-export interface SigningKey {
-  readonly chain: ChainName;
-  readonly address: string;
-  readonly publicKey: Uint8Array;
-  sign(message: Uint8Array): Uint8Array;
-}
 
 export interface Keyring {
   key(chain: ChainName, role: KeyRole, mode: ModeName, index?: number): SigningKey;
@@ -33,10 +28,8 @@ export interface KeyringOptions {
 }
 
 /**
- * A derived key costs about 3.4 KB of memory kept (its KeyObject, public key and address), so the
- * 200,000 of before could hold about 690 MB: the 30-minute soak saw the signer climb 5 MiB a
- * minute toward it. 10,000 (about 35 MB) covers minutes of deposits between the address and its
- * sweep; a key evicted before then is derived again, one HMAC from its cached parent.
+ * Enough for minutes of deposits between the address and its sweep, and no more: each key kept
+ * holds a KeyObject. A key evicted before its sweep is derived again, one HMAC from its parent.
  */
 const DEFAULT_CACHE_SIZE = 10_000;
 

@@ -1,5 +1,5 @@
-// SLIP-0010 for ed25519: hardened-only child derivation by HMAC-SHA512. node:crypto's
-// HMAC keeps it well above the 4,000 derivations/s the deposit flow needs.
+// SLIP-0010 for ed25519: hardened-only child derivation by HMAC-SHA512 (node:crypto's, which the
+// deposit flow's rate of derivations needs).
 import { createHmac } from "node:crypto";
 
 export interface Slip10Node {

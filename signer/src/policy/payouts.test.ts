@@ -11,6 +11,7 @@ import {
 import {
   CancelPayoutDestinationRequestSchema,
   Chain,
+  MODE_TO_PROTO,
   Mode,
   RefusalCode,
   RequestPayoutDestinationRequestSchema,
@@ -18,8 +19,14 @@ import {
 } from "@gateway/signer-proto";
 import { Keypair } from "@solana/web3.js";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTestSigner,
+  durableNonce,
+  nextIntentId,
+  type TestSigner,
+  wallets,
+} from "../../test/fixtures.js";
 import type { SignOutcome } from "../signer-core.js";
-import { createTestSigner, durableNonce, nextIntentId, type TestSigner, wallets } from "../test-fixtures.js";
 import { createPayoutPolicy, type PayoutPolicyOptions } from "./payouts.js";
 
 const HOUR = 3_600_000;
@@ -81,7 +88,7 @@ function requestDestination(
     create(RequestPayoutDestinationRequestSchema, {
       merchantId: d.merchantId,
       chain: d.chain === "solana" ? Chain.SOLANA : Chain.SUI,
-      mode: d.mode === "live" ? Mode.LIVE : Mode.TEST,
+      mode: MODE_TO_PROTO[d.mode],
       address: d.address,
       linked: d.linked,
       approval,

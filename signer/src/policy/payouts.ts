@@ -1,14 +1,13 @@
-// The payout half of the policy: payouts go only to addresses on the merchant's allow-list that
-// the signer keeps, in effect after a delay the merchant can cancel in; approvals are bound to one
-// payout and expire within minutes; a payout without an approval (the daily scheduled one) goes
-// only to the merchant's linked wallet; and payouts are limited per merchant and in total, in
-// count and amount per UTC day. The allow-list changes are audit entries replayed at start; the
-// paid payouts and the day's totals come from the facts of signed payouts.
+// The payout half of the policy: the signer's own allow-list (in effect after a cancellable delay),
+// approvals bound to one payout, the linked wallet only for the unapproved daily payout, and daily
+// limits per merchant and in total, replayed from the audit chain (docs/signer.md, "Policy").
+
+import type { ModeName } from "@gateway/signer-proto";
 import { RefusalCode } from "@gateway/signer-proto";
-import { type ChainName, signerChain } from "../chains/index.js";
-import { payoutMerchant, type SignerIntent } from "../intents/intent.js";
-import type { ModeName } from "../keys/keyring.js";
+import { signerChain } from "../chains/index.js";
+import { payoutMerchant } from "../intents/intent.js";
 import { refuse } from "../refusal.js";
+import type { ChainName, SignerIntent } from "../vocabulary.js";
 import type { Facts, PolicyRule } from "./rule.js";
 
 export interface VelocityLimit {

@@ -6,9 +6,9 @@ import { type KeyObject, verify } from "node:crypto";
 import { attestationMessage, RefusalCode } from "@gateway/signer-proto";
 import { signerChain } from "../chains/index.js";
 import type { TrustedApprover } from "../intents/approvals.js";
-import type { SignerIntent } from "../intents/intent.js";
 import { ed25519PublicKeyObject } from "../keys/ed25519.js";
 import { refuse } from "../refusal.js";
+import type { SignerIntent } from "../vocabulary.js";
 import type { PolicyRule, Replaced } from "./rule.js";
 
 /** What a retry gives back: the amount its replaced refund took from `transfer`, if any. */

@@ -1,9 +1,7 @@
-// A policy rule: what the operator allows beyond the transaction's shape (who may receive a
-// refund, which destinations a payout may reach, how much per merchant). Rules keep their own
-// state, rebuilt like the ledger's from the audit chain: the facts a rule keeps of a signing ride
-// in that signing's ledger record, and a rule's own decisions (an allow-list change) are audit
-// entries it replays.
-import type { SignerIntent } from "../intents/intent.js";
+// A policy rule: what the operator allows beyond a transaction's shape (refund receivers, payout
+// destinations, per-merchant amounts). Its state is rebuilt from the audit chain: facts ride in
+// signings' ledger records, and its own decisions (an allow-list change) are entries it replays.
+import type { SignerIntent } from "../vocabulary.js";
 
 export type Facts = Record<string, string>;
 

@@ -24,7 +24,6 @@ import {
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SignOutcome } from "../signer-core.js";
 import {
   createTestSigner,
   durableNonce,
@@ -33,7 +32,8 @@ import {
   type TestSigner,
   testApprovers,
   wallets,
-} from "../test-fixtures.js";
+} from "../../test/fixtures.js";
+import type { SignOutcome } from "../signer-core.js";
 import { createPayoutPolicy } from "./payouts.js";
 import { createRefundAttestationRule } from "./refunds.js";
 import { createSupersessionRule } from "./supersession.js";

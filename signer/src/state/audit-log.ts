@@ -1,8 +1,6 @@
-// The audit log: one JSON line per decision, each carrying the hash of the line before, so
-// removing, reordering or editing a line breaks the chain. It is also the ledger: signed
-// decisions carry the record the signer's state is rebuilt from, so the whole chain is verified
-// and replayed at every start, and a broken chain stops the signer.
-// Opening the file, its genesis marker and its lock are storage (storage/audit-file.ts).
+// The audit log: one JSON line per decision, each carrying the hash of the line before, and the
+// ledger the signer's state is replayed from at every start; a broken chain stops the signer.
+// Its file, genesis marker and lock are storage (storage/audit-file.ts).
 import { hash as oneShotHash } from "node:crypto";
 import { forEachLine } from "../storage/line-file.js";
 import type { LedgerRecord } from "./ledger.js";

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { approverKeyFromSeed, approverPublicKeyHex, type IntentInput } from "@gateway/signer-client";
 import { RefusalCode } from "@gateway/signer-proto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SignOutcome } from "../signer-core.js";
 import {
   approve,
   createTestSigner,
@@ -18,7 +17,8 @@ import {
   solanaTokenSweep,
   type TestApprovers,
   type TestSigner,
-} from "../test-fixtures.js";
+} from "../../test/fixtures.js";
+import type { SignOutcome } from "../signer-core.js";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 // The approver keys the fixture's payout was approved with (test keys, nothing else trusts them).

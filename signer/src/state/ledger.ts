@@ -1,19 +1,15 @@
-// What the signer remembers without a database, rebuilt at start from the newest checkpoint and
-// the audit chain after it (each signed decision carries its ledger record): the one transaction
-// bound to each intent id, the inputs those transactions spend, how often each deposit was swept,
-// and today's totals for the caps and the gas budget. The chain is the only copy.
-//
-// A bound transaction stays in the log: memory keeps only where its entry is and the entry's hash
-// (a Map since the last checkpoint, a compact sorted index before it), and a repeat reads the
-// entry back, refused if it no longer hashes to what was verified or written.
+// What the signer remembers without a database, rebuilt from the newest checkpoint and the audit
+// chain after it: where each intent id's one transaction is in the log (and its hash), the inputs
+// spent, sweeps per deposit, and today's totals. A repeat reads its entry back and checks the hash.
 import { RefusalCode } from "@gateway/signer-proto";
 import type { CheckedTransaction } from "../chains/signer-chain.js";
 import { DepositCounts, type DepositCountsSnapshot } from "../deposit-counts.js";
 import { IntentIndex } from "../intent-index.js";
-import { intentEffect, type SignerIntent } from "../intents/intent.js";
+import { intentEffect } from "../intents/intent.js";
 import type { Facts, PolicyRule, Replaced } from "../policy/rule.js";
 import { SUPERSESSION_RULE } from "../policy/supersession.js";
 import { refuse } from "../refusal.js";
+import type { SignerIntent } from "../vocabulary.js";
 import type { AuditPlace } from "./audit-log.js";
 
 export interface AssetCap {

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { verifyAuditText } from "../../test/fixtures.js";
 import { openAppendFile } from "../storage/append-file.js";
 import { openAuditLog } from "../storage/audit-file.js";
-import { verifyAuditText } from "../test-fixtures.js";
 
 /** A new folder under the system's temporary one, removed after the file's tests. */
 const made: string[] = [];

@@ -1,8 +1,6 @@
-// An append-only file with group commit: lines are kept in order in memory and written with
-// one system call when `sync` is asked for, which resolves after an fdatasync that covers every
-// line appended before the call, sharing one fdatasync among all callers waiting at that time.
-// No answer leaves the signer before its sync, so lines held in memory were never acted on.
-// A line can be read back by the byte offset `appendLine` gave it.
+// An append-only file with group commit: `sync` writes the lines held in one call and resolves
+// after one fdatasync shared by every caller waiting; no answer leaves before its sync. A line is
+// read back by the byte offset `appendLine` gave it.
 import {
   closeSync,
   fdatasync,

@@ -2,25 +2,16 @@
 // (the product brief and the seed spec were never committed) sends the reader nowhere. Every
 // comment of every tracked source file is read with TypeScript's scanner, so strings and code
 // that merely look like comments do not count.
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./literal-lists.js";
+import { trackedFiles } from "./repo-files.js";
 
 const SOURCE = /\.(ts|tsx|js|mjs|cjs)$/;
 /** A file name ending in .md, with an optional path before it: `docs/webhooks.md`, `README.md`. */
 const CITED_MARKDOWN = /(?:[\w.-]+\/)*[\w.-]+\.md\b/g;
-
-function trackedFiles(): string[] {
-  return execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  })
-    .split("\0")
-    .filter((file) => file.length > 0 && existsSync(path.join(ROOT, file)));
-}
 
 /** The text of every comment in a TypeScript or JavaScript source, with its line. */
 export function commentsOf(text: string): { line: number; text: string }[] {

@@ -1,27 +1,20 @@
-// A query's text may not depend on how many values it carries. postgres.js prepares every
-// distinct text on every connection, and PostgreSQL keeps each one's parse tree and plan for
-// the connection's life: a multi-row VALUES for the batch sizes 1 to 256 kept 59 MiB in one
-// backend (docs/operations.md, "One statement text per query"). Lists go in as plain arrays:
-// `= any(${ids}::text[])`, `insert … select * from unnest(…)`.
-import { execFileSync } from "node:child_process";
+// A query's text may not depend on how many values it carries: every connection keeps a plan for
+// each distinct text for its life (docs/operations.md, "One statement text per query"). Lists go
+// in as plain arrays: `= any(${ids}::text[])`, `insert … select * from unnest(…)`.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./literal-lists.js";
+import { trackedFiles } from "./repo-files.js";
 
 /** `in ${sql(list)}` and `insert into t ${sql(rows)}`: postgres.js expands both into one
  * `$n` parameter per value. */
 const EXPANDING = [/\bin \$\{\s*\w+\(/g, /\binsert into \w+ \$\{\s*\w+\(/g];
 
 function productionSources(): string[] {
-  return execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  })
-    .split("\0")
-    .filter(
-      (file) => /^(packages|services|signer)\/.*\.ts$/.test(file) && !/\.test\.ts$|\/testing\//.test(file),
-    );
+  return trackedFiles().filter(
+    (file) => /^(packages|services|signer)\/.*\.ts$/.test(file) && !/\.test\.ts$|\/test\//.test(file),
+  );
 }
 
 export function expandingLists(text: string): string[] {

@@ -217,19 +217,24 @@ export function signerTable(result: SoakResult): string[] {
   ];
 }
 
-/** Writes bench/RESULTS-soak.md and the soak's line in bench/RESULTS.md. */
+/** Writes bench/RESULTS-soak.md and the soak's row in bench/RESULTS.md's one table. */
 export function recordSoak(result: SoakResult, machine: string): void {
   // The hand-written notes below the marker (every run of a day, and why) outlive the recording.
   writeKeepingNotes(path.join(ROOT, "bench/RESULTS-soak.md"), soakMarkdown(result, machine));
   const summaryPath = path.join(ROOT, "bench/RESULTS.md");
   const summary = readFileSync(summaryPath, "utf8").split("\n");
   const done = totals(result);
-  const processes = new Set(result.samples.flatMap((s) => Object.keys(s.memory)));
-  const line = `| Soak: the whole cluster at half its probed capacity, ${Math.round(result.seconds / 60)} min (\`npm run soak\`) | ${ratesLine(result)}; ${done.test + done.solana + done.sui} payments finished, all final and every event delivered: ${result.endChecks.every((c) => c.ok) ? "yes" : "no"}; memory of ${processes.size} processes, outbox, consumer lag, deliveries pending and p99 latency ${result.checks.every((c) => c.ok) ? "flat after warm-up" : "NOT flat (see file)"} | nothing grows without bound | ${passed(result) ? "yes" : "**no**"} | [RESULTS-soak.md](RESULTS-soak.md) |`;
+  const rates = KINDS.map((k) => `${k} ${result.rates[k].rate}/s`).join(", ");
+  const final = result.endChecks.every((c) => c.ok)
+    ? "all final, every event delivered"
+    : "NOT all final (see file)";
+  const latest = `${rates}; ${done.test + done.solana + done.sui} payments, ${final} (${passed(result) ? "met" : "**not met**"})`;
+  const where = `${machine.split(",").slice(0, 2).join(",")}, ${result.startedAt.toISOString().slice(0, 10)}`;
+  const line = `| Soak: half the probed capacity, ${Math.round(result.seconds / 60)} min | nothing grows without bound | ${latest} | ${where} | [soak](RESULTS-soak.md) |`;
   const existing = summary.findIndex((l) => l.startsWith("| Soak:"));
   if (existing >= 0) summary[existing] = line;
   else {
-    // After the last row of the first table.
+    // After the last row of the table.
     const header = summary.findIndex((l) => l.startsWith("| area |"));
     let end = header + 2;
     while (summary[end]?.startsWith("|")) end++;

@@ -84,7 +84,7 @@ export interface SoakResult {
  * 1–1.5 s from the transfer to the final webhook plus the API calls, and for Solana the 1–2 s
  * until the watcher has registered the new address. So 48 Solana workers could complete 14–20/s,
  * 32 Sui workers 20–30/s and 32 test workers hundreds, more than the cores carry: they are full
- * at about 35–40 live payments a second alone (bench/RESULTS.md, pipeline bench: 50 ms of CPU
+ * at about 35–40 live payments a second alone (bench/RESULTS-pipeline.md: 50 ms of CPU
  * each). The probe ends saturated, every kind's cycle stretched to seconds by queueing.
  */
 const DEFAULT_WORKERS: Record<Kind, number> = { test: 32, solana: 48, sui: 32 };

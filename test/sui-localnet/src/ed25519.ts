@@ -1,6 +1,6 @@
 // Ed25519 transaction signatures with node's crypto (OpenSSL) instead of the SDK's JavaScript
 // curve arithmetic: verifying them was a third of the local network's busy CPU under the pipeline
-// bench's live Sui load (bench/RESULTS.md), and the bench's customers signed with it too.
+// bench's live Sui load (bench/RESULTS-pipeline.md), and the bench's customers signed with it too.
 // A Sui signature is flag (0x00 for Ed25519) ‖ 64-byte signature ‖ 32-byte public key, over
 // blake2b-256 of the intent ([0, 0, 0] for a transaction) and the transaction's BCS bytes; the
 // signer's address is blake2b-256 of flag ‖ public key.

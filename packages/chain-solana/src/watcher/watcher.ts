@@ -141,20 +141,9 @@ export async function startSolanaWatcher(options: SolanaWatcherOptions): Promise
     hint: (signature) => tracker.hint(signature),
   });
 
-  // The leader keeps the provider's address list equal to the open set. It registers as soon as
-  // the set changes: the set hears of a new wallet from PostgreSQL within milliseconds of its
-  // commit, and a customer may pay the moment the checkout page shows the address, so waiting
-  // for a poll would leave that payment to the (slower) reconciliation scan. Syncs are coalesced
-  // (one in flight, one queued, which reads the set when it starts) so a burst of new wallets
-  // makes a few edits, never one each, and never two at once: an edit replaces the whole list,
-  // and an older one landing last would unregister the newest addresses. The registry spaces its
-  // edits too (`minGapMs`). Every `openRefreshMs` the leader checks again: a failed sync, or a
-  // replica that has just become leader, is caught up there.
-  //
-  // A replica that takes over syncs once more a while after its first sync: the old leader learns
-  // it lost the lease only at its next heartbeat, so its last edit, still in flight, can land after
-  // the new leader's and leave an older list registered until the open set next changed (in a
-  // quiet hour, for the whole hour, with new addresses left to the reconciliation scan).
+  // The leader keeps the provider's list equal to the open set, syncing as soon as it changes,
+  // coalesced so two edits never race; a new leader syncs once more after the old one's last edit
+  // can have landed (docs/design-notes.md, "Provider registration on Solana").
   const takeoverSettleMs = heartbeatMs * 3 * 2;
   let registered = -1;
   // Set by the timer, not read off the clock: a timer may fire a millisecond before Date.now()

@@ -121,10 +121,8 @@ export async function startWebhookIngress(options: WebhookIngressOptions): Promi
       reply(200, { ok: true });
     });
   });
-  // A provider keeps its connections to us open between webhooks. Node closes an idle one after
-  // 5 s, and a webhook sent as it closes fails and waits for the provider's retry, a minute later
-  // with Helius: the local network's deliveries did that to 1-3 of 1,200 live Solana payments a
-  // step at 60/s (bench/RESULTS.md, 2026-11-28 13:04). Kept open longer, as the API's are.
+  // A provider keeps its connections open between webhooks; Node closes an idle one after 5 s, and
+  // a webhook sent as it closes waits for the provider's retry (a minute with Helius). Kept open longer.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(options.port, options.host ?? "0.0.0.0", resolve));
   const address = server.address();

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { EventMessage, Payout } from "@gateway/contracts";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addTestMember, createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { startTestApi, type TestApi } from "../testing/test-api.js";
+import { addTestMember, createTestMerchant, type TestMerchant } from "../../test/merchant.js";
+import { startTestApi, type TestApi } from "../../test/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

@@ -2,8 +2,8 @@ import { createSql, newId, type Sql } from "@gateway/db";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { waitFor } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, type TestAccount } from "../routes/auth/test-account.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { createTestAccount, type TestAccount } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 import { generateApiKey, hashApiKey } from "./api-keys.js";
 
 // Two replicas over one database, each with its own connection pool and so its own LISTEN

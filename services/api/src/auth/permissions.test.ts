@@ -1,9 +1,9 @@
 // Every dashboard route against every role, and every merchant API route against a key without
 // its scope, through the mounted app: a route added without its row in permissions.ts fails here.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addTestMember, createTestMerchant, type TestMerchant } from "../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 import { MOUNTED, type OperationSpec } from "../http/operation.js";
-import { addTestMember, createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 import { ROLE_RULES, ROLES, type Role, routeKey, SCOPE_RULES, SCOPES } from "./permissions.js";
 
 let api: TestApi;

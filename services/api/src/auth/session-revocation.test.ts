@@ -2,8 +2,8 @@
 // there is no per-replica cache to hear of the change.
 import { createSql, type Sql } from "@gateway/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addTestMember, createTestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
+import { addTestMember, createTestMerchant } from "../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 
 let a: TestApi;
 let b: TestApi;

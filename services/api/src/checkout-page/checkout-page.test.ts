@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestMerchant, type TestMerchant } from "../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
 import { PAGE_CSP } from "../front-end/page-response.js";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
 
 let api: TestApi;
 let merchant: TestMerchant;

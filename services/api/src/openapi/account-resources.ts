@@ -1,8 +1,9 @@
 // The answers of the account routes (team, second factors, sessions, audit log).
+import { TimestampSchema } from "@gateway/contracts";
 import { z } from "zod";
 import { AUDIT_ACTIONS } from "../auth/audit.js";
 import { ROLES } from "../auth/permissions.js";
-import { listOf, MerchantSchema, TokenSchema, timestamp } from "./resources.js";
+import { listOf, MerchantSchema, TokenSchema } from "./resources.js";
 
 export const RoleSchema = z.enum(ROLES).meta({ id: "Role" });
 
@@ -41,12 +42,17 @@ export const MemberSchema = z
     email: z.string(),
     role: RoleSchema,
     two_factor: z.boolean(),
-    created_at: timestamp,
+    created_at: TimestampSchema,
   })
   .meta({ id: "Member" });
 
 export const InvitationSchema = z
-  .object({ object: z.literal("invitation"), email: z.string(), role: RoleSchema, created_at: timestamp })
+  .object({
+    object: z.literal("invitation"),
+    email: z.string(),
+    role: RoleSchema,
+    created_at: TimestampSchema,
+  })
   .meta({ id: "Invitation" });
 
 export const TeamSchema = z
@@ -80,8 +86,8 @@ export const SessionSchema = z
   .object({
     id: z.string(),
     object: z.literal("session"),
-    created_at: timestamp,
-    last_seen_at: timestamp,
+    created_at: TimestampSchema,
+    last_seen_at: TimestampSchema,
     ip: z.string(),
     user_agent: z.string(),
     current: z.boolean(),
@@ -97,7 +103,7 @@ export const AuditEntrySchema = z
     actor: z.string(),
     ip: z.string(),
     user_agent: z.string(),
-    created_at: timestamp,
+    created_at: TimestampSchema,
     details: z.record(z.string(), z.unknown()),
   })
   .meta({ id: "AuditEntry" });
@@ -108,8 +114,8 @@ export const PasskeySchema = z
     id: z.string(),
     object: z.literal("passkey"),
     name: z.string(),
-    created_at: timestamp,
-    last_used_at: timestamp.nullable(),
+    created_at: TimestampSchema,
+    last_used_at: TimestampSchema.nullable(),
   })
   .meta({ id: "Passkey" });
 export const PasskeyListSchema = listOf(PasskeySchema, "PasskeyList");

@@ -7,11 +7,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestMerchant, type TestMerchant } from "../../test/merchant.js";
+import { codeIn, createTestAccount, fromIp } from "../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../test/test-api.js";
+import { totpNow } from "../../test/totp.js";
 import { MOUNTED } from "../http/operation.js";
-import { codeIn, createTestAccount, fromIp } from "../routes/auth/test-account.js";
-import { createTestMerchant, type TestMerchant } from "../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../testing/test-api.js";
-import { totpNow } from "../testing/totp.js";
 import { OPERATIONS } from "./operations.js";
 
 let api: TestApi;

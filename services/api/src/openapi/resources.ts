@@ -1,25 +1,26 @@
 // The answers of the API as zod schemas, each a component of the OpenAPI document (its `id`).
-// The resources merchants see are checked at compile time against @gateway/contracts, so the
-// contracts, these schemas, the document and the SDK's generated types cannot disagree.
+// The payment's schema is the contracts' own (its type is inferred from it); the other resources
+// merchants see are checked at compile time against @gateway/contracts, so they cannot disagree.
 import {
-  CHAINS,
-  COINS,
+  ChainSchema,
+  CoinSchema,
   CURRENCIES,
   DELIVERY_STATUSES,
+  DecimalSchema,
   type DeliveryAttempt,
   type DepositWallet,
   EVENT_TYPES,
   MODES,
-  PAYMENT_STATUSES,
   PAYOUT_COINS,
   PAYOUT_KINDS,
   PAYOUT_STATUSES,
-  type Payment,
+  PaymentSchema,
+  PaymentStatusSchema,
   type Payout,
-  type Quote,
+  QuoteSchema,
   REFUND_REASONS,
   REFUND_STATUSES,
-  type Refund,
+  TimestampSchema,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from "@gateway/contracts";
@@ -29,15 +30,8 @@ import { SCOPES } from "../auth/permissions.js";
 
 export const ERROR_CODE_LIST_DOC = "See docs/errors.md for the closed list of codes.";
 
-/** Amounts on the wire: decimal strings, never floats. */
-export const decimal = z.string().regex(/^\d+\.\d+$/);
-/** Timestamps: ISO 8601 in UTC with milliseconds. */
-export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const mode = z.enum(MODES);
 
-export const ChainSchema = z.enum(CHAINS).meta({ id: "Chain" });
-export const CoinSchema = z.enum(COINS).meta({ id: "Coin" });
-export const PaymentStatusSchema = z.enum(PAYMENT_STATUSES).meta({ id: "PaymentStatus" });
 export const EventTypeSchema = z.enum(EVENT_TYPES).meta({ id: "WebhookEventType" });
 
 export const ErrorSchema = z
@@ -63,71 +57,6 @@ export const WalletErrorSchema = z
   })
   .meta({ id: "WalletError" });
 
-export const RefundSchema = z
-  .object({
-    id: z.string(),
-    reason: z.enum(REFUND_REASONS),
-    amount: decimal,
-    coin: CoinSchema,
-    chain: ChainSchema,
-    to: z.string().nullable(),
-    status: z.enum(REFUND_STATUSES),
-    transaction_hash: z.string().nullable(),
-    simulated: z.boolean(),
-  })
-  .meta({ id: "Refund" });
-
-export const QuoteSchema = z
-  .object({
-    rate: decimal.meta({ description: "USD per coin the amount is locked at.", examples: ["150.12"] }),
-    expires_at: timestamp.meta({
-      description: "Transfers seen after this are returned; a new generate-wallet call quotes afresh.",
-    }),
-  })
-  .meta({ id: "Quote" });
-
-export const PaymentSchema = z
-  .object({
-    id: z.uuid(),
-    object: z.literal("payment"),
-    amount: decimal.meta({ description: "In `currency`, as a decimal string." }),
-    currency: z.enum(CURRENCIES),
-    status: PaymentStatusSchema,
-    is_test: z.boolean(),
-    description: z.string().nullable(),
-    redirect_url: z.string().nullable(),
-    checkout_url: z.string(),
-    fee: decimal.meta({ description: "1% of the USD value, at least 0.10 USD; charged only on completion." }),
-    chain: ChainSchema.nullable(),
-    coin: CoinSchema.nullable(),
-    deposit_address: z.string().nullable(),
-    amount_due: decimal.nullable(),
-    amount_received: decimal,
-    overpaid_amount: decimal.nullable(),
-    refunds: z.array(RefundSchema),
-    quote: QuoteSchema.nullable().meta({
-      description: "The chosen wallet's quote (a USD payment paid in SOL or SUI).",
-    }),
-    usd_value_at_creation: decimal.nullable().meta({
-      description: "USD value when created: the amount for USD/USDC/USDT, amount × live price for SOL/SUI.",
-    }),
-    usd_value_at_completion: decimal.nullable().meta({
-      description:
-        "USD value booked on completion: the USD amount (at the quote when paid in SOL/SUI), amount × price at completion for SOL/SUI payments.",
-    }),
-    usd_rate_at_creation: decimal
-      .nullable()
-      .meta({ description: "SOL/SUI payments: USD per coin when created." }),
-    usd_rate_at_completion: decimal.nullable().meta({
-      description:
-        "USD per coin the completion was valued at (the quote's rate, or the live price for SOL/SUI payments).",
-    }),
-    expires_at: timestamp,
-    created_at: timestamp,
-    updated_at: timestamp,
-  })
-  .meta({ id: "Payment" });
-
 /** A page of a list, newest first; `has_more` says whether `starting_after` the last id finds more. */
 export function listOf<T extends z.ZodType>(item: T, id: string) {
   return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() }).meta({ id });
@@ -140,8 +69,8 @@ export const DepositWalletSchema = z
     chain: ChainSchema,
     coin: CoinSchema,
     address: z.string(),
-    amount: decimal.meta({ description: "The exact amount to send, in the coin." }),
-    expires_at: timestamp,
+    amount: DecimalSchema.meta({ description: "The exact amount to send, in the coin." }),
+    expires_at: TimestampSchema,
     payment_uri: z.string().nullable().meta({ description: "Solana Pay URI on Solana." }),
     transaction_request_url: z.string().nullable().meta({
       description:
@@ -158,27 +87,29 @@ export const CheckoutViewSchema = z
     id: z.uuid(),
     merchant_name: z.string(),
     description: z.string().nullable(),
-    amount: decimal,
+    amount: DecimalSchema,
     currency: z.enum(CURRENCIES),
     status: PaymentStatusSchema,
     is_test: z.boolean(),
-    expires_at: timestamp,
+    expires_at: TimestampSchema,
     redirect_url: z.string().nullable(),
     options: z.array(
       z.object({
         chain: ChainSchema,
         coin: CoinSchema,
-        amount: decimal.nullable().meta({
+        amount: DecimalSchema.nullable().meta({
           description: "What to send; for a quoted coin an estimate at the current price (null while none).",
         }),
-        rate: decimal.nullable().meta({ description: "Quoted coins: USD per coin now; null for 1:1 coins." }),
+        rate: DecimalSchema.nullable().meta({
+          description: "Quoted coins: USD per coin now; null for 1:1 coins.",
+        }),
       }),
     ),
     wallet: DepositWalletSchema.nullable(),
-    amount_received: decimal.nullable(),
+    amount_received: DecimalSchema.nullable(),
     refunds: z.array(
       z.object({
-        amount: decimal,
+        amount: DecimalSchema,
         coin: CoinSchema,
         reason: z.enum(REFUND_REASONS),
         status: z.enum(REFUND_STATUSES),
@@ -211,7 +142,7 @@ export const MerchantSchema = z
     object: z.literal("merchant"),
     email: z.string(),
     business_name: z.string(),
-    created_at: timestamp,
+    created_at: TimestampSchema,
   })
   .meta({ id: "Merchant" });
 
@@ -231,8 +162,8 @@ const apiKeypairFields = {
     .array(z.enum(SCOPES))
     .nullable()
     .meta({ description: "What the keys may do; null: every scope, including scopes added later." }),
-  created_at: timestamp,
-  updated_at: timestamp,
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
 };
 export const ApiKeypairSchema = z.object(apiKeypairFields).meta({ id: "ApiKeypair" });
 export const CreatedApiKeypairSchema = z
@@ -248,14 +179,14 @@ export const PayoutWalletSchema = z
   .object({
     object: z.literal("payout_wallet"),
     ...walletPlace,
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
   })
   .meta({ id: "PayoutWallet" });
 export const SetPayoutWalletAnswerSchema = z
   .object({
     ...PayoutWalletSchema.shape,
-    effective_at: timestamp.nullable().meta({
+    effective_at: TimestampSchema.nullable().meta({
       description: "When live payouts may start going here (after the signer's delay); null without one.",
     }),
   })
@@ -267,7 +198,7 @@ export const PayoutWalletCodeSchema = z
     object: z.literal("payout_wallet_code"),
     ...walletPlace,
     sent_to: z.string(),
-    expires_at: timestamp,
+    expires_at: TimestampSchema,
   })
   .meta({ id: "PayoutWalletCode" });
 
@@ -279,9 +210,9 @@ export const PayoutDestinationSchema = z
     address: z.string(),
     linked: z.boolean().meta({ description: "The payout wallet: scheduled payouts go here." }),
     status: z.enum(["pending", "active", "cancelled"]),
-    requested_at: timestamp,
-    effective_at: timestamp,
-    cancelled_at: timestamp.nullable(),
+    requested_at: TimestampSchema,
+    effective_at: TimestampSchema,
+    cancelled_at: TimestampSchema.nullable(),
   })
   .meta({ id: "PayoutDestination" });
 export const PayoutDestinationListSchema = listOf(PayoutDestinationSchema, "PayoutDestinationList");
@@ -295,7 +226,7 @@ export const WebhookEndpointSchema = z
       description: '`["*"]`: every event type, including those added later.',
     }),
     description: z.string().nullable(),
-    created_at: timestamp,
+    created_at: TimestampSchema,
   })
   .meta({ id: "WebhookEndpoint" });
 export const CreatedWebhookEndpointSchema = z
@@ -310,7 +241,7 @@ export const DeletedSchema = z.object({ id: z.string(), deleted: z.literal(true)
 export const DeliveryAttemptSchema = z
   .object({
     attempt: z.number().int(),
-    started_at: timestamp,
+    started_at: TimestampSchema,
     status_code: z.number().int().nullable(),
     latency_ms: z.number().int().nullable(),
     response_excerpt: z.string().nullable(),
@@ -325,9 +256,9 @@ export const WebhookDeliverySchema = z
     event_type: EventTypeSchema,
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
-    next_attempt_at: timestamp.nullable().meta({ description: "Set while the delivery is pending." }),
-    created_at: timestamp,
-    last_attempt_at: timestamp.nullable(),
+    next_attempt_at: TimestampSchema.nullable().meta({ description: "Set while the delivery is pending." }),
+    created_at: TimestampSchema,
+    last_attempt_at: TimestampSchema.nullable(),
     last_status_code: z.number().int().nullable(),
     attempt_log: z.array(DeliveryAttemptSchema),
   })
@@ -342,7 +273,7 @@ export const DashboardPaymentSchema = z
         id: z.string(),
         object: z.literal("event"),
         type: EventTypeSchema,
-        created_at: timestamp,
+        created_at: TimestampSchema,
         data: z.unknown(),
       }),
     ),
@@ -354,7 +285,7 @@ export const EventSchema = z
   .object({
     id: z.string().regex(/^evt_/),
     type: EventTypeSchema,
-    created_at: timestamp,
+    created_at: TimestampSchema,
     is_test: z.boolean(),
     data: z.record(z.string(), z.unknown()).meta({
       description: "`{payment}`, `{payout}` or, for `webhook.test`, `{webhook_endpoint: {id, url}}`.",
@@ -368,13 +299,13 @@ export const DashboardOverviewSchema = z
     object: z.literal("dashboard_overview"),
     mode,
     volume: z
-      .array(z.object({ day: z.string(), completed: z.number().int(), usd_value: decimal }))
+      .array(z.object({ day: z.string(), completed: z.number().int(), usd_value: DecimalSchema }))
       .meta({ description: "Completed payments per UTC day of creation, the last 30 days, oldest first." }),
     by_status: z.record(PaymentStatusSchema, z.number().int()).meta({
       description: "Payments created in the last 30 days, by status.",
     }),
     balances: z.array(
-      z.object({ chain: ChainSchema, coin: CoinSchema, available: decimal, pending: decimal }),
+      z.object({ chain: ChainSchema, coin: CoinSchema, available: DecimalSchema, pending: DecimalSchema }),
     ),
     failures: z
       .array(
@@ -383,7 +314,7 @@ export const DashboardOverviewSchema = z
           id: z
             .string()
             .meta({ description: "The payment's, the payout's, or the delivery's endpoint's id." }),
-          occurred_at: timestamp,
+          occurred_at: TimestampSchema,
           summary: z.string(),
         }),
       )
@@ -397,7 +328,7 @@ export const PaymentTransactionSchema = z
     chain: ChainSchema,
     txid: z.string(),
     coin: CoinSchema,
-    amount: decimal.nullable(),
+    amount: DecimalSchema.nullable(),
   })
   .meta({ id: "PaymentTransaction" });
 export const PaymentTransactionListSchema = listOf(PaymentTransactionSchema, "PaymentTransactionList");
@@ -407,11 +338,11 @@ export const PayoutSchema = z
     id: z.string().regex(/^po_/),
     object: z.literal("payout"),
     status: z.enum(PAYOUT_STATUSES),
-    amount: decimal,
-    network_fee: decimal.meta({
+    amount: DecimalSchema,
+    network_fee: DecimalSchema.meta({
       description: "What the network costs, taken from `amount`; zero for the scheduled payout of the day.",
     }),
-    net_amount: decimal,
+    net_amount: DecimalSchema,
     coin: z.enum(PAYOUT_COINS),
     chain: ChainSchema,
     destination: z.string(),
@@ -421,8 +352,8 @@ export const PayoutSchema = z
     is_test: z.boolean(),
     simulated: z.boolean(),
     failure_reason: z.string().nullable(),
-    created_at: timestamp,
-    completed_at: timestamp.nullable(),
+    created_at: TimestampSchema,
+    completed_at: TimestampSchema.nullable(),
   })
   .meta({ id: "Payout" });
 export const PayoutListSchema = listOf(PayoutSchema, "PayoutList");
@@ -433,9 +364,9 @@ export const PayoutScheduleSchema = z
     mode,
     hour: z.number().int().min(0).max(23),
     enabled: z.boolean(),
-    minimum_amount: decimal,
-    next_run_at: timestamp.nullable(),
-    last_run_at: timestamp.nullable(),
+    minimum_amount: DecimalSchema,
+    next_run_at: TimestampSchema.nullable(),
+    last_run_at: TimestampSchema.nullable(),
   })
   .meta({ id: "PayoutSchedule" });
 
@@ -450,9 +381,14 @@ export const PayoutContextSchema = z
         available: z.number(),
         pending: z.number().meta({ description: "Reserved by payouts not completed yet." }),
         coins: z.array(
-          z.object({ coin: CoinSchema, available: decimal, pending: decimal, payable: z.boolean() }),
+          z.object({
+            coin: CoinSchema,
+            available: DecimalSchema,
+            pending: DecimalSchema,
+            payable: z.boolean(),
+          }),
         ),
-        manual_payout_network_fee: decimal,
+        manual_payout_network_fee: DecimalSchema,
       }),
     ),
     wallets: z.array(z.object(walletPlace)),
@@ -467,7 +403,7 @@ export const PayoutCodeSchema = z
     chain: ChainSchema,
     destination_address: z.string(),
     sent_to: z.string(),
-    expires_at: timestamp,
+    expires_at: TimestampSchema,
   })
   .meta({ id: "PayoutCode" });
 
@@ -475,9 +411,6 @@ export const PayoutCodeSchema = z
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
 export type ContractsAgree = [
-  Assert<Same<z.output<typeof PaymentSchema>, Payment>>,
-  Assert<Same<z.output<typeof RefundSchema>, Refund>>,
-  Assert<Same<z.output<typeof QuoteSchema>, Quote>>,
   Assert<Same<z.output<typeof DepositWalletSchema>, DepositWallet>>,
   Assert<Same<z.output<typeof PayoutSchema>, Payout>>,
   Assert<Same<z.output<typeof WebhookEndpointSchema>, WebhookEndpoint>>,

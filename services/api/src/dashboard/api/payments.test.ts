@@ -1,7 +1,7 @@
 import { newId } from "@gateway/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 let api: TestApi;
 let owner: TestMerchant;

@@ -1,11 +1,11 @@
-import type { EventType } from "@gateway/contracts";
+import { type EventType, PaymentStatusSchema } from "@gateway/contracts";
 import { toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";
 import type { ApiDeps } from "../../deps.js";
 import { cursor, modeField, pageLimit } from "../../http/fields.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import { DashboardPaymentSchema, PaymentListSchema, PaymentStatusSchema } from "../../openapi/resources.js";
+import { DashboardPaymentSchema, PaymentListSchema } from "../../openapi/resources.js";
 import { ownPayment, paymentPage } from "../../routes/payments/read-payments.js";
 
 /** The dashboard's reads of payments, behind the session JWT. */

@@ -1,9 +1,9 @@
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { codeIn, createTestAccount, fromIp } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 import { CODE_MAX_ATTEMPTS } from "./email-codes.js";
-import { codeIn, createTestAccount, fromIp } from "./test-account.js";
 import { LIMITS } from "./throttle.js";
 
 let api: TestApi;

@@ -1,7 +1,7 @@
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { codeIn, createTestAccount, fromIp } from "./test-account.js";
+import { codeIn, createTestAccount, fromIp } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

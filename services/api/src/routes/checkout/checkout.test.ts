@@ -3,8 +3,8 @@ import { testDepositAddress } from "@gateway/signer-harness";
 import { waitFor } from "@gateway/testkit";
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 import { watchChosenWallet } from "./watched-wallet.js";
 
 let api: TestApi;

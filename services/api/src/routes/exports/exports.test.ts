@@ -4,8 +4,8 @@ import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 import { parseInstant } from "./export-range.js";
 
 let api: TestApi;

@@ -1,9 +1,8 @@
 // The payment link as the API answers it, defined once for the merchant API and the dashboard.
-import { CURRENCIES } from "@gateway/contracts";
+import { CURRENCIES, DecimalSchema, TimestampSchema } from "@gateway/contracts";
 import { formatAmount } from "@gateway/domain";
 import type { PaymentLinkRow } from "@gateway/payment-links";
 import { z } from "zod";
-import { decimal, timestamp } from "../../openapi/resources.js";
 
 export const PaymentLinkSchema = z
   .object({
@@ -15,15 +14,15 @@ export const PaymentLinkSchema = z
     }),
     qr_code_url: z.string().meta({ description: "An SVG QR code of `url`." }),
     active: z.boolean(),
-    amount: decimal,
+    amount: DecimalSchema,
     currency: z.enum(CURRENCIES),
     description: z.string().nullable(),
     redirect_url: z.string().nullable(),
     is_test: z.boolean(),
     payments_count: z.number().int().meta({ description: "Payments opened through the link." }),
     completed_count: z.number().int().meta({ description: "Of those, the completed ones." }),
-    created_at: timestamp,
-    deactivated_at: timestamp.nullable(),
+    created_at: TimestampSchema,
+    deactivated_at: TimestampSchema.nullable(),
   })
   .meta({ id: "PaymentLink" });
 

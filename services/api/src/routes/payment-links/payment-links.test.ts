@@ -2,9 +2,9 @@ import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { type Settlement, startTestSettlement } from "@gateway/service-harness";
 import { waitFor } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { createTestAccount } from "../auth/test-account.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { createTestAccount } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 let api: TestApi;
 let merchant: TestMerchant;

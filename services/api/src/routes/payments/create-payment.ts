@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CURRENCIES } from "@gateway/contracts";
+import { CURRENCIES, PaymentSchema } from "@gateway/contracts";
 import { retryWhileUnavailable } from "@gateway/db";
 import {
   type Currency,
@@ -11,6 +11,7 @@ import {
   type PaymentState,
   parseAmount,
   parseCurrency,
+  pricesWith,
 } from "@gateway/domain";
 import { type InsertPayment, insertPayment, insertPayments, toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
@@ -20,8 +21,7 @@ import { batched } from "../../http/batched.js";
 import { httpUrl, parsedBy, withMoneyParam } from "../../http/fields.js";
 import { idempotencyClaim, idempotentUuid } from "../../http/idempotency.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import { PaymentSchema } from "../../openapi/resources.js";
-import { pricesWith, usdRate } from "../../pricing.js";
+import { usdRate } from "../../pricing.js";
 
 export const DEFAULT_EXPIRES_IN_SECONDS = 30 * 60;
 

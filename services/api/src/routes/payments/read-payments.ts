@@ -1,4 +1,4 @@
-import type { Mode, PaymentStatus } from "@gateway/contracts";
+import { type Mode, PaymentSchema, type PaymentStatus, PaymentStatusSchema } from "@gateway/contracts";
 import { GatewayError } from "@gateway/errors";
 import { findPayment, listPayments, type PaymentRow, toPaymentResource } from "@gateway/payments";
 import type { Response } from "express";
@@ -7,7 +7,7 @@ import { apiKeyPrincipal } from "../../auth/require-api-key.js";
 import type { ApiDeps } from "../../deps.js";
 import { cursor, pageLimit, paymentIdParams } from "../../http/fields.js";
 import { defineOperation, type Handler } from "../../http/operation.js";
-import { PaymentListSchema, PaymentSchema, PaymentStatusSchema } from "../../openapi/resources.js";
+import { PaymentListSchema } from "../../openapi/resources.js";
 
 export const getPaymentOperation = defineOperation({
   method: "get",

@@ -5,8 +5,8 @@ import { startTestSigner, type TestSigner } from "@gateway/signer-harness";
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from "@gateway/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { codeIn, createTestAccount, type TestAccount } from "../auth/test-account.js";
+import { codeIn, createTestAccount, type TestAccount } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 // The signer as production runs it: a day's delay before a live destination takes effect.
 const DAY_MS = 86_400_000;

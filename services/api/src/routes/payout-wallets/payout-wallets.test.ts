@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { codeIn, createTestAccount, type TestAccount } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 import { CODE_MAX_ATTEMPTS } from "../auth/email-codes.js";
-import { codeIn, createTestAccount, type TestAccount } from "../auth/test-account.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

@@ -3,9 +3,9 @@ import { checkLedger, creditPayment } from "@gateway/ledger";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { codeIn, createTestAccount, type TestAccount } from "../auth/test-account.js";
+import { createTestMerchant } from "../../../test/merchant.js";
+import { codeIn, createTestAccount, type TestAccount } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 import { PAYOUT_CODE_MAX_ATTEMPTS } from "./payout-codes.js";
 
 let api: TestApi;

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
-import { totpNow } from "../../testing/totp.js";
-import { codeIn, createTestAccount, fromIp, type TestAccount } from "../auth/test-account.js";
+import { codeIn, createTestAccount, fromIp, type TestAccount } from "../../../test/test-account.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
+import { totpNow } from "../../../test/totp.js";
 
 let api: TestApi;
 let catcher: MailCatcher;

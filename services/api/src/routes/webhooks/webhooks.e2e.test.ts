@@ -7,8 +7,8 @@ import {
 import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { buildSignatureHeader, verifyWebhook, WebhookVerificationError } from "@gateway/webhook-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 // Issue 5's end-to-end acceptance: a simulated test payment reaches a real HTTP receiver, signed.
 let api: TestApi;

@@ -3,8 +3,8 @@ import { type Notifier, startTestNotifier } from "@gateway/service-harness";
 import { startWebhookReceiver, type WebhookReceiver, waitFor } from "@gateway/testkit";
 import { verifyWebhook } from "@gateway/webhook-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestMerchant, type TestMerchant } from "../../testing/merchant.js";
-import { call, startTestApi, type TestApi } from "../../testing/test-api.js";
+import { createTestMerchant, type TestMerchant } from "../../../test/merchant.js";
+import { call, startTestApi, type TestApi } from "../../../test/test-api.js";
 
 let api: TestApi;
 let merchant: TestMerchant;

@@ -1,5 +1,5 @@
 import { newId, type Sql } from "@gateway/db";
-import { generateKeypair } from "../auth/api-keys.js";
+import { generateKeypair } from "../src/auth/api-keys.js";
 
 export interface TestMerchant {
   merchantId: string;

@@ -20,23 +20,24 @@ import {
   signApproval,
   toProtoIntent,
 } from "@gateway/signer-client";
+import type { ModeName } from "@gateway/signer-proto";
 import { type SignRequest, SignRequestSchema } from "@gateway/signer-proto";
 import { Keypair } from "@solana/web3.js";
 import { pino } from "pino";
-import type { ChainName } from "./chains/index.js";
-import { nonceAccountAddress } from "./chains/solana.js";
-import { createKeyring, type Keyring, type ModeName } from "./keys/keyring.js";
+import { nonceAccountAddress } from "../src/chains/solana.js";
+import { createKeyring, type Keyring } from "../src/keys/keyring.js";
 import {
   type CheckpointPolicy,
   createSignerCoreWithRules,
   openSignerState,
   signerLimits,
-} from "./open-state.js";
-import type { PolicyRule } from "./policy/rule.js";
-import { mnemonicToSeed } from "./sealed-seed.js";
-import type { SignerCore } from "./signer-core.js";
-import { type AuditLog, verifyAuditFile } from "./state/audit-log.js";
-import type { CapTable, IntentLedger, LedgerLimits } from "./state/ledger.js";
+} from "../src/open-state.js";
+import type { PolicyRule } from "../src/policy/rule.js";
+import { mnemonicToSeed } from "../src/sealed-seed.js";
+import type { SignerCore } from "../src/signer-core.js";
+import { type AuditLog, verifyAuditFile } from "../src/state/audit-log.js";
+import type { CapTable, IntentLedger, LedgerLimits } from "../src/state/ledger.js";
+import type { ChainName } from "../src/vocabulary.js";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";

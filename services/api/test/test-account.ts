@@ -1,7 +1,7 @@
 // For tests: a merchant signed up, verified and logged in through the real routes.
 import { randomBytes } from "node:crypto";
 import type { MailCatcher } from "@gateway/mail-catcher";
-import { call } from "../../testing/test-api.js";
+import { call } from "./test-api.js";
 
 export interface TestAccount {
   email: string;
