@@ -1,9 +1,6 @@
 // What became of the transactions settlement is waiting for, asked for all of them at once: one
-// getSignatureStatuses per poll for every intent in flight (up to 256 signatures a call); only for
-// those the chain does not show yet, one look at each blockhash or nonce they share and their
-// statuses again. Each intent used to make two calls on its own every poll: at 40 live payments a
-// second some 40 sweeps wait on finality together, and those calls were most of settlement's RPC
-// traffic and of the local network's work.
+// getSignatureStatuses per poll for every intent in flight; only for those the chain does not show
+// yet, one look at each blockhash or nonce they share, then their statuses again.
 import type { Logger } from "@gateway/logging";
 import type { Connection, SignatureStatus } from "@solana/web3.js";
 import { conditionHolds, conditionKey, landingCondition } from "./transaction-outcome.js";

@@ -21,19 +21,9 @@ export interface ProviderRegistrationOptions {
 }
 
 /**
- * The leader registers as soon as the set changes: the set hears of a new wallet from PostgreSQL
- * within milliseconds of its commit, and a customer may pay the moment the checkout page shows the
- * address, so waiting for a poll would leave that payment to the (slower) reconciliation scan.
- * Syncs are coalesced (one in flight, one queued, which reads the set when it starts) so a burst of
- * new wallets makes a few edits, never one each, and never two at once: an edit replaces the whole
- * list, and an older one landing last would unregister the newest addresses. The registry spaces
- * its edits too (`minGapMs`). Every `refreshMs` the leader checks again: a failed sync, or a
- * replica that has just become leader, is caught up there.
- *
- * A replica that takes over syncs once more a while after its first sync: the old leader learns it
- * lost the lease only at its next heartbeat, so its last edit, still in flight, can land after the
- * new leader's and leave an older list registered until the open set next changed (in a quiet
- * hour, for the whole hour, with new addresses left to the reconciliation scan).
+ * Syncs at once on every change, coalesced so edits never overlap (each replaces the whole list),
+ * and once more a while after a takeover, in case the old leader's last edit lands late
+ * (docs/solana.md, "Provider registration").
  */
 export class ProviderRegistration {
   readonly #o: ProviderRegistrationOptions;
@@ -51,6 +41,7 @@ export class ProviderRegistration {
 
   constructor(options: ProviderRegistrationOptions) {
     this.#o = options;
+    // Two lease lengths: the old leader learns it lost the lease only at its next heartbeat.
     this.#takeoverSettleMs = options.heartbeatMs * 3 * 2;
   }
 

@@ -118,7 +118,7 @@ class Tracker implements SignatureTracker {
    * request each: each request costs the watcher and the RPC node an HTTP exchange, two a
    * payment. A signature missing from the answer (a lone one, or all of a failed batch) is read
    * alone by its step, so a transaction the node cannot return fails only its own step, retried
-   * at the next poll, as before.
+   * at the next poll.
    */
   async #readAll(wanted: { signature: string; commitment: Commitment }[]) {
     const reads = new Map<string, Read>();
