@@ -62,37 +62,16 @@ const defaultRetryDelay = (n: number) => Math.min(100 * 2 ** (n - 1), 30_000);
  * before a crash is delivered again.
  */
 export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<RunningConsumer> {
-  const { js, jsm, log, stream, durable, filterSubjects, handle } = options;
+  const { js, stream, durable } = options;
   const concurrency = options.concurrency ?? 16;
-  const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
   const ackWaitMs = options.ackWaitMs ?? 30_000;
-  const settings = {
-    ack_wait: ackWaitMs * 1_000_000,
-    max_ack_pending: Math.max(concurrency * 4, 256),
-    ...(filterSubjects.length === 1
-      ? { filter_subject: filterSubjects[0] }
-      : { filter_subjects: filterSubjects }),
-  };
-  // A durable that exists keeps where it started (JetStream refuses to change that; another
-  // replica, an earlier version or a handover chose it); the rest is brought to this config.
-  const keepStart = () => jsm.consumers.update(stream, durable, settings);
-  if (await exists(jsm, stream, durable)) {
-    await keepStart();
-  } else {
-    try {
-      await jsm.consumers.add(stream, {
-        ...settings,
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-      });
-    } catch (err) {
-      // Created by another replica meanwhile (with another start, "can not be updated").
-      if (!/already|can not be updated/.test(String(err))) throw err;
-      await keepStart();
-    }
-  }
+  await ensureDurable(options, concurrency, ackWaitMs);
   const consumer = await js.consumers.get(stream, durable);
+  const handling: Handling<T> = {
+    ...options,
+    ackWaitMs,
+    retryDelay: options.retryDelayMs ?? defaultRetryDelay,
+  };
 
   const inFlight = new Set<Promise<void>>();
   // Messages received while every slot is taken, kept alive with `working()`: JetStream's ack timer
@@ -101,7 +80,7 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
   const waiting: JsMsg[] = [];
   let stopping = false;
   function start(msg: JsMsg) {
-    const task = process(msg).finally(() => {
+    const task = handleMessage(handling, msg).finally(() => {
       inFlight.delete(task);
       const next = stopping ? undefined : waiting.shift();
       if (next) start(next);
@@ -127,50 +106,6 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
     },
   });
 
-  async function process(msg: JsMsg) {
-    const id =
-      msg.headers?.get(MESSAGE_ID_HEADER) || msg.headers?.get("Nats-Msg-Id") || `${stream}:${msg.seq}`;
-    const deliveryCount = msg.info.deliveryCount;
-    let data: T;
-    try {
-      data = msg.json<T>();
-    } catch (err) {
-      // A message that is not JSON will never be: retrying it would block nothing but waste
-      // work forever. Terminate it and leave the evidence in the log.
-      log.error({ err, messageId: id, subject: msg.subject }, "message is not JSON; dropped");
-      // No reason text: nats-server 2.9 ignores "+TERM <reason>".
-      msg.term();
-      return;
-    }
-    // A handler still running when its ack wait ends has lost its message to another delivery
-    // and keeps its slot until it ends: said once, so a hung one (a promise that never settles)
-    // shows in the log instead of as a consumer that quietly runs out of slots.
-    const stalled = setTimeout(() => {
-      log.warn(
-        { messageId: id, subject: msg.subject, deliveryCount, ackWaitMs },
-        "message handler still running after its ack wait; the message is delivered again",
-      );
-    }, ackWaitMs);
-    stalled.unref();
-    try {
-      await handle({ id, subject: msg.subject, data, deliveryCount, seq: msg.seq });
-      msg.ack();
-    } catch (err) {
-      if (err instanceof RetryLater) {
-        log.debug({ messageId: id, subject: msg.subject, reason: err.message }, "message held back");
-        msg.nak(err.delayMs);
-        return;
-      }
-      log.warn(
-        { err, messageId: id, subject: msg.subject, deliveryCount },
-        "message handling failed; will retry",
-      );
-      msg.nak(retryDelay(deliveryCount));
-    } finally {
-      clearTimeout(stalled);
-    }
-  }
-
   return {
     async stop() {
       stopping = true;
@@ -183,6 +118,86 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/** Creates the durable, or brings an existing one to these settings. */
+async function ensureDurable<T>(options: ConsumerOptions<T>, concurrency: number, ackWaitMs: number) {
+  const { jsm, stream, durable, filterSubjects } = options;
+  const settings = {
+    ack_wait: ackWaitMs * 1_000_000,
+    max_ack_pending: Math.max(concurrency * 4, 256),
+    ...(filterSubjects.length === 1
+      ? { filter_subject: filterSubjects[0] }
+      : { filter_subjects: filterSubjects }),
+  };
+  // A durable that exists keeps where it started (JetStream refuses to change that; another
+  // replica, an earlier version or a handover chose it); the rest is brought to this config.
+  const keepStart = () => jsm.consumers.update(stream, durable, settings);
+  if (await exists(jsm, stream, durable)) {
+    await keepStart();
+    return;
+  }
+  try {
+    await jsm.consumers.add(stream, {
+      ...settings,
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+    });
+  } catch (err) {
+    // Created by another replica meanwhile (with another start, "can not be updated").
+    if (!/already|can not be updated/.test(String(err))) throw err;
+    await keepStart();
+  }
+}
+
+interface Handling<T> extends ConsumerOptions<T> {
+  ackWaitMs: number;
+  retryDelay: (deliveryCount: number) => number;
+}
+
+async function handleMessage<T>(options: Handling<T>, msg: JsMsg) {
+  const { log, stream, handle, ackWaitMs, retryDelay } = options;
+  const id = msg.headers?.get(MESSAGE_ID_HEADER) || msg.headers?.get("Nats-Msg-Id") || `${stream}:${msg.seq}`;
+  const deliveryCount = msg.info.deliveryCount;
+  let data: T;
+  try {
+    data = msg.json<T>();
+  } catch (err) {
+    // A message that is not JSON will never be: retrying it would block nothing but waste
+    // work forever. Terminate it and leave the evidence in the log.
+    log.error({ err, messageId: id, subject: msg.subject }, "message is not JSON; dropped");
+    // No reason text: nats-server 2.9 ignores "+TERM <reason>".
+    msg.term();
+    return;
+  }
+  // A handler still running when its ack wait ends has lost its message to another delivery
+  // and keeps its slot until it ends: said once, so a hung one (a promise that never settles)
+  // shows in the log instead of as a consumer that quietly runs out of slots.
+  const stalled = setTimeout(() => {
+    log.warn(
+      { messageId: id, subject: msg.subject, deliveryCount, ackWaitMs },
+      "message handler still running after its ack wait; the message is delivered again",
+    );
+  }, ackWaitMs);
+  stalled.unref();
+  try {
+    await handle({ id, subject: msg.subject, data, deliveryCount, seq: msg.seq });
+    msg.ack();
+  } catch (err) {
+    if (err instanceof RetryLater) {
+      log.debug({ messageId: id, subject: msg.subject, reason: err.message }, "message held back");
+      msg.nak(err.delayMs);
+      return;
+    }
+    log.warn(
+      { err, messageId: id, subject: msg.subject, deliveryCount },
+      "message handling failed; will retry",
+    );
+    msg.nak(retryDelay(deliveryCount));
+  } finally {
+    clearTimeout(stalled);
+  }
 }
 
 async function exists(jsm: JetStreamManager, stream: string, name: string): Promise<boolean> {

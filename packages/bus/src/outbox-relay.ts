@@ -45,42 +45,16 @@ export function createOutboxRelay({
   let unsubscribe: (() => void) | undefined;
   let failures = 0;
 
-  async function publishBatch(): Promise<number> {
-    return sql.begin(async (tx) => {
-      const rows = await tx<{ seq: bigint; id: string; subject: string; payload: unknown; epoch: string }[]>`
-        select seq, id, subject, payload, (select epoch from bus_epoch) as epoch from outbox
-        where published_at is null order by seq limit ${batchSize} for update skip locked`;
-      if (rows.length === 0) return 0;
-      const acks = await Promise.all(
-        rows.map((row) => publishWithId(js, row.subject, row.payload, row.id, row.epoch ?? "")),
-      );
-      const duplicates = acks.filter((a) => a.duplicate).length;
-      if (duplicates > 0) log.info({ duplicates }, "outbox rows already in the stream");
-      // An array, not `in (…)`: one statement text for any batch size (docs/operations.md, "One statement text per query").
-      await tx`update outbox set published_at = now()
-        where seq = any(${rows.map((r) => r.seq.toString())}::bigint[])`;
-      return rows.length;
-    });
-  }
-
   async function drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await publishBatch();
+      const n = await publishBatch({ sql, js, log, batchSize });
       total += n;
       if (n < batchSize) return total;
     }
   }
 
-  // Published outbox rows and processed-message records are kept a little longer than JetStream
-  // keeps messages (7 days), so a redelivery always finds its record; then they go.
-  let lastPrune = 0;
-  async function prune() {
-    if (Date.now() - lastPrune < 3_600_000) return;
-    lastPrune = Date.now();
-    await sql`delete from outbox where published_at < now() - interval '8 days'`;
-    await sql`delete from processed_messages where processed_at < now() - interval '8 days'`;
-  }
+  const prune = pruner(sql);
 
   async function run() {
     while (running) {
@@ -124,5 +98,37 @@ export function createOutboxRelay({
       unsubscribe?.();
     },
     drain,
+  };
+}
+
+async function publishBatch({ sql, js, log, batchSize }: Required<Omit<OutboxRelayOptions, "pollMs">>) {
+  return sql.begin(async (tx) => {
+    const rows = await tx<{ seq: bigint; id: string; subject: string; payload: unknown; epoch: string }[]>`
+        select seq, id, subject, payload, (select epoch from bus_epoch) as epoch from outbox
+        where published_at is null order by seq limit ${batchSize} for update skip locked`;
+    if (rows.length === 0) return 0;
+    const acks = await Promise.all(
+      rows.map((row) => publishWithId(js, row.subject, row.payload, row.id, row.epoch ?? "")),
+    );
+    const duplicates = acks.filter((a) => a.duplicate).length;
+    if (duplicates > 0) log.info({ duplicates }, "outbox rows already in the stream");
+    // An array, not `in (…)`: one statement text for any batch size (docs/operations.md, "One statement text per query").
+    await tx`update outbox set published_at = now()
+        where seq = any(${rows.map((r) => r.seq.toString())}::bigint[])`;
+    return rows.length;
+  });
+}
+
+/**
+ * Published outbox rows and processed-message records are kept a little longer than JetStream
+ * keeps messages (7 days), so a redelivery always finds its record; then they go.
+ */
+function pruner(sql: Sql) {
+  let lastPrune = 0;
+  return async () => {
+    if (Date.now() - lastPrune < 3_600_000) return;
+    lastPrune = Date.now();
+    await sql`delete from outbox where published_at < now() - interval '8 days'`;
+    await sql`delete from processed_messages where processed_at < now() - interval '8 days'`;
   };
 }

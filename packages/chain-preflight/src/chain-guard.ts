@@ -30,6 +30,51 @@ export interface ChainGuard {
   stop(): void;
 }
 
+/** The probe's results, or its endpoint blamed when it hangs (a stopped node answers nothing, not an error). */
+function probeWithin(probe: ChainProbe, ms: number): Promise<PreflightCheck[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<PreflightCheck[]>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve([
+          {
+            chain: probe.chain,
+            variable: probe.endpoint,
+            ok: false,
+            detail: `the endpoint did not answer within ${seconds(ms)}`,
+          },
+        ]),
+      ms,
+    );
+  });
+  return Promise.race([probe.run(), late]).finally(() => clearTimeout(timer));
+}
+
+function preflightGauges(metrics: Registry | undefined) {
+  return {
+    ok: gaugeIn(metrics, {
+      name: "gateway_chain_preflight_ok",
+      help: "1 when the chain preflight check passed on its last run, 0 when it failed (the variable to fix)",
+      labelNames: ["chain", "variable"],
+    }),
+    crediting: gaugeIn(metrics, {
+      name: "gateway_chain_crediting",
+      help: "1 while the service credits and sends on the chain, 0 while its preflight fails",
+      labelNames: ["chain"],
+    }),
+  };
+}
+
+function logRun(log: Logger, chain: Chain, faults: PreflightCheck[], wasFailing: boolean) {
+  for (const f of faults) {
+    log.error(
+      { chain: f.chain, variable: f.variable, detail: f.detail },
+      "chain preflight failed: crediting stopped",
+    );
+  }
+  if (!faults.length && wasFailing) log.warn({ chain }, "chain preflight passed again: crediting resumed");
+}
+
 /** Starts the guard once every probe passed; throws PreflightError naming each failing variable otherwise. */
 export async function startChainGuard(options: ChainGuardOptions): Promise<ChainGuard> {
   const { log, probes } = options;
@@ -38,63 +83,23 @@ export async function startChainGuard(options: ChainGuardOptions): Promise<Chain
   const failing = new Set<Chain>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-
-  const okGauge = gaugeIn(options.metrics, {
-    name: "gateway_chain_preflight_ok",
-    help: "1 when the chain preflight check passed on its last run, 0 when it failed (the variable to fix)",
-    labelNames: ["chain", "variable"],
-  });
-  const creditingGauge = gaugeIn(options.metrics, {
-    name: "gateway_chain_crediting",
-    help: "1 while the service credits and sends on the chain, 0 while its preflight fails",
-    labelNames: ["chain"],
-  });
-
-  /** The probe's results, or its endpoint blamed when it hangs (a stopped node answers nothing, not an error). */
-  function probeWithin(probe: ChainProbe): Promise<PreflightCheck[]> {
-    const ms = options.timeoutMs ?? 10_000;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<PreflightCheck[]>((resolve) => {
-      timer = setTimeout(
-        () =>
-          resolve([
-            {
-              chain: probe.chain,
-              variable: probe.endpoint,
-              ok: false,
-              detail: `the endpoint did not answer within ${seconds(ms)}`,
-            },
-          ]),
-        ms,
-      );
-    });
-    return Promise.race([probe.run(), late]).finally(() => clearTimeout(timer));
-  }
+  const gauges = preflightGauges(options.metrics);
 
   async function runProbe(probe: ChainProbe): Promise<PreflightCheck[]> {
-    const results = await probeWithin(probe);
+    const results = await probeWithin(probe, options.timeoutMs ?? 10_000);
     const faults = results.filter((r) => !r.ok);
     const wasFailing = failing.has(probe.chain);
     // A run that stopped early (another network) leaves no stale "passed" for the checks it skipped.
     for (const before of last.get(probe.chain) ?? []) {
       if (!results.some((r) => r.variable === before.variable))
-        okGauge?.remove({ chain: before.chain, variable: before.variable });
+        gauges.ok?.remove({ chain: before.chain, variable: before.variable });
     }
     last.set(probe.chain, results);
-    for (const r of results) okGauge?.set({ chain: r.chain, variable: r.variable }, r.ok ? 1 : 0);
-    creditingGauge?.set({ chain: probe.chain }, faults.length ? 0 : 1);
-    if (faults.length) {
-      failing.add(probe.chain);
-      for (const f of faults) {
-        log.error(
-          { chain: f.chain, variable: f.variable, detail: f.detail },
-          "chain preflight failed: crediting stopped",
-        );
-      }
-    } else {
-      failing.delete(probe.chain);
-      if (wasFailing) log.warn({ chain: probe.chain }, "chain preflight passed again: crediting resumed");
-    }
+    for (const r of results) gauges.ok?.set({ chain: r.chain, variable: r.variable }, r.ok ? 1 : 0);
+    gauges.crediting?.set({ chain: probe.chain }, faults.length ? 0 : 1);
+    if (faults.length) failing.add(probe.chain);
+    else failing.delete(probe.chain);
+    logRun(log, probe.chain, faults, wasFailing);
     return results;
   }
 

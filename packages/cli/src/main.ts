@@ -30,6 +30,12 @@ interface Context {
   out: Output;
 }
 
+/** What every subcommand starts from: the configuration and output, and an API client over them. */
+interface Commands {
+  context(): Context;
+  client(ctx: Context, retries?: number): ApiClient;
+}
+
 export function buildProgram(env: Record<string, string | undefined>): Command {
   const program = new Command("gateway")
     .description(
@@ -38,18 +44,26 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
     .option("--json", "print results as JSON, one value a line")
     .showSuggestionAfterError(true)
     .exitOverride();
-  const context = (): Context => {
-    const out = createOutput(Boolean(program.opts().json));
-    return { config: readConfig(env), out };
+  const commands: Commands = {
+    context: () => {
+      const out = createOutput(Boolean(program.opts().json));
+      return { config: readConfig(env), out };
+    },
+    client: ({ config, out }, retries) =>
+      new ApiClient({
+        baseUrl: config.baseUrl,
+        apiKey: config.apiKey,
+        out,
+        ...(retries === undefined ? {} : { retries }),
+      }),
   };
-  const client = ({ config, out }: Context, retries?: number) =>
-    new ApiClient({
-      baseUrl: config.baseUrl,
-      apiKey: config.apiKey,
-      out,
-      ...(retries === undefined ? {} : { retries }),
-    });
+  addListen(program, commands);
+  addTrigger(program, commands);
+  addPayments(program, commands);
+  return program;
+}
 
+function addListen(program: Command, { context, client }: Commands) {
   program
     .command("listen")
     .description("Forward every new event of the test mode to a local URL, signed with a local secret.")
@@ -81,7 +95,9 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
       process.once("SIGTERM", stop);
       await forwarder.run();
     });
+}
 
+function addTrigger(program: Command, { context, client }: Commands) {
   program
     .command("trigger")
     .description(`Create a test payment and drive it to an event: ${Object.keys(TRIGGERS).join(", ")}.`)
@@ -104,7 +120,9 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
         throw err;
       }
     });
+}
 
+function addPayments(program: Command, { context, client }: Commands) {
   const payments = program.command("payments").description("Read payments of the key's mode.");
   payments
     .command("list")
@@ -124,7 +142,6 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
       const ctx = context();
       await getPayment(client(ctx), ctx.out, id);
     });
-  return program;
 }
 
 /** Runs the command line; resolves with the exit code. */

@@ -22,6 +22,53 @@ export async function handleOnce<T>(
 /** Resolves once the message's effect committed (or it was found handled before); rejects when it failed. */
 export type OnceBatcher<M> = (messageId: string, message: M) => Promise<{ ran: boolean }>;
 
+interface Pending<M> {
+  id: string;
+  message: M;
+  done: (outcome: { ran: boolean } | { error: unknown }) => void;
+}
+
+/** One transaction: the batch's records in one statement, then the new messages' effects. */
+async function writeBatch<M>(
+  sql: Sql,
+  consumer: string,
+  effect: (tx: TransactionSql, message: M) => Promise<unknown>,
+  keyOf: (message: M) => string,
+  batch: Pending<M>[],
+): Promise<boolean[]> {
+  return sql.begin(async (tx) => {
+    const fresh = new Set(
+      (
+        await tx<{ message_id: string }[]>`
+            insert into processed_messages (consumer, message_id)
+            select ${consumer}, unnest(${batch.map((p) => p.id)}::text[])
+            on conflict do nothing returning message_id`
+      ).map((r) => r.message_id),
+    );
+    const ran: boolean[] = [];
+    const byKey = new Map<string, M[]>();
+    for (const p of batch) {
+      // A message id twice in one batch runs once: the first takes it out of `fresh`.
+      const first = fresh.delete(p.id);
+      ran.push(first);
+      if (!first) continue;
+      const key = keyOf(p.message);
+      const queue = byKey.get(key);
+      if (queue) queue.push(p.message);
+      else byKey.set(key, [p.message]);
+    }
+    // allSettled, not all: every statement has answered before the transaction ends, whichever failed.
+    const outcomes = await Promise.allSettled(
+      [...byKey.values()].map(async (messages) => {
+        for (const message of messages) await effect(tx, message);
+      }),
+    );
+    const failed = outcomes.find((o) => o.status === "rejected");
+    if (failed) throw failed.reason;
+    return ran;
+  }) as Promise<boolean[]>;
+}
+
 /**
  * `handleOnce` for a consumer that hands over one message at a time: messages arriving while a
  * batch is being written join the next one, so batches grow with the load and stay at one under
@@ -39,47 +86,9 @@ export function handleOnceInBatches<M>(
   options: { keyOf: (message: M) => string; maxBatch?: number },
 ): OnceBatcher<M> {
   const { keyOf, maxBatch = 64 } = options;
-  interface Pending {
-    id: string;
-    message: M;
-    done: (outcome: { ran: boolean } | { error: unknown }) => void;
-  }
-  let pending: Pending[] = [];
+  let pending: Pending<M>[] = [];
   let writing = false;
-
-  async function write(batch: Pending[]): Promise<boolean[]> {
-    return sql.begin(async (tx) => {
-      const fresh = new Set(
-        (
-          await tx<{ message_id: string }[]>`
-            insert into processed_messages (consumer, message_id)
-            select ${consumer}, unnest(${batch.map((p) => p.id)}::text[])
-            on conflict do nothing returning message_id`
-        ).map((r) => r.message_id),
-      );
-      const ran: boolean[] = [];
-      const byKey = new Map<string, M[]>();
-      for (const p of batch) {
-        // A message id twice in one batch runs once: the first takes it out of `fresh`.
-        const first = fresh.delete(p.id);
-        ran.push(first);
-        if (!first) continue;
-        const key = keyOf(p.message);
-        const queue = byKey.get(key);
-        if (queue) queue.push(p.message);
-        else byKey.set(key, [p.message]);
-      }
-      // allSettled, not all: every statement has answered before the transaction ends, whichever failed.
-      const outcomes = await Promise.allSettled(
-        [...byKey.values()].map(async (messages) => {
-          for (const message of messages) await effect(tx, message);
-        }),
-      );
-      const failed = outcomes.find((o) => o.status === "rejected");
-      if (failed) throw failed.reason;
-      return ran;
-    }) as Promise<boolean[]>;
-  }
+  const write = (batch: Pending<M>[]) => writeBatch(sql, consumer, effect, keyOf, batch);
 
   async function drain() {
     writing = true;

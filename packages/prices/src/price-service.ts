@@ -4,7 +4,7 @@
 import type { PricedCoin } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
 import { aggregatePrice, type PriceRules, type PriceVerdict, type SourceReading } from "./aggregate.js";
-import type { PriceSource, Reading } from "./source.js";
+import type { PriceSource, Reading, SourceResult } from "./source.js";
 
 export interface PriceServiceOptions {
   sources: readonly PriceSource[];
@@ -41,6 +41,62 @@ export interface PriceService {
   failures(source: string): number;
 }
 
+/** Each source's last good readings and its last failure. */
+class SourceBook {
+  readonly #log: Logger;
+  readonly #latest = new Map<string, Map<PricedCoin, Reading>>();
+  readonly #errors = new Map<string, string | null>();
+  readonly #failureCounts = new Map<string, number>();
+
+  constructor(log: Logger) {
+    this.#log = log;
+  }
+
+  keep(source: string, result: SourceResult) {
+    const kept = this.#latest.get(source) ?? new Map<PricedCoin, Reading>();
+    for (const reading of result.readings) {
+      // A reading older than the one kept (a lagging replica of the feed) does not replace it.
+      const previous = kept.get(reading.coin);
+      if (!previous || reading.at >= previous.at) kept.set(reading.coin, reading);
+    }
+    this.#latest.set(source, kept);
+    if (result.refused.length > 0) {
+      this.fail(source, result.refused.map((r) => `${r.coin}: ${r.reason}`).join("; "));
+    } else {
+      if (this.#errors.get(source)) this.#log.info({ source }, "price source recovered");
+      this.#errors.set(source, null);
+    }
+  }
+
+  fail(source: string, reason: string) {
+    this.#failureCounts.set(source, (this.#failureCounts.get(source) ?? 0) + 1);
+    // Logged when a source starts failing or fails differently, not on every round.
+    if (this.#errors.get(source) !== reason) this.#log.warn({ source, reason }, "price source failed");
+    this.#errors.set(source, reason);
+  }
+
+  readingsOf(coin: PricedCoin): SourceReading[] {
+    const out: SourceReading[] = [];
+    for (const [source, byCoin] of this.#latest) {
+      const reading = byCoin.get(coin);
+      if (reading) out.push({ source, micros: reading.micros, at: reading.at });
+    }
+    return out;
+  }
+
+  status(source: string): SourceStatus {
+    return {
+      source,
+      error: this.#errors.get(source) ?? null,
+      readings: [...(this.#latest.get(source)?.values() ?? [])],
+    };
+  }
+
+  failures(source: string): number {
+    return this.#failureCounts.get(source) ?? 0;
+  }
+}
+
 export function createPriceService(options: PriceServiceOptions): PriceService {
   const coins = options.coins ?? (["SOL", "SUI"] as const);
   const now = options.now ?? Date.now;
@@ -50,53 +106,22 @@ export function createPriceService(options: PriceServiceOptions): PriceService {
     minSources: 2,
   };
   const timeoutMs = options.timeoutMs ?? Math.min(5000, Math.max(500, options.refreshMs));
-  const latest = new Map<string, Map<PricedCoin, Reading>>();
-  const errors = new Map<string, string | null>();
-  const failureCounts = new Map<string, number>();
+  const book = new SourceBook(options.log);
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let current: Promise<void> = Promise.resolve();
 
-  function noteFailure(source: string, reason: string) {
-    failureCounts.set(source, (failureCounts.get(source) ?? 0) + 1);
-    // Logged when a source starts failing or fails differently, not on every round.
-    if (errors.get(source) !== reason) options.log.warn({ source, reason }, "price source failed");
-    errors.set(source, reason);
-  }
-
   async function readSource(source: PriceSource) {
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const result = await source.read(coins, signal);
-      const kept = latest.get(source.name) ?? new Map<PricedCoin, Reading>();
-      for (const reading of result.readings) {
-        // A reading older than the one kept (a lagging replica of the feed) does not replace it.
-        const previous = kept.get(reading.coin);
-        if (!previous || reading.at >= previous.at) kept.set(reading.coin, reading);
-      }
-      latest.set(source.name, kept);
-      if (result.refused.length > 0) {
-        noteFailure(source.name, result.refused.map((r) => `${r.coin}: ${r.reason}`).join("; "));
-      } else {
-        if (errors.get(source.name)) options.log.info({ source: source.name }, "price source recovered");
-        errors.set(source.name, null);
-      }
+      book.keep(source.name, await source.read(coins, signal));
     } catch (err) {
-      noteFailure(source.name, err instanceof Error ? err.message : String(err));
+      book.fail(source.name, err instanceof Error ? err.message : String(err));
     }
   }
 
   async function refresh() {
     await Promise.all(options.sources.map(readSource));
-  }
-
-  function readingsOf(coin: PricedCoin): SourceReading[] {
-    const out: SourceReading[] = [];
-    for (const [source, byCoin] of latest) {
-      const reading = byCoin.get(coin);
-      if (reading) out.push({ source, micros: reading.micros, at: reading.at });
-    }
-    return out;
   }
 
   const tick = async () => {
@@ -120,14 +145,9 @@ export function createPriceService(options: PriceServiceOptions): PriceService {
       clearTimeout(timer);
       await current;
     },
-    price: (coin) => aggregatePrice(coin, readingsOf(coin), now(), rules),
+    price: (coin) => aggregatePrice(coin, book.readingsOf(coin), now(), rules),
     refresh,
-    status: () =>
-      options.sources.map((s) => ({
-        source: s.name,
-        error: errors.get(s.name) ?? null,
-        readings: [...(latest.get(s.name)?.values() ?? [])],
-      })),
-    failures: (source) => failureCounts.get(source) ?? 0,
+    status: () => options.sources.map((s) => book.status(s.name)),
+    failures: (source) => book.failures(source),
   };
 }

@@ -263,6 +263,103 @@ function toSigned(
   };
 }
 
+type SignerRpc = Client<typeof SignerService>;
+
+async function deriveOne(client: SignerRpc, { chain, mode, index }: DepositAddressRequest): Promise<string> {
+  try {
+    const response = await client.deriveDepositAddress({
+      chain: CHAIN_TO_PROTO[chain],
+      mode: MODE_TO_PROTO[mode],
+      index,
+    });
+    return response.address;
+  } catch (error) {
+    const issued = ConnectError.from(error).findDetails(DepositIndexIssuedSchema)[0];
+    if (issued) throw new DepositIndexIssuedError(issued.highestIssued, { cause: error });
+    throw error;
+  }
+}
+
+/** In one call; one call each (`one`) against a signer that does not know the batch call. */
+async function deriveMany(
+  client: SignerRpc,
+  requests: readonly DepositAddressRequest[],
+  one: (request: DepositAddressRequest) => Promise<string>,
+): Promise<DepositAddressOutcome[]> {
+  if (requests.length === 0) return [];
+  try {
+    const response = await client.deriveDepositAddresses({
+      requests: requests.map(({ chain, mode, index }) => ({
+        chain: CHAIN_TO_PROTO[chain],
+        mode: MODE_TO_PROTO[mode],
+        index,
+      })),
+    });
+    if (response.results.length !== requests.length)
+      throw new Error(`signer answered ${response.results.length} of ${requests.length} derivations`);
+    return response.results.map(({ result }): DepositAddressOutcome => {
+      if (result.case === "address") return { address: result.value };
+      if (result.case === "issued")
+        return { issued: new DepositIndexIssuedError(result.value.highestIssued) };
+      throw new Error("signer answered a derivation with neither an address nor a refusal");
+    });
+  } catch (error) {
+    if (ConnectError.from(error).code !== Code.Unimplemented) throw error;
+    return Promise.all(
+      requests.map((request) =>
+        one(request).then(
+          (address): DepositAddressOutcome => ({ address }),
+          (err: unknown): DepositAddressOutcome => {
+            if (err instanceof DepositIndexIssuedError) return { issued: err };
+            throw err;
+          },
+        ),
+      ),
+    );
+  }
+}
+
+async function serviceAddresses(client: SignerRpc): Promise<ServiceAddressBook> {
+  const response = await client.getServiceAddresses({});
+  const book: Partial<Record<ChainName, Partial<Record<ModeName, ServiceWallets>>>> = {};
+  for (const entry of response.addresses) {
+    const chain = chainFromProto(entry.chain);
+    const mode = modeFromProto(entry.mode);
+    if (!chain || !mode) continue;
+    book[chain] = { ...book[chain], [mode]: { vault: entry.vault, gas: entry.gas } };
+  }
+  for (const chain of CHAINS) {
+    for (const mode of MODE_NAMES) {
+      if (!book[chain]?.[mode]) throw new Error(`signer did not report ${chain} ${mode} addresses`);
+    }
+  }
+  return book as ServiceAddressBook;
+}
+
+async function signBatch(
+  client: SignerRpc,
+  inputs: readonly SignInput[],
+  options: SignOptions,
+): Promise<SignOutcome[]> {
+  const response = await client.signBatch({
+    requests: inputs.map(toRequest),
+    expectEntry: options.expectEntry,
+  });
+  return response.results.map((result, i): SignOutcome => {
+    if (result.result.case === "signed")
+      return { ok: true, signed: toSigned(result.result.value, response.auditHead) };
+    const refused = result.result.value;
+    return {
+      ok: false,
+      refusal: {
+        intentId: refused?.intentId ?? inputs[i]?.intent.intentId ?? "",
+        code: refused ? codeName(refused.code) : "UNSPECIFIED",
+        reason: refused?.reason ?? "no result",
+      },
+    };
+  });
+}
+
 export function createSignerClient(options: SignerClientOptions): SignerClient {
   const nodeOptions = options.tls ? { ca: options.tls.ca, cert: options.tls.cert, key: options.tls.key } : {};
   const sessionManager = new Http2SessionManager(options.baseUrl, undefined, nodeOptions);
@@ -271,74 +368,13 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
     sessionManager,
     defaultTimeoutMs: options.timeoutMs ?? 10_000,
   });
-  const client: Client<typeof SignerService> = createClient(SignerService, transport);
+  const client: SignerRpc = createClient(SignerService, transport);
 
   const signer: SignerClient = {
-    async deriveDepositAddress({ chain, mode, index }) {
-      try {
-        const response = await client.deriveDepositAddress({
-          chain: CHAIN_TO_PROTO[chain],
-          mode: MODE_TO_PROTO[mode],
-          index,
-        });
-        return response.address;
-      } catch (error) {
-        const issued = ConnectError.from(error).findDetails(DepositIndexIssuedSchema)[0];
-        if (issued) throw new DepositIndexIssuedError(issued.highestIssued, { cause: error });
-        throw error;
-      }
-    },
-
-    async deriveDepositAddresses(requests) {
-      if (requests.length === 0) return [];
-      try {
-        const response = await client.deriveDepositAddresses({
-          requests: requests.map(({ chain, mode, index }) => ({
-            chain: CHAIN_TO_PROTO[chain],
-            mode: MODE_TO_PROTO[mode],
-            index,
-          })),
-        });
-        if (response.results.length !== requests.length)
-          throw new Error(`signer answered ${response.results.length} of ${requests.length} derivations`);
-        return response.results.map(({ result }): DepositAddressOutcome => {
-          if (result.case === "address") return { address: result.value };
-          if (result.case === "issued")
-            return { issued: new DepositIndexIssuedError(result.value.highestIssued) };
-          throw new Error("signer answered a derivation with neither an address nor a refusal");
-        });
-      } catch (error) {
-        if (ConnectError.from(error).code !== Code.Unimplemented) throw error;
-        return Promise.all(
-          requests.map((request) =>
-            signer.deriveDepositAddress(request).then(
-              (address): DepositAddressOutcome => ({ address }),
-              (err: unknown): DepositAddressOutcome => {
-                if (err instanceof DepositIndexIssuedError) return { issued: err };
-                throw err;
-              },
-            ),
-          ),
-        );
-      }
-    },
-
-    async getServiceAddresses() {
-      const response = await client.getServiceAddresses({});
-      const book: Partial<Record<ChainName, Partial<Record<ModeName, ServiceWallets>>>> = {};
-      for (const entry of response.addresses) {
-        const chain = chainFromProto(entry.chain);
-        const mode = modeFromProto(entry.mode);
-        if (!chain || !mode) continue;
-        book[chain] = { ...book[chain], [mode]: { vault: entry.vault, gas: entry.gas } };
-      }
-      for (const chain of CHAINS) {
-        for (const mode of MODE_NAMES) {
-          if (!book[chain]?.[mode]) throw new Error(`signer did not report ${chain} ${mode} addresses`);
-        }
-      }
-      return book as ServiceAddressBook;
-    },
+    deriveDepositAddress: (request) => deriveOne(client, request),
+    deriveDepositAddresses: (requests) =>
+      deriveMany(client, requests, (request) => signer.deriveDepositAddress(request)),
+    getServiceAddresses: () => serviceAddresses(client),
 
     async sign(input, options = {}) {
       try {
@@ -349,25 +385,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       }
     },
 
-    async signBatch(inputs, options = {}) {
-      const response = await client.signBatch({
-        requests: inputs.map(toRequest),
-        expectEntry: options.expectEntry,
-      });
-      return response.results.map((result, i): SignOutcome => {
-        if (result.result.case === "signed")
-          return { ok: true, signed: toSigned(result.result.value, response.auditHead) };
-        const refused = result.result.value;
-        return {
-          ok: false,
-          refusal: {
-            intentId: refused?.intentId ?? inputs[i]?.intent.intentId ?? "",
-            code: refused ? codeName(refused.code) : "UNSPECIFIED",
-            reason: refused?.reason ?? "no result",
-          },
-        };
-      });
-    },
+    signBatch: (inputs, options = {}) => signBatch(client, inputs, options),
 
     async getAuditHead() {
       return headOf((await client.getAuditHead({})).head);

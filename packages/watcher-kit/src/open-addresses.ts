@@ -4,7 +4,7 @@
 import type { Chain, Coin } from "@gateway/contracts";
 import type { Sql, TransactionSql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
-import { coalesce } from "./coalesce.js";
+import { type Coalesced, coalesce } from "./coalesce.js";
 import { type Repeating, repeatEvery } from "./repeat.js";
 
 export interface OpenAddress {
@@ -64,158 +64,199 @@ interface Row {
   coin: Coin;
 }
 
-export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresses {
-  const { sql, chain, lateWindowMs, fullReloadMs, log } = options;
-  let byAddress = new Map<string, OpenAddress>();
-  let ordered: readonly OpenAddress[] = [];
-  let asOf = 0;
-  let lastFull = 0;
-  let version = 0;
-  let loads = 0;
-  let loop: Repeating | undefined;
-  let stopped = false;
-  let unlisten: (() => Promise<void>) | undefined;
-  const listeners = new Set<() => void>();
-  /** Addresses notified since the last load began; the next load reads them. */
-  const notified = new Set<string>();
-  /** Whether the next load must be a refresh (incremental or full), not only the notified ones. */
-  let sweep = false;
-
-  const openWhere = (tx: Sql | TransactionSql) => tx`dw.chain = ${chain} and dw.mode = 'live' and dw.active
+const openWhere = (
+  tx: Sql | TransactionSql,
+  chain: Chain,
+  lateWindowMs: number,
+) => tx`dw.chain = ${chain} and dw.mode = 'live' and dw.active
     and (p.status in ('pending', 'confirming')
          or p.expires_at > now() - make_interval(secs => ${lateWindowMs / 1000}))`;
 
-  /** Open wallets among these addresses, by the unique index on address (an array, so one
-   * statement text for any number of them: docs/operations.md, "One statement text per query"). */
-  const byAddresses = (tx: Sql | TransactionSql, addresses: readonly string[]) => tx<Row[]>`
+/** Open wallets among these addresses, by the unique index on address (an array, so one
+ * statement text for any number of them: docs/operations.md, "One statement text per query"). */
+const byAddresses = (
+  tx: Sql | TransactionSql,
+  { chain, lateWindowMs }: OpenAddressesOptions,
+  addresses: readonly string[],
+) => tx<Row[]>`
     select dw.address, dw.coin from deposit_wallets dw join payments p on p.id = dw.payment_id
-    where dw.address = any(${[...addresses]}::text[]) and ${openWhere(tx)}
+    where dw.address = any(${[...addresses]}::text[]) and ${openWhere(tx, chain, lateWindowMs)}
     order by dw.created_at, dw.address`;
 
-  /** One snapshot: the database's clock and the rows as of it. */
-  async function load(since: Date | null, addresses: readonly string[]) {
-    return sql.begin("isolation level repeatable read read only", async (tx) => {
-      const [clock] = await tx<{ now: Date }[]>`select now() as now`;
-      const open = openWhere(tx);
-      // Two statements rather than one with an optional filter: the incremental one must use
-      // the created_at index whatever plan the full one gets.
-      const rows = since
-        ? await tx<Row[]>`
+/** One snapshot: the database's clock and the rows as of it. */
+async function load(options: OpenAddressesOptions, since: Date | null, addresses: readonly string[]) {
+  const { sql, chain, lateWindowMs } = options;
+  return sql.begin("isolation level repeatable read read only", async (tx) => {
+    const [clock] = await tx<{ now: Date }[]>`select now() as now`;
+    const open = openWhere(tx, chain, lateWindowMs);
+    // Two statements rather than one with an optional filter: the incremental one must use
+    // the created_at index whatever plan the full one gets.
+    const rows = since
+      ? await tx<Row[]>`
             select dw.address, dw.coin from deposit_wallets dw join payments p on p.id = dw.payment_id
             where dw.chain = ${chain} and dw.created_at > ${since} and ${open}
             order by dw.created_at, dw.address`
-        : await tx<Row[]>`
+      : await tx<Row[]>`
             select dw.address, dw.coin from deposit_wallets dw join payments p on p.id = dw.payment_id
             where ${open}
             order by dw.created_at, dw.address`;
-      // A notified wallet made active again is older than `since`: read it by address.
-      if (since && addresses.length > 0) rows.push(...(await byAddresses(tx, addresses)));
-      return { now: clock!.now.getTime(), rows };
-    });
+    // A notified wallet made active again is older than `since`: read it by address.
+    if (since && addresses.length > 0) rows.push(...(await byAddresses(tx, options, addresses)));
+    return { now: clock!.now.getTime(), rows };
+  });
+}
+
+export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresses {
+  return new OpenAddressSet(options);
+}
+
+class OpenAddressSet implements OpenAddresses {
+  readonly #o: OpenAddressesOptions;
+  #byAddress = new Map<string, OpenAddress>();
+  #ordered: readonly OpenAddress[] = [];
+  #asOf = 0;
+  #lastFull = 0;
+  #version = 0;
+  #loads = 0;
+  #loop: Repeating | undefined;
+  #stopped = false;
+  #unlisten: (() => Promise<void>) | undefined;
+  readonly #listeners = new Set<() => void>();
+  /** Addresses notified since the last load began; the next load reads them. */
+  readonly #notified = new Set<string>();
+  /** Whether the next load must be a refresh (incremental or full), not only the notified ones. */
+  #sweep = false;
+  readonly #loader: Coalesced = coalesce(() => this.#step());
+
+  constructor(options: OpenAddressesOptions) {
+    this.#o = options;
   }
 
-  function changed() {
-    version++;
-    for (const listener of listeners) {
+  get(address: string): OpenAddress | undefined {
+    return this.#byAddress.get(address);
+  }
+  list(): readonly OpenAddress[] {
+    return this.#ordered;
+  }
+  size(): number {
+    return this.#byAddress.size;
+  }
+  version(): number {
+    return this.#version;
+  }
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  loads(): number {
+    return this.#loads;
+  }
+  asOf(): number {
+    return this.#asOf;
+  }
+
+  refresh(): Promise<void> {
+    this.#sweep = true;
+    return this.#loader.run();
+  }
+
+  start(): void {
+    this.#stopped = false;
+    // A failed refresh keeps the last list; the next one tries again.
+    this.#loop = repeatEvery(
+      this.#o.refreshMs ?? 1000,
+      () => this.refresh(),
+      () => {},
+    );
+    this.#listen();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#unlisten?.().catch(() => {});
+    this.#unlisten = undefined;
+    await this.#loop?.stop();
+    await this.#loader.idle();
+  }
+
+  #changed() {
+    this.#version++;
+    for (const listener of this.#listeners) {
       try {
         listener();
       } catch (err) {
-        log?.warn({ err, chain }, "open-address change listener failed");
+        this.#o.log?.warn({ err, chain: this.#o.chain }, "open-address change listener failed");
       }
     }
   }
 
-  async function full() {
-    const { now, rows } = await load(null, []);
+  async #full() {
+    const { now, rows } = await load(this.#o, null, []);
+    const known = this.#byAddress;
     const next = new Map<string, OpenAddress>();
     for (const row of rows) {
-      next.set(row.address, byAddress.get(row.address) ?? { address: row.address, coin: row.coin });
+      next.set(row.address, known.get(row.address) ?? { address: row.address, coin: row.coin });
     }
-    const differs = next.size !== byAddress.size || rows.some((r) => !byAddress.has(r.address));
-    byAddress = next;
-    ordered = [...next.values()];
-    asOf = now;
-    lastFull = Date.now();
-    if (differs) changed();
+    const differs = next.size !== known.size || rows.some((r) => !known.has(r.address));
+    this.#byAddress = next;
+    this.#ordered = [...next.values()];
+    this.#asOf = now;
+    this.#lastFull = Date.now();
+    if (differs) this.#changed();
   }
 
-  function add(rows: readonly Row[]) {
+  #add(rows: readonly Row[]) {
     const added: OpenAddress[] = [];
     for (const row of rows) {
-      if (byAddress.has(row.address)) continue;
+      if (this.#byAddress.has(row.address)) continue;
       const entry = { address: row.address, coin: row.coin };
-      byAddress.set(row.address, entry);
+      this.#byAddress.set(row.address, entry);
       added.push(entry);
     }
     if (added.length > 0) {
-      ordered = [...ordered, ...added];
-      changed();
+      this.#ordered = [...this.#ordered, ...added];
+      this.#changed();
     }
   }
 
-  async function incremental(addresses: readonly string[]) {
-    const { now, rows } = await load(new Date(asOf - OVERLAP_MS), addresses);
-    asOf = now;
-    add(rows);
+  async #incremental(addresses: readonly string[]) {
+    const { now, rows } = await load(this.#o, new Date(this.#asOf - OVERLAP_MS), addresses);
+    this.#asOf = now;
+    this.#add(rows);
   }
 
   /** Only the notified wallets; `asOf` stays, since other wallets were not looked for. */
-  async function notifiedOnly(addresses: readonly string[]) {
-    add(await byAddresses(sql, addresses));
+  async #notifiedOnly(addresses: readonly string[]) {
+    this.#add(await byAddresses(this.#o.sql, this.#o, addresses));
   }
 
-  async function step() {
-    const refreshing = sweep;
-    sweep = false;
-    const addresses = [...notified];
-    notified.clear();
+  async #step() {
+    const refreshing = this.#sweep;
+    this.#sweep = false;
+    const addresses = [...this.#notified];
+    this.#notified.clear();
     if (!refreshing && addresses.length === 0) return;
-    loads++;
+    this.#loads++;
     try {
-      if (!refreshing) await notifiedOnly(addresses);
-      else if (Date.now() - lastFull >= fullReloadMs) await full();
-      else await incremental(addresses);
+      if (!refreshing) await this.#notifiedOnly(addresses);
+      else if (Date.now() - this.#lastFull >= this.#o.fullReloadMs) await this.#full();
+      else await this.#incremental(addresses);
     } catch (err) {
       // The next load reads them again (the periodic refresh, if no notification comes).
-      for (const address of addresses) notified.add(address);
+      for (const address of addresses) this.#notified.add(address);
       throw err;
     }
   }
-  const loader = coalesce(step);
 
-  function refresh(): Promise<void> {
-    sweep = true;
-    return loader.run();
-  }
-
-  function listen() {
+  #listen() {
+    const { sql, chain, log } = this.#o;
     const channel = openAddressesChannel(chain);
-    let established = false;
     sql
-      .listen(
-        channel,
-        (address) => {
-          if (stopped) return;
-          if (address) notified.add(address);
-          loader.run().catch((err) => log?.warn({ err, chain }, "loading notified wallets failed"));
-        },
-        // Called again each time postgres.js re-establishes LISTEN after its connection dropped.
-        () => {
-          if (stopped) return;
-          // Wallets inserted before LISTEN took effect were not notified: refresh. After a drop,
-          // reload everything, which also finds wallets made active again meanwhile.
-          if (established) {
-            lastFull = 0;
-            log?.info({ chain, channel }, "open-address notifications back");
-          }
-          established = true;
-          refresh().catch((err) => log?.warn({ err, chain }, "open-address refresh failed"));
-        },
-      )
+      .listen(channel, (address) => this.#onNotify(address), this.#onListening())
       .then(
         (meta) => {
-          unlisten = meta.unlisten;
-          if (stopped) void meta.unlisten().catch(() => {});
+          this.#unlisten = meta.unlisten;
+          if (this.#stopped) void meta.unlisten().catch(() => {});
         },
         (err) => {
           // postgres.js tries again whenever its LISTEN connection reconnects; meanwhile the
@@ -225,30 +266,28 @@ export function createOpenAddresses(options: OpenAddressesOptions): OpenAddresse
       );
   }
 
-  return {
-    get: (address) => byAddress.get(address),
-    list: () => ordered,
-    size: () => byAddress.size,
-    version: () => version,
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    loads: () => loads,
-    asOf: () => asOf,
-    refresh,
-    start() {
-      stopped = false;
-      // A failed refresh keeps the last list; the next one tries again.
-      loop = repeatEvery(options.refreshMs ?? 1000, refresh, () => {});
-      listen();
-    },
-    async stop() {
-      stopped = true;
-      await unlisten?.().catch(() => {});
-      unlisten = undefined;
-      await loop?.stop();
-      await loader.idle();
-    },
-  };
+  #onNotify(address: string) {
+    if (this.#stopped) return;
+    if (address) this.#notified.add(address);
+    this.#loader
+      .run()
+      .catch((err) => this.#o.log?.warn({ err, chain: this.#o.chain }, "loading notified wallets failed"));
+  }
+
+  /** Called again each time postgres.js re-establishes LISTEN after its connection dropped. */
+  #onListening() {
+    const { chain, log } = this.#o;
+    let established = false;
+    return () => {
+      if (this.#stopped) return;
+      // Wallets inserted before LISTEN took effect were not notified: refresh. After a drop,
+      // reload everything, which also finds wallets made active again meanwhile.
+      if (established) {
+        this.#lastFull = 0;
+        log?.info({ chain, channel: openAddressesChannel(chain) }, "open-address notifications back");
+      }
+      established = true;
+      this.refresh().catch((err) => log?.warn({ err, chain }, "open-address refresh failed"));
+    };
+  }
 }

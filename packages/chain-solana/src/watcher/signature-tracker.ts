@@ -48,32 +48,69 @@ interface Tracked {
   lastFoundAt: number;
 }
 
+type Commitment = "confirmed" | "finalized";
+type Read = VersionedTransactionResponse | null;
+
+/** The read a status calls for: at `finalized` the transaction is read again, at `confirmed` once. */
+function readNeeded(entry: Tracked, status: Status | null): Commitment | null {
+  if (!status || status.err) return null;
+  if (status.confirmationStatus === "finalized") return "finalized";
+  return entry.seen ? null : "confirmed";
+}
+
 export function createSignatureTracker(options: SignatureTrackerOptions): SignatureTracker {
-  const { connection, lookup, log, publish, pollMs, giveUpMs } = options;
-  const batchSize = options.batchSize ?? 256;
-  const rememberSettled = options.rememberSettled ?? 100_000;
-  const tracked = new Map<string, Tracked>();
-  const settled = new Set<string>();
-  let loop: Repeating | undefined;
+  return new Tracker(options);
+}
 
-  function settle(signature: string) {
-    tracked.delete(signature);
-    settled.add(signature);
-    if (settled.size > rememberSettled) settled.delete(settled.values().next().value!);
+class Tracker implements SignatureTracker {
+  readonly #o: SignatureTrackerOptions;
+  readonly #batchSize: number;
+  readonly #rememberSettled: number;
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #settled = new Set<string>();
+  #loop: Repeating | undefined;
+
+  constructor(options: SignatureTrackerOptions) {
+    this.#o = options;
+    this.#batchSize = options.batchSize ?? 256;
+    this.#rememberSettled = options.rememberSettled ?? 100_000;
   }
 
-  type Commitment = "confirmed" | "finalized";
-  type Read = VersionedTransactionResponse | null;
-
-  async function read(signature: string, commitment: Commitment): Promise<Read> {
-    return connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 });
+  hint(signature: string): void {
+    if (this.knows(signature)) return;
+    const now = Date.now();
+    this.#tracked.set(signature, { signature, firstHintAt: now, seen: null, lastFoundAt: now });
   }
 
-  /** The read a status calls for: at `finalized` the transaction is read again, at `confirmed` once. */
-  function readNeeded(entry: Tracked, status: Status | null): Commitment | null {
-    if (!status || status.err) return null;
-    if (status.confirmationStatus === "finalized") return "finalized";
-    return entry.seen ? null : "confirmed";
+  knows(signature: string): boolean {
+    return this.#tracked.has(signature) || this.#settled.has(signature);
+  }
+
+  tracked(): number {
+    return this.#tracked.size;
+  }
+
+  start(): void {
+    this.#loop = repeatEvery(
+      this.#o.pollMs,
+      () => this.#poll(),
+      (err) => this.#o.log.warn({ err }, "signature poll failed"),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.#loop?.stop();
+  }
+
+  #settle(signature: string) {
+    this.#tracked.delete(signature);
+    this.#settled.add(signature);
+    if (this.#settled.size > this.#rememberSettled)
+      this.#settled.delete(this.#settled.values().next().value!);
+  }
+
+  async #read(signature: string, commitment: Commitment): Promise<Read> {
+    return this.#o.connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 });
   }
 
   /**
@@ -81,17 +118,20 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
    * request each: each request costs the watcher and the RPC node an HTTP exchange, two a
    * payment. A signature missing from the answer (a lone one, or all of a failed batch) is read
    * alone by its step, so a transaction the node cannot return fails only its own step, retried
-   * at the next poll, as before.
+   * at the next poll.
    */
-  async function readAll(wanted: { signature: string; commitment: Commitment }[]) {
+  async #readAll(wanted: { signature: string; commitment: Commitment }[]) {
     const reads = new Map<string, Read>();
     const readBatch = async (commitment: Commitment) => {
       const signatures = wanted.filter((w) => w.commitment === commitment).map((w) => w.signature);
       if (signatures.length < 2) return;
-      const batch = await connection
+      const batch = await this.#o.connection
         .getTransactions(signatures, { commitment, maxSupportedTransactionVersion: 0 })
         .catch((err: unknown) => {
-          log.warn({ err, count: signatures.length }, "batched transaction read failed; reading each");
+          this.#o.log.warn(
+            { err, count: signatures.length },
+            "batched transaction read failed; reading each",
+          );
           return null;
         });
       if (!batch) return;
@@ -101,93 +141,85 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     return reads;
   }
 
-  async function publishAll(deposits: FoundDeposit[], signature: string, stage: DepositStage) {
+  async #publishAll(deposits: FoundDeposit[], signature: string, stage: DepositStage) {
     // In order: a transfer's seen report goes out before its final one.
-    for (const deposit of deposits) await publish(deposit, signature, stage);
+    for (const deposit of deposits) await this.#o.publish(deposit, signature, stage);
+  }
+
+  #found(tx: VersionedTransactionResponse) {
+    return depositsInTransaction(tx, this.#o.lookup);
   }
 
   /** `tx`: the transaction as the poll's batch read it, if it did. */
-  async function step(entry: Tracked, status: Status | null, tx: Read | undefined) {
+  async #step(entry: Tracked, status: Status | null, tx: Read | undefined) {
     const now = Date.now();
-    if (!status) {
-      if (now - (entry.seen ? entry.lastFoundAt : entry.firstHintAt) < giveUpMs) return;
-      if (entry.seen?.length) {
-        log.warn({ signature: entry.signature }, "seen transaction vanished; deposits dropped");
-        await publishAll(entry.seen, entry.signature, "dropped");
-      }
-      settle(entry.signature);
-      return;
-    }
+    if (!status) return this.#unknown(entry, now);
     entry.lastFoundAt = now;
     if (status.err) {
-      if (entry.seen?.length) await publishAll(entry.seen, entry.signature, "dropped");
-      settle(entry.signature);
+      if (entry.seen?.length) await this.#publishAll(entry.seen, entry.signature, "dropped");
+      this.#settle(entry.signature);
       return;
     }
-    if (status.confirmationStatus === "finalized") {
-      const finalized = tx !== undefined ? tx : await read(entry.signature, "finalized");
-      if (!finalized) return;
-      const deposits = found(finalized);
-      if (!entry.seen) await publishAll(deposits, entry.signature, "seen");
-      await publishAll(deposits, entry.signature, "final");
-      settle(entry.signature);
+    if (status.confirmationStatus === "finalized") return this.#finalized(entry, tx);
+    if (!entry.seen) await this.#confirmed(entry, tx);
+  }
+
+  /** The chain does not know the signature (any more): given up on after `giveUpMs`. */
+  async #unknown(entry: Tracked, now: number) {
+    if (now - (entry.seen ? entry.lastFoundAt : entry.firstHintAt) < this.#o.giveUpMs) return;
+    if (entry.seen?.length) {
+      this.#o.log.warn({ signature: entry.signature }, "seen transaction vanished; deposits dropped");
+      await this.#publishAll(entry.seen, entry.signature, "dropped");
+    }
+    this.#settle(entry.signature);
+  }
+
+  async #finalized(entry: Tracked, tx: Read | undefined) {
+    const finalized = tx !== undefined ? tx : await this.#read(entry.signature, "finalized");
+    if (!finalized) return;
+    const deposits = this.#found(finalized);
+    if (!entry.seen) await this.#publishAll(deposits, entry.signature, "seen");
+    await this.#publishAll(deposits, entry.signature, "final");
+    this.#settle(entry.signature);
+  }
+
+  async #confirmed(entry: Tracked, tx: Read | undefined) {
+    const confirmed = tx !== undefined ? tx : await this.#read(entry.signature, "confirmed");
+    if (!confirmed) return;
+    const deposits = this.#found(confirmed);
+    if (deposits.length === 0) {
+      this.#settle(entry.signature);
       return;
     }
-    if (!entry.seen) {
-      const confirmed = tx !== undefined ? tx : await read(entry.signature, "confirmed");
-      if (!confirmed) return;
-      const deposits = found(confirmed);
-      if (deposits.length === 0) {
-        settle(entry.signature);
-        return;
-      }
-      await publishAll(deposits, entry.signature, "seen");
-      entry.seen = deposits;
-    }
+    await this.#publishAll(deposits, entry.signature, "seen");
+    entry.seen = deposits;
   }
 
-  function found(tx: VersionedTransactionResponse) {
-    return depositsInTransaction(tx, lookup);
-  }
-
-  async function poll() {
+  async #poll() {
     // Signatures stay tracked meanwhile; their reports go out once crediting resumes.
-    if (options.crediting?.() === false) return;
-    const entries = [...tracked.values()];
-    for (let i = 0; i < entries.length; i += batchSize) {
-      const batch = entries.slice(i, i + batchSize);
-      const { value } = await connection.getSignatureStatuses(
-        batch.map((e) => e.signature),
-        { searchTransactionHistory: true },
-      );
-      const wanted = batch.flatMap((entry, j) => {
-        const commitment = readNeeded(entry, value[j] ?? null);
-        return commitment ? [{ signature: entry.signature, commitment }] : [];
-      });
-      const reads = await readAll(wanted);
-      await Promise.all(
-        batch.map((entry, j) =>
-          step(entry, value[j] ?? null, reads.get(entry.signature)).catch((err) =>
-            log.warn({ err, signature: entry.signature }, "signature step failed; retried next poll"),
-          ),
-        ),
-      );
+    if (this.#o.crediting?.() === false) return;
+    const entries = [...this.#tracked.values()];
+    for (let i = 0; i < entries.length; i += this.#batchSize) {
+      await this.#pollBatch(entries.slice(i, i + this.#batchSize));
     }
   }
 
-  return {
-    hint(signature) {
-      if (tracked.has(signature) || settled.has(signature)) return;
-      const now = Date.now();
-      tracked.set(signature, { signature, firstHintAt: now, seen: null, lastFoundAt: now });
-    },
-    knows: (signature) => tracked.has(signature) || settled.has(signature),
-    tracked: () => tracked.size,
-    start() {
-      loop = repeatEvery(pollMs, poll, (err) => log.warn({ err }, "signature poll failed"));
-    },
-    async stop() {
-      await loop?.stop();
-    },
-  };
+  async #pollBatch(batch: Tracked[]) {
+    const { value } = await this.#o.connection.getSignatureStatuses(
+      batch.map((e) => e.signature),
+      { searchTransactionHistory: true },
+    );
+    const wanted = batch.flatMap((entry, j) => {
+      const commitment = readNeeded(entry, value[j] ?? null);
+      return commitment ? [{ signature: entry.signature, commitment }] : [];
+    });
+    const reads = await this.#readAll(wanted);
+    await Promise.all(
+      batch.map((entry, j) =>
+        this.#step(entry, value[j] ?? null, reads.get(entry.signature)).catch((err) =>
+          this.#o.log.warn({ err, signature: entry.signature }, "signature step failed; retried next poll"),
+        ),
+      ),
+    );
+  }
 }
