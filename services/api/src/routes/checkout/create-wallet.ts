@@ -56,5 +56,6 @@ export async function createWallet(
   // A concurrent request for the same choice won; its wallet is the one, and the address taken
   // for this one goes back to the pool, unused.
   deps.depositAddresses.giveBack(chain, payment.mode, taken);
-  return { wallet: await walletOfChoice(sql, payment.id, chain, coin) };
+  // Its insert took before this one's was refused, and wallets are never deleted.
+  return { wallet: (await walletOfChoice(sql, payment.id, chain, coin))! };
 }

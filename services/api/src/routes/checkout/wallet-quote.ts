@@ -45,5 +45,6 @@ export async function requotedWallet(
     where payment_id = ${row.id} and chain = ${existing.chain} and coin = ${coin}
       and quote_expires_at is not distinct from ${existing.quote_expires_at}
     returning chain, coin, address, amount_due, quote_rate_micros, quote_expires_at`;
-  return requoted ?? walletOfChoice(deps.sql, row.id, existing.chain, coin);
+  // A concurrent request replaced the quote first; the wallet is there, as `existing` was.
+  return requoted ?? (await walletOfChoice(deps.sql, row.id, existing.chain, coin))!;
 }

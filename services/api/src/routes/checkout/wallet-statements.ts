@@ -62,9 +62,14 @@ export function insertWalletWithState(
     from wallet w left join payment p on true`;
 }
 
-/** The payment's wallet of a chain and coin: the one a concurrent request wrote. */
-export async function walletOfChoice(sql: Sql, paymentId: string, chain: Chain, coin: Coin) {
+/** The payment's wallet of a chain and coin, if it has one. */
+export async function walletOfChoice(
+  sql: Sql,
+  paymentId: string,
+  chain: Chain,
+  coin: Coin,
+): Promise<DepositWalletRow | undefined> {
   const [wallet] = await sql<DepositWalletRow[]>`
     select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${paymentId} and chain = ${chain} and coin = ${coin}`;
-  return wallet!;
+  return wallet;
 }
