@@ -80,41 +80,26 @@ function receiptForm(w: Words) {
 `;
 }
 
-export function checkoutPage(data: CheckoutPageData, assets: AssetLinks, language: Language = "en"): string {
-  const w = wordsOf(language);
+/** The card that says whom the customer pays, how much, and until when. */
+function summary(data: CheckoutPageData, w: Words, language: Language) {
   const table = MESSAGES[language];
   const merchant = escapeHtml(data.merchantName || table.merchantFallback);
   const description = data.description
     ? `<p class="description" data-description>${escapeHtml(data.description)}</p>`
     : "";
-  const banner = data.isTest
-    ? `<p class="test-banner" role="note"><strong>${w("testModeStrong")}</strong> — ${w("testModeBanner")}</p>`
-    : "";
   const countdown = `<time data-countdown datetime="${escapeHtml(data.expiresAt)}">--:--</time>`;
   const amount = `<span data-amount data-value="${escapeHtml(data.amount)}">${escapeHtml(formatDecimal(language, data.amount))}</span>`;
-  const title = fill(table.pageTitle, { merchant: data.merchantName || table.merchantFallback });
-  return `${pageHead(title, assets, true, language)}
-<body>
-${banner}
-<main class="checkout" data-payment-id="${escapeHtml(data.paymentId)}" data-messages="${escapeHtml(JSON.stringify(table))}">
-  <section class="card summary" aria-labelledby="merchant-name">
+  return `  <section class="card summary" aria-labelledby="merchant-name">
     <p class="eyebrow">${w("paymentTo")}</p>
     <h1 id="merchant-name">${merchant}</h1>
     ${description}
     <p class="amount" aria-label="${w("amountDue")}">${amount} <span class="currency" data-currency>${escapeHtml(data.currency)}</span></p>
     <p class="countdown" data-countdown-row>${w("expiresIn", { countdown })} <span data-expires-clock></span></p>
-  </section>
+  </section>`;
+}
 
-  <section class="card pay" aria-labelledby="pay-heading">
-    <h2 id="pay-heading" class="visually-hidden">${w("paymentHeading")}</h2>
-    <div class="status" data-status-box data-state="loading">
-      <span class="status-dot" aria-hidden="true"></span>
-      <p role="status" aria-live="polite" aria-atomic="true" data-status>${w("loading")}</p>
-    </div>
-    <p class="alert" role="alert" data-alert hidden></p>
-    <noscript><p class="alert">${w("noScript")}</p></noscript>
-
-    <form class="step" data-step="choose" novalidate hidden>
+function chooseStep(w: Words) {
+  return `    <form class="step" data-step="choose" novalidate hidden>
       <h3 tabindex="-1" data-focus>${w("chooseHeading")}</h3>
       <fieldset data-chains>
         <legend>${w("network")}</legend>
@@ -127,9 +112,11 @@ ${banner}
       <p class="choice-amount">${w("youWillSend", { amount: "<strong data-choice-amount></strong>" })}</p>
       <p class="hint" data-choice-rate hidden></p>
       <button type="submit" class="button primary" data-generate>${w("showAddress")}</button>
-    </form>
+    </form>`;
+}
 
-    <div class="step" data-step="wallet" hidden>
+function walletStep(w: Words) {
+  return `    <div class="step" data-step="wallet" hidden>
       <h3 tabindex="-1" data-focus>${w("sendExactly")}</h3>
       <div class="quote" data-quote-row hidden>
         <p>${w("rateLocked", { rate: "<strong data-quote-rate></strong>" })}</p>
@@ -149,14 +136,45 @@ ${copyField(w, { labelId: "address-label", label: w("depositAddress", { network:
       </div>
       <p class="hint" data-warning></p>
       <button type="button" class="button link" data-change hidden>${w("payWithAnother")}</button>
-    </div>
+    </div>`;
+}
 
-    <div class="step result" data-step="result" hidden>
+function resultStep(w: Words) {
+  return `    <div class="step result" data-step="result" hidden>
       <h3 tabindex="-1" data-focus data-result-title></h3>
       <p data-result-text></p>
       <ul class="refunds" data-refunds hidden></ul>
       <p data-redirect-row hidden>${w("returning")} <a data-redirect-link href="#">${w("continueNow")}</a></p>
+    </div>`;
+}
+
+export function checkoutPage(data: CheckoutPageData, assets: AssetLinks, language: Language = "en"): string {
+  const w = wordsOf(language);
+  const table = MESSAGES[language];
+  const banner = data.isTest
+    ? `<p class="test-banner" role="note"><strong>${w("testModeStrong")}</strong> — ${w("testModeBanner")}</p>`
+    : "";
+  const title = fill(table.pageTitle, { merchant: data.merchantName || table.merchantFallback });
+  return `${pageHead(title, assets, true, language)}
+<body>
+${banner}
+<main class="checkout" data-payment-id="${escapeHtml(data.paymentId)}" data-messages="${escapeHtml(JSON.stringify(table))}">
+${summary(data, w, language)}
+
+  <section class="card pay" aria-labelledby="pay-heading">
+    <h2 id="pay-heading" class="visually-hidden">${w("paymentHeading")}</h2>
+    <div class="status" data-status-box data-state="loading">
+      <span class="status-dot" aria-hidden="true"></span>
+      <p role="status" aria-live="polite" aria-atomic="true" data-status>${w("loading")}</p>
     </div>
+    <p class="alert" role="alert" data-alert hidden></p>
+    <noscript><p class="alert">${w("noScript")}</p></noscript>
+
+${chooseStep(w)}
+
+${walletStep(w)}
+
+${resultStep(w)}
 
 ${receiptForm(w)}${data.isTest ? testTools(w) : ""}    <p class="visually-hidden" aria-live="polite" data-announce></p>
   </section>

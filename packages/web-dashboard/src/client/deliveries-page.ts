@@ -39,6 +39,39 @@ function attemptsTable(d: WebhookDelivery): HTMLElement {
   );
 }
 
+/** A delivery, its attempts, and a button that sends its event again. */
+function deliveryCard(d: WebhookDelivery, redeliver: (eventId: string) => Promise<void>): HTMLElement {
+  const again = h("button", { type: "button" }, "Redeliver");
+  again.setAttribute("aria-label", `Redeliver ${d.event_type} ${d.event_id}`);
+  again.addEventListener("click", async () => {
+    again.disabled = true;
+    try {
+      await redeliver(d.event_id);
+    } catch (err) {
+      flash(errorMessage(err), "error");
+      again.disabled = false;
+    }
+  });
+  const titleId = `delivery-${d.id}`;
+  return h(
+    "section",
+    {
+      class: "panel delivery",
+      "aria-labelledby": titleId,
+      dataset: { deliveryId: d.id, eventId: d.event_id },
+    },
+    h("h2", { id: titleId }, h("span", { class: "event-type" }, d.event_type), " ", statusBadge(d.status)),
+    details([
+      ["Event", h("code", {}, d.event_id)],
+      ["Created", formatDate(d.created_at)],
+      ["Attempts", String(d.attempts)],
+      ...(d.next_attempt_at ? [["Next attempt", formatDate(d.next_attempt_at)] as [string, string]] : []),
+    ]),
+    attemptsTable(d),
+    h("div", { class: "actions" }, again),
+  );
+}
+
 export async function webhookDeliveriesPage(id: string): Promise<void> {
   const { data: endpoints } = await api<List<WebhookEndpoint>>("GET", "/dashboard/api/webhooks");
   const endpoint = endpoints.find((w) => w.id === id);
@@ -59,7 +92,7 @@ export async function webhookDeliveriesPage(id: string): Promise<void> {
     if (!reset && last) query.set("starting_after", last);
     const page = await api<List<WebhookDelivery>>("GET", `${path}/deliveries?${query}`);
     shown = reset ? page.data : [...shown, ...page.data];
-    list.replaceChildren(...shown.map(deliveryCard));
+    list.replaceChildren(...shown.map((d) => deliveryCard(d, redeliver)));
     last = shown.at(-1)?.id ?? null;
     more.hidden = !page.has_more;
     empty.hidden = shown.length > 0;
@@ -74,38 +107,6 @@ export async function webhookDeliveriesPage(id: string): Promise<void> {
       list,
       () => shown.some((d) => d.event_id === eventId && d.status === "pending"),
       () => load(true),
-    );
-  }
-
-  function deliveryCard(d: WebhookDelivery): HTMLElement {
-    const again = h("button", { type: "button" }, "Redeliver");
-    again.setAttribute("aria-label", `Redeliver ${d.event_type} ${d.event_id}`);
-    again.addEventListener("click", async () => {
-      again.disabled = true;
-      try {
-        await redeliver(d.event_id);
-      } catch (err) {
-        flash(errorMessage(err), "error");
-        again.disabled = false;
-      }
-    });
-    const titleId = `delivery-${d.id}`;
-    return h(
-      "section",
-      {
-        class: "panel delivery",
-        "aria-labelledby": titleId,
-        dataset: { deliveryId: d.id, eventId: d.event_id },
-      },
-      h("h2", { id: titleId }, h("span", { class: "event-type" }, d.event_type), " ", statusBadge(d.status)),
-      details([
-        ["Event", h("code", {}, d.event_id)],
-        ["Created", formatDate(d.created_at)],
-        ["Attempts", String(d.attempts)],
-        ...(d.next_attempt_at ? [["Next attempt", formatDate(d.next_attempt_at)] as [string, string]] : []),
-      ]),
-      attemptsTable(d),
-      h("div", { class: "actions" }, again),
     );
   }
 

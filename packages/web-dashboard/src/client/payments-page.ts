@@ -11,13 +11,8 @@ function isPaymentStatus(value: string | null): value is PaymentStatus {
   return (PAYMENT_STATUSES as readonly (string | null)[]).includes(value);
 }
 
-export async function paymentsPage(id?: string): Promise<void> {
-  if (id) return paymentDetail(id);
-  const params = hashQuery();
-  const mode = params.get("mode") === "live" ? "live" : "test";
-  const requested = params.get("status");
-  const status = isPaymentStatus(requested) ? requested : "";
-
+/** Mode and status selects; a change opens the list they choose. */
+function paymentFilters(mode: "test" | "live", status: PaymentStatus | ""): HTMLFormElement {
   const modeSelect = h(
     "select",
     { name: "mode" },
@@ -44,6 +39,30 @@ export async function paymentsPage(id?: string): Promise<void> {
   modeSelect.addEventListener("change", applyFilters);
   statusSelect.addEventListener("change", applyFilters);
   filters.addEventListener("submit", (e) => e.preventDefault());
+  return filters;
+}
+
+function paymentRow(p: Payment): HTMLTableRowElement {
+  return h(
+    "tr",
+    { dataset: { paymentId: p.id } },
+    h(
+      "td",
+      { "data-label": "Amount" },
+      h("a", { href: `#/payments/${encodeURIComponent(p.id)}` }, `${p.amount} ${p.currency}`),
+    ),
+    h("td", { "data-label": "Status" }, statusBadge(p.status)),
+    h("td", { "data-label": "Description" }, p.description ?? "—"),
+    h("td", { "data-label": "Created" }, h("time", { datetime: p.created_at }, formatDate(p.created_at))),
+  );
+}
+
+export async function paymentsPage(id?: string): Promise<void> {
+  if (id) return paymentDetail(id);
+  const params = hashQuery();
+  const mode = params.get("mode") === "live" ? "live" : "test";
+  const requested = params.get("status");
+  const status = isPaymentStatus(requested) ? requested : "";
 
   const body = h("tbody");
   const table = h(
@@ -66,7 +85,7 @@ export async function paymentsPage(id?: string): Promise<void> {
   );
   const empty = h("p", { class: "panel", hidden: true }, "No payments match these filters yet.");
   const more = h("button", { type: "button", hidden: true }, "Load more");
-  show("Payments", filters, empty, h("div", { class: "table-wrap" }, table), more);
+  show("Payments", paymentFilters(mode, status), empty, h("div", { class: "table-wrap" }, table), more);
 
   let last: string | null = null;
   async function load() {
@@ -74,26 +93,7 @@ export async function paymentsPage(id?: string): Promise<void> {
     if (status) query.set("status", status);
     if (last) query.set("starting_after", last);
     const page = await api<List<Payment>>("GET", `/dashboard/api/payments?${query}`);
-    for (const p of page.data) {
-      body.append(
-        h(
-          "tr",
-          { dataset: { paymentId: p.id } },
-          h(
-            "td",
-            { "data-label": "Amount" },
-            h("a", { href: `#/payments/${encodeURIComponent(p.id)}` }, `${p.amount} ${p.currency}`),
-          ),
-          h("td", { "data-label": "Status" }, statusBadge(p.status)),
-          h("td", { "data-label": "Description" }, p.description ?? "—"),
-          h(
-            "td",
-            { "data-label": "Created" },
-            h("time", { datetime: p.created_at }, formatDate(p.created_at)),
-          ),
-        ),
-      );
-    }
+    body.append(...page.data.map(paymentRow));
     last = page.data.at(-1)?.id ?? last;
     more.hidden = !page.has_more;
     empty.hidden = body.children.length > 0;

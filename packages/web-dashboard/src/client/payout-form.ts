@@ -22,13 +22,8 @@ function payoutError(err: unknown, pending: PendingPayout, context: PayoutContex
   return err;
 }
 
-export function payoutForm(
-  mode: Mode,
-  currentContext: () => PayoutContext,
-  done: () => Promise<void>,
-): HTMLElement {
-  const wrap = h("div", { class: "payout-form" });
-  const step2 = h("div", { hidden: true });
+/** The chain and where to pay on it: an address, or empty for the chain's linked payout wallet. */
+function destinationPicker(currentContext: () => PayoutContext) {
   const chainSelect = h(
     "select",
     { name: "chain" },
@@ -45,86 +40,117 @@ export function payoutForm(
   };
   chainSelect.addEventListener("change", syncHint);
   const destination = input({ name: "destination_address", autocomplete: "off", spellcheck: "false" });
+  return { chainSelect, destination, walletHint, syncHint };
+}
 
-  /** Step 2: says where the code went and what it confirms, and takes the code. */
-  function confirmStep(pending: PendingPayout, sentTo: string) {
-    const fee = currentContext().balances.find((b) => b.chain === pending.chain)?.manual_payout_network_fee;
-    const change = h("button", { type: "button" }, "Change details");
-    change.addEventListener("click", () => {
+/** Step 1's fields: chain, coin, amount and destination. */
+function detailsFields({ chainSelect, destination, walletHint }: ReturnType<typeof destinationPicker>) {
+  return [
+    field("Chain", chainSelect),
+    field(
+      "Coin",
+      h(
+        "select",
+        { name: "coin_symbol" },
+        PAYOUT_COINS.map((c) => h("option", { value: c }, c)),
+      ),
+    ),
+    field(
+      "Amount",
+      input({ name: "amount", inputmode: "decimal", autocomplete: "off" }),
+      "Leaves your balance; a manual payout is charged its chain's network fee out of it.",
+    ),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "payout-destination" }, "Destination address"),
+      destination,
+      walletHint,
+    ),
+  ];
+}
+
+interface ConfirmStep {
+  mode: Mode;
+  currentContext: () => PayoutContext;
+  /** Back to step 1, its details as typed. */
+  change: () => void;
+  /** After the payout is requested: step 1 again, empty. */
+  paid: () => Promise<void>;
+}
+
+/** Step 2: says where the code went and what it confirms, and takes the code. */
+function confirmStep(step: ConfirmStep, pending: PendingPayout, sentTo: string): HTMLElement[] {
+  const { mode, currentContext } = step;
+  const fee = currentContext().balances.find((b) => b.chain === pending.chain)?.manual_payout_network_fee;
+  const change = h("button", { type: "button" }, "Change details");
+  change.addEventListener("click", step.change);
+  return [
+    h(
+      "p",
+      {},
+      `We sent a code to ${sentTo}. It confirms a ${mode === "test" ? "test-mode " : ""}payout of `,
+      h("strong", {}, `${pending.amount} ${pending.coin}`),
+      ` on ${chainName(pending.chain)} to `,
+      h("code", {}, pending.destination),
+      fee ? `, of which ${fee} ${pending.coin} is the network fee.` : ".",
+    ),
+    form(
+      { "aria-label": "Confirm the payout" },
+      [field("Code", codeInput("otp"), "Valid 10 minutes, for this destination only.")],
+      "Pay out",
+      async (confirm) => {
+        let payout: Payout;
+        try {
+          payout = await api<Payout>("POST", "/payouts", {
+            chain: pending.chain,
+            coin_symbol: pending.coin,
+            // The API takes a JSON number here (docs/payouts.md) and reads it back as the
+            // decimal it was typed as; nothing is computed with it on this side.
+            amount: Number(pending.amount),
+            destination_address: pending.destination,
+            otp: text(confirm, "otp"),
+            mode,
+          });
+        } catch (err) {
+          throw payoutError(err, pending, currentContext());
+        }
+        flash(`Payout of ${payout.amount} ${payout.coin} requested: ${payout.status}.`, "success");
+        await step.paid();
+      },
+    ),
+    h("div", { class: "actions" }, change),
+  ];
+}
+
+export function payoutForm(
+  mode: Mode,
+  currentContext: () => PayoutContext,
+  done: () => Promise<void>,
+): HTMLElement {
+  const wrap = h("div", { class: "payout-form" });
+  const step2 = h("div", { hidden: true });
+  const picker = destinationPicker(currentContext);
+  const steps: ConfirmStep = {
+    mode,
+    currentContext,
+    change: () => {
       step2.hidden = true;
       step1.hidden = false;
       step1.querySelector("select")?.focus();
-    });
-    step2.replaceChildren(
-      h(
-        "p",
-        {},
-        `We sent a code to ${sentTo}. It confirms a ${mode === "test" ? "test-mode " : ""}payout of `,
-        h("strong", {}, `${pending.amount} ${pending.coin}`),
-        ` on ${chainName(pending.chain)} to `,
-        h("code", {}, pending.destination),
-        fee ? `, of which ${fee} ${pending.coin} is the network fee.` : ".",
-      ),
-      form(
-        { "aria-label": "Confirm the payout" },
-        [field("Code", codeInput("otp"), "Valid 10 minutes, for this destination only.")],
-        "Pay out",
-        async (confirm) => {
-          let payout: Payout;
-          try {
-            payout = await api<Payout>("POST", "/payouts", {
-              chain: pending.chain,
-              coin_symbol: pending.coin,
-              // The API takes a JSON number here (docs/payouts.md) and reads it back as the
-              // decimal it was typed as; nothing is computed with it on this side.
-              amount: Number(pending.amount),
-              destination_address: pending.destination,
-              otp: text(confirm, "otp"),
-              mode,
-            });
-          } catch (err) {
-            throw payoutError(err, pending, currentContext());
-          }
-          flash(`Payout of ${payout.amount} ${payout.coin} requested: ${payout.status}.`, "success");
-          step2.hidden = true;
-          step2.replaceChildren();
-          step1.reset();
-          step1.hidden = false;
-          syncHint();
-          await done();
-        },
-      ),
-      h("div", { class: "actions" }, change),
-    );
-    step2.hidden = false;
-    step2.querySelector<HTMLInputElement>('input[name="otp"]')?.focus();
-  }
-
+    },
+    paid: async () => {
+      step2.hidden = true;
+      step2.replaceChildren();
+      step1.reset();
+      step1.hidden = false;
+      picker.syncHint();
+      await done();
+    },
+  };
   const step1 = form(
     { "aria-label": "Payout details" },
-    [
-      field("Chain", chainSelect),
-      field(
-        "Coin",
-        h(
-          "select",
-          { name: "coin_symbol" },
-          PAYOUT_COINS.map((c) => h("option", { value: c }, c)),
-        ),
-      ),
-      field(
-        "Amount",
-        input({ name: "amount", inputmode: "decimal", autocomplete: "off" }),
-        "Leaves your balance; a manual payout is charged its chain's network fee out of it.",
-      ),
-      h(
-        "div",
-        { class: "field" },
-        h("label", { for: "payout-destination" }, "Destination address"),
-        destination,
-        walletHint,
-      ),
-    ],
+    detailsFields(picker),
     "E-mail me a code",
     async (data) => {
       const amount = text(data, "amount");
@@ -137,21 +163,17 @@ export function payoutForm(
         mode,
       });
       step1.hidden = true;
-      confirmStep(
-        {
-          chain: sent.chain,
-          // The select offers the contracts' payout coins only.
-          coin: String(data.get("coin_symbol")) as PayoutCoin,
-          amount,
-          destination: sent.destination_address,
-        },
-        sent.sent_to,
-      );
+      // The select offers the contracts' payout coins only.
+      const coin = String(data.get("coin_symbol")) as PayoutCoin;
+      const pending = { chain: sent.chain, coin, amount, destination: sent.destination_address };
+      step2.replaceChildren(...confirmStep(steps, pending, sent.sent_to));
+      step2.hidden = false;
+      step2.querySelector<HTMLInputElement>('input[name="otp"]')?.focus();
     },
   );
-  destination.id = "payout-destination";
-  destination.setAttribute("aria-describedby", walletHint.id);
-  syncHint();
+  picker.destination.id = "payout-destination";
+  picker.destination.setAttribute("aria-describedby", picker.walletHint.id);
+  picker.syncHint();
   wrap.append(step1, step2);
   return wrap;
 }

@@ -1,7 +1,7 @@
 // Balances and payouts: the mode's balances per chain and coin, the payout form, and the payouts
 // newest first, followed until settlement has finished each one.
 
-import type { Payout } from "@gateway/contracts";
+import type { Mode, Payout } from "@gateway/contracts";
 import { api } from "./api.js";
 import { details, errorMessage, flash, h, listTable, show, statusBadge } from "./dom.js";
 import { chainName, formatDate, modeName } from "./labels.js";
@@ -68,6 +68,30 @@ function payoutRow(p: Payout): [string, Node | string][] {
   ];
 }
 
+/** The mode's total available to pay out, then each chain's balances. */
+function balanceSections(ctx: PayoutContext): HTMLElement[] {
+  return [
+    h(
+      "p",
+      { class: "total" },
+      "Available to pay out: ",
+      h("strong", { dataset: { total: "" } }, `${ctx.total_available.toFixed(2)} USD`),
+      " (USDC and USDT)",
+    ),
+    ...ctx.balances.map((b) => balanceSection(b, ctx)),
+  ];
+}
+
+function payoutsList(mode: Mode, payouts: Payout[]): HTMLElement {
+  if (payouts.length === 0) return h("p", { class: "panel" }, `No ${mode} payouts yet.`);
+  return listTable(
+    `${modeName(mode)} payouts, newest first`,
+    ["Amount", "Status", "Chain", "Destination", "Transaction", "Created"],
+    payouts.map(payoutRow),
+    (i) => ({ payoutId: payouts[i]!.id }),
+  );
+}
+
 export async function payoutsPage(): Promise<void> {
   const mode = modeFromHash();
   let context = await api<PayoutContext>("GET", `/payouts/context?mode=${mode}`);
@@ -81,35 +105,7 @@ export async function payoutsPage(): Promise<void> {
   /** Reads the balances again; the payout form's hints and messages use the newest ones. */
   async function reloadBalances() {
     context = await api<PayoutContext>("GET", `/payouts/context?mode=${mode}`);
-    drawBalances(context);
-  }
-
-  function drawBalances(ctx: PayoutContext) {
-    balances.replaceChildren(
-      h(
-        "p",
-        { class: "total" },
-        "Available to pay out: ",
-        h("strong", { dataset: { total: "" } }, `${ctx.total_available.toFixed(2)} USD`),
-        " (USDC and USDT)",
-      ),
-      ...ctx.balances.map((b) => balanceSection(b, ctx)),
-    );
-  }
-
-  function drawPayouts() {
-    if (payouts.length === 0) {
-      payoutList.replaceChildren(h("p", { class: "panel" }, `No ${mode} payouts yet.`));
-      return;
-    }
-    payoutList.replaceChildren(
-      listTable(
-        `${modeName(mode)} payouts, newest first`,
-        ["Amount", "Status", "Chain", "Destination", "Transaction", "Created"],
-        payouts.map(payoutRow),
-        (i) => ({ payoutId: payouts[i]!.id }),
-      ),
-    );
+    balances.replaceChildren(...balanceSections(context));
   }
 
   async function loadPayouts(reset: boolean) {
@@ -119,7 +115,7 @@ export async function payoutsPage(): Promise<void> {
     payouts = reset ? page.data : [...payouts, ...page.data];
     last = payouts.at(-1)?.id ?? null;
     more.hidden = !page.has_more;
-    drawPayouts();
+    payoutList.replaceChildren(payoutsList(mode, payouts));
   }
 
   /** After a payout, follow it (and the balances) until settlement has finished it. */
@@ -135,7 +131,7 @@ export async function payoutsPage(): Promise<void> {
   }
 
   more.addEventListener("click", () => loadPayouts(false).catch((err) => flash(errorMessage(err), "error")));
-  drawBalances(context);
+  balances.replaceChildren(...balanceSections(context));
   show(
     "Balances & payouts",
     modeFilter("payouts", mode, "Choose the mode"),

@@ -51,62 +51,7 @@ export function leaseCap(limit: number): number {
 export function createRateLimiter(sql: Sql): RateLimiter {
   let lastPrune = 0;
   const leases = new Map<string, Lease>();
-  const place = batched(async (hits: Hit[]): Promise<number[]> => {
-    const places: number[] = [];
-    // The hits of one bucket's window, in arrival order, and how many places they take ahead.
-    const groups = new Map<string, { hit: Hit; indexes: number[]; ahead: number }>();
-    for (const [i, hit] of hits.entries()) {
-      // A lease taken by the upsert that was in flight when this hit arrived serves it first: a
-      // lease is replaced only once used up, so no place counted ahead is left behind.
-      const lease = leases.get(hit.bucket);
-      if (lease?.windowStartMs === hit.windowStartMs && lease.next <= lease.last) {
-        places[i] = lease.next++;
-        continue;
-      }
-      const id = `${hit.windowStartMs}:${hit.bucket}`;
-      const group = groups.get(id);
-      if (group) {
-        group.indexes.push(i);
-        continue;
-      }
-      // The first hit of a window takes nothing ahead: a bucket hit now and then stays exact.
-      const ahead =
-        lease?.windowStartMs === hit.windowStartMs
-          ? Math.min(leaseCap(hit.limit), Math.max(1, lease.ahead * 2))
-          : 0;
-      groups.set(id, { hit, indexes: [i], ahead });
-    }
-    if (groups.size === 0) return places;
-    const rows = [...groups.values()];
-    // Repeated while the database restarts, so a restart does not turn every request of the
-    // batch into a 503. An attempt cut off after its commit counts those hits twice: a client
-    // may meet its limit a little early during a restart, never late.
-    const counted = await retryWhileUnavailable(
-      () => sql<{ bucket: string; window_start: Date; hits: number }[]>`
-      insert into rate_limit_counters (bucket, window_start, hits)
-      select * from unnest(${rows.map((r) => r.hit.bucket)}::text[],
-                           ${rows.map((r) => new Date(r.hit.windowStartMs).toISOString())}::timestamptz[],
-                           ${rows.map((r) => r.indexes.length + r.ahead)}::int[])
-      on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + excluded.hits
-      returning bucket, window_start, hits`,
-    );
-    if (counted.length !== rows.length) throw new Error("rate limit upsert lost a bucket");
-    for (const row of counted) {
-      const { hit, indexes, ahead } = groups.get(`${row.window_start.getTime()}:${row.bucket}`)!;
-      const first = row.hits - (indexes.length + ahead) + 1;
-      for (const [n, i] of indexes.entries()) places[i] = first + n;
-      const current = leases.get(row.bucket);
-      if (leaseCap(hit.limit) > 0 && (!current || current.windowStartMs <= hit.windowStartMs))
-        leases.set(row.bucket, {
-          windowStartMs: hit.windowStartMs,
-          windowEndMs: hit.windowEndMs,
-          next: first + indexes.length,
-          last: Math.min(row.hits, hit.limit),
-          ahead,
-        });
-    }
-    return places;
-  });
+  const place = batched((hits: Hit[]) => placeHits(sql, leases, hits));
 
   return {
     async hit(bucket, limit, windowSeconds = 60) {
@@ -128,6 +73,67 @@ export function createRateLimiter(sql: Sql): RateLimiter {
       return Math.max(1, Math.ceil((windowEndMs - nowMs) / 1000));
     },
   };
+}
+
+/**
+ * The place of each hit in its bucket's window: from the bucket's lease where it has places left,
+ * else from one upsert for the whole batch, which also takes the buckets' next leases.
+ */
+async function placeHits(sql: Sql, leases: Map<string, Lease>, hits: Hit[]): Promise<number[]> {
+  const places: number[] = [];
+  // The hits of one bucket's window, in arrival order, and how many places they take ahead.
+  const groups = new Map<string, { hit: Hit; indexes: number[]; ahead: number }>();
+  for (const [i, hit] of hits.entries()) {
+    // A lease taken by the upsert that was in flight when this hit arrived serves it first: a
+    // lease is replaced only once used up, so no place counted ahead is left behind.
+    const lease = leases.get(hit.bucket);
+    if (lease?.windowStartMs === hit.windowStartMs && lease.next <= lease.last) {
+      places[i] = lease.next++;
+      continue;
+    }
+    const id = `${hit.windowStartMs}:${hit.bucket}`;
+    const group = groups.get(id);
+    if (group) {
+      group.indexes.push(i);
+      continue;
+    }
+    // The first hit of a window takes nothing ahead: a bucket hit now and then stays exact.
+    const ahead =
+      lease?.windowStartMs === hit.windowStartMs
+        ? Math.min(leaseCap(hit.limit), Math.max(1, lease.ahead * 2))
+        : 0;
+    groups.set(id, { hit, indexes: [i], ahead });
+  }
+  if (groups.size === 0) return places;
+  const rows = [...groups.values()];
+  // Repeated while the database restarts, so a restart does not turn every request of the
+  // batch into a 503. An attempt cut off after its commit counts those hits twice: a client
+  // may meet its limit a little early during a restart, never late.
+  const counted = await retryWhileUnavailable(
+    () => sql<{ bucket: string; window_start: Date; hits: number }[]>`
+    insert into rate_limit_counters (bucket, window_start, hits)
+    select * from unnest(${rows.map((r) => r.hit.bucket)}::text[],
+                         ${rows.map((r) => new Date(r.hit.windowStartMs).toISOString())}::timestamptz[],
+                         ${rows.map((r) => r.indexes.length + r.ahead)}::int[])
+    on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + excluded.hits
+    returning bucket, window_start, hits`,
+  );
+  if (counted.length !== rows.length) throw new Error("rate limit upsert lost a bucket");
+  for (const row of counted) {
+    const { hit, indexes, ahead } = groups.get(`${row.window_start.getTime()}:${row.bucket}`)!;
+    const first = row.hits - (indexes.length + ahead) + 1;
+    for (const [n, i] of indexes.entries()) places[i] = first + n;
+    const current = leases.get(row.bucket);
+    if (leaseCap(hit.limit) > 0 && (!current || current.windowStartMs <= hit.windowStartMs))
+      leases.set(row.bucket, {
+        windowStartMs: hit.windowStartMs,
+        windowEndMs: hit.windowEndMs,
+        next: first + indexes.length,
+        last: Math.min(row.hits, hit.limit),
+        ahead,
+      });
+  }
+  return places;
 }
 
 /** N requests per minute per client IP, over every JSON API call (docs/dashboard.md, "Rate limits"). */

@@ -1,4 +1,4 @@
-// generate-wallet's writes: the new wallet's row, and with it, in one statement, the payment's
+// generate-wallet's statements: the new wallet's row, and with it, in one statement, the payment's
 // state when the assignment changes nothing else. Apart from the route so that
 // bench/pg-floor.ts sends the very statements the route sends.
 import { newId, type Sql } from "@gateway/db";
@@ -60,4 +60,16 @@ export function insertWalletWithState(
       w.amount_due as wallet_amount_due, w.quote_rate_micros as wallet_quote_rate_micros,
       w.quote_expires_at as wallet_quote_expires_at
     from wallet w left join payment p on true`;
+}
+
+/** The payment's wallet of a chain and coin, if it has one. */
+export async function walletOfChoice(
+  sql: Sql,
+  paymentId: string,
+  chain: Chain,
+  coin: Coin,
+): Promise<DepositWalletRow | undefined> {
+  const [wallet] = await sql<DepositWalletRow[]>`
+    select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets where payment_id = ${paymentId} and chain = ${chain} and coin = ${coin}`;
+  return wallet;
 }
