@@ -1,3 +1,8 @@
+// What was signed for each settlement intent, kept in PostgreSQL (as chain-solana's
+// intent-journal.ts): every attempt's transaction, written before it is sent, and the final one.
+// Unlike Solana's one row per intent, every attempt is kept, since an older Sui attempt can still
+// execute while its owned inputs are current; and one runner at a time decides an intent
+// (`exclusive`), where Solana's relies on the consumer's one delivery at a time.
 import type { Sql } from "@gateway/db";
 
 /** Attempt 1 keeps the intent's id; a later one, after the earlier can never execute, gets `.<n>`. */
@@ -13,7 +18,7 @@ export interface StoredAttempt {
 }
 
 /** Transactions signed per intent, written before they are sent; and the final one per intent. */
-function intentRecords(sql: Sql) {
+function journalRecords(sql: Sql) {
   return {
     async done(intentId: string): Promise<string | undefined> {
       const [row] = await sql<{ digest: string }[]>`
@@ -55,11 +60,11 @@ function intentRecords(sql: Sql) {
   };
 }
 
-export type IntentRecords = ReturnType<typeof intentRecords>;
+export type IntentRecords = ReturnType<typeof journalRecords>;
 
-export function createIntentStore(sql: Sql) {
+export function createIntentJournal(sql: Sql) {
   return {
-    ...intentRecords(sql),
+    ...journalRecords(sql),
 
     /**
      * One runner per intent across processes: a session advisory lock held on a reserved
@@ -72,7 +77,7 @@ export function createIntentStore(sql: Sql) {
       try {
         await reserved`select pg_advisory_lock(hashtextextended(${`sui-intent:${intentId}`}, 0))`;
         try {
-          return await work(intentRecords(reserved));
+          return await work(journalRecords(reserved));
         } finally {
           await reserved`select pg_advisory_unlock(hashtextextended(${`sui-intent:${intentId}`}, 0))`;
         }
@@ -83,4 +88,4 @@ export function createIntentStore(sql: Sql) {
   };
 }
 
-export type IntentStore = ReturnType<typeof createIntentStore>;
+export type IntentJournal = ReturnType<typeof createIntentJournal>;
