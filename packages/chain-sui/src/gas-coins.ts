@@ -1,8 +1,6 @@
-// The gas wallet's coins as this process last knew them: one free coin covering the budget per
-// sponsored transaction, its next version read from the execution's effects, and the wallet listed
-// again only when nothing known is free or a rejection says what we knew is out of date (docs/sui.md).
-// Sui's counterpart of chain-solana's nonce-pool.ts: a gas coin is an owned object, reserved in
-// memory, where a durable nonce account is leased in PostgreSQL.
+// The gas wallet's coins as this process last knew them: next versions read from the execution's
+// effects, the wallet listed again only when nothing known is free (docs/sui.md). chain-solana's
+// nonce-pool.ts leases nonce accounts in PostgreSQL; a gas coin is an owned object, held in memory.
 import { randomInt } from "node:crypto";
 import type { OwnedCoin } from "./owned-coins.js";
 

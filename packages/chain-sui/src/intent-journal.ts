@@ -1,8 +1,6 @@
-// What was signed for each settlement intent, kept in PostgreSQL (as chain-solana's
-// intent-journal.ts): every attempt's transaction, written before it is sent, and the final one.
-// Unlike Solana's one row per intent, every attempt is kept, since an older Sui attempt can still
-// execute while its owned inputs are current; and one runner at a time decides an intent
-// (`exclusive`), where Solana's relies on the consumer's one delivery at a time.
+// What was signed for each settlement intent, in PostgreSQL, as chain-solana's intent-journal.ts.
+// Unlike Solana's one row per intent, every attempt is kept (an older one may execute while its
+// inputs are current), and one runner at a time decides an intent (`exclusive`).
 import type { Sql } from "@gateway/db";
 
 /** Attempt 1 keeps the intent's id; a later one, after the earlier can never execute, gets `.<n>`. */

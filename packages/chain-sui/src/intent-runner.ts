@@ -1,8 +1,6 @@
-// Runs one settlement intent on Sui to finality, exactly once. Every signed transaction is
-// journaled before it is sent, and a retry first asks the chain about the journaled ones,
-// re-sends one whose inputs are still current, and only builds anew when none of them can ever
-// execute. Where Solana waits for a blockhash or nonce to expire, a Sui attempt is dead once an
-// owned input it spends has moved on.
+// Runs one settlement intent on Sui to finality, exactly once: every signed transaction is
+// journaled before it is sent, and a retry re-sends one whose inputs are still current, building
+// anew only when none can ever execute (a Sui attempt dies when an owned input it spends moves on).
 import { createIntentRetries, type IntentRetries } from "@gateway/chain-kit";
 import type { SuiSweepInput } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";

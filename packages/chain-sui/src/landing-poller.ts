@@ -1,8 +1,6 @@
-// Waits for transactions to reach a checkpoint (final on Sui), for every sweep, refund and payout
-// of the process at once: one BatchGetTransactions call a tick for all the digests still waiting,
-// so what settlement asks the full node does not grow with each transaction's wait. Sui's
-// counterpart of chain-solana's landing-poller.ts: an executed Sui transaction cannot expire
-// unlanded, so there is no "dead" fate to find here, only the checkpoint to wait for.
+// Waits for transactions to reach a checkpoint (final on Sui), for every intent of the process at
+// once: one BatchGetTransactions call a tick for all the digests still waiting. chain-solana's
+// landing-poller.ts without a "dead" fate: an executed Sui transaction cannot expire unlanded.
 import type { Logger } from "@gateway/logging";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 

@@ -1,12 +1,8 @@
-// Follows finalized checkpoints in order for this replica's partitions and reports their deposits,
-// as chain-solana's watcher/signature-tracker.ts follows signatures. Each partition keeps its
-// cursor in PostgreSQL: the last checkpoint whose transfers are reported `seen` (those of the one
-// before it are `final`). The reports and the cursor advance commit in one outbox transaction, so
-// a crash at any point neither skips nor repeats one.
-
+// Follows finalized checkpoints in order for this replica's partitions, as chain-solana's
+// watcher/signature-tracker.ts follows signatures. A partition's cursor is the last checkpoint
+// reported `seen`; reports and cursor commit in one outbox transaction, so none is skipped or repeated.
 import { depositMessageId } from "@gateway/contracts";
-import type { Sql } from "@gateway/db";
-import { enqueueOutbox } from "@gateway/db";
+import { enqueueOutbox, type Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { OpenAddresses, ReplicaMembership } from "@gateway/watcher-kit";
 import type { CheckpointSource, WatchedCheckpoint } from "./checkpoint-source.js";

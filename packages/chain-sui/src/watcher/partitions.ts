@@ -1,10 +1,9 @@
-// Open deposit addresses hash into this many partitions, each with its own cursor in PostgreSQL.
-// Fixed on purpose: changing the number would reshuffle addresses between cursors. 64 spreads
-// well over any sensible number of replicas, which split them by the watcher kit's rendezvous.
-// No Solana counterpart: Solana's watcher follows signatures per address, not one chain-wide
-// sequence of checkpoints, so its replicas split the addresses one by one (membership.owns).
+// Open deposit addresses hash into this many partitions, each with its own cursor in PostgreSQL;
+// fixed, since changing the number would reshuffle addresses between cursors. No Solana
+// counterpart: its watcher follows signatures per address, not one sequence of checkpoints.
 import { ownedPartitions, partitionOf, type ReplicaMembership } from "@gateway/watcher-kit";
 
+/** Spreads well over any sensible number of replicas, which split them by rendezvous (watcher-kit). */
 export const PARTITIONS = 64;
 
 export function partitionOfAddress(address: string): number {
