@@ -1,6 +1,6 @@
 // The gas wallet's coins as this process last knew them: next versions read from the execution's
-// effects, the wallet listed again only when nothing known is free (docs/sui.md). chain-solana's
-// nonce-pool.ts leases nonce accounts in PostgreSQL; a gas coin is an owned object, held in memory.
+// effects, the wallet listed again only when nothing known is free (docs/sui.md). The coin picker
+// (coin-picker.ts) takes its gas coins here.
 import { randomInt } from "node:crypto";
 import type { OwnedCoin } from "./owned-coins.js";
 

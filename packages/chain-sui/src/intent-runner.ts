@@ -14,9 +14,8 @@ import {
 } from "@gateway/signer-client";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { TransactionDataBuilder } from "@mysten/sui/transactions";
-import { normalizeSuiAddress } from "@mysten/sui/utils";
 import pLimit, { type LimitFunction } from "p-limit";
-import { createGasCoins, type GasCoins } from "./gas-coins.js";
+import { CoinPicker } from "./coin-picker.js";
 import {
   attemptIntentId,
   createIntentJournal,
@@ -25,8 +24,7 @@ import {
   type StoredAttempt,
 } from "./intent-journal.js";
 import { createLandingPoller, type FinalTransaction, type LandingPoller } from "./landing-poller.js";
-import { listOwnedCoins, type OwnedCoin } from "./owned-coins.js";
-import { pickSourceCoins } from "./source-coins.js";
+import type { OwnedCoin } from "./owned-coins.js";
 import { findSuiTransaction, ownedInputs, ownedInputsCurrent } from "./transaction-outcome.js";
 
 export interface SuiIntentSpec {
@@ -92,10 +90,7 @@ class IntentRunner implements SuiIntentRunner {
   readonly #retries: IntentRetries;
   readonly #deciding: LimitFunction;
   readonly #landing: LandingPoller;
-  /** Objects an in-flight transaction of this process uses; other intents pick other coins. */
-  readonly #busy = new Set<string>();
-  /** The gas wallet's coins, known from the effects of what this process spends (gas-coins.ts). */
-  readonly #gasCoins: GasCoins;
+  readonly #coins: CoinPicker;
   #gasPrice: { value: bigint; at: number } | undefined;
 
   constructor(options: SuiIntentRunnerOptions) {
@@ -105,11 +100,7 @@ class IntentRunner implements SuiIntentRunner {
     this.#retries = createIntentRetries(sql, "sui");
     this.#deciding = pLimit(options.decidingAtOnce);
     this.#landing = createLandingPoller({ client, log, intervalMs: options.finalityPollMs });
-    this.#gasCoins = createGasCoins({
-      list: (owner) => listOwnedCoins(client, owner, options.gasCoinType()),
-      budget: options.gasBudget,
-      busy: this.#busy,
-    });
+    this.#coins = new CoinPicker({ client, gasCoinType: options.gasCoinType, gasBudget: options.gasBudget });
   }
 
   /**
@@ -148,10 +139,7 @@ class IntentRunner implements SuiIntentRunner {
     } catch (err) {
       // Another replica's intent holds one of these coin versions: pick others.
       if (!(err instanceof SignerRefusedError && err.refusal.code === "INPUT_IN_USE")) throw err;
-      const held = /sui-object:(0x[0-9a-f]+)@/.exec(err.refusal.reason)?.[1];
-      if (held) this.#holdFor(held, 5_000);
-      // Another replica spends from the same wallets: what we know of them may be behind.
-      this.#gasCoins.forgetAll();
+      this.#coins.heldElsewhere(/sui-object:(0x[0-9a-f]+)@/.exec(err.refusal.reason)?.[1], 5_000);
       return undefined;
     }
   }
@@ -166,7 +154,7 @@ class IntentRunner implements SuiIntentRunner {
     attempt: StoredAttempt,
     previous: StoredAttempt[],
   ): Promise<boolean> {
-    for (const input of attempt.inputs) this.#busy.add(input.objectId);
+    this.#coins.reserve(inputIds(attempt));
     let inFlight = false;
     try {
       await locked.record(spec.intentId, attempt);
@@ -181,7 +169,7 @@ class IntentRunner implements SuiIntentRunner {
       inFlight = true;
       return true;
     } finally {
-      if (!inFlight) this.#release(inputIds(attempt));
+      if (!inFlight) this.#coins.release(inputIds(attempt));
     }
   }
 
@@ -194,7 +182,7 @@ class IntentRunner implements SuiIntentRunner {
       // The coins stay ours until the checkpoint (their next versions come from this
       // transaction), and not a moment longer: runners holding the lock's connection may be
       // waiting for one, and this runner needs a pool connection for what follows.
-      this.#release(inputIds(attempt));
+      this.#coins.release(inputIds(attempt));
     }
     if (!result.status.success) {
       throw new Error(
@@ -227,8 +215,7 @@ class IntentRunner implements SuiIntentRunner {
   async #onChain(attempt: StoredAttempt): Promise<boolean> {
     const { client } = this.#o;
     const tx = await findSuiTransaction(client, attempt.digest);
-    // Sent before (by this process or another): its gas coin's version is not ours to know.
-    this.#gasCoins.forget(inputIds(attempt));
+    this.#coins.sentElsewhere(inputIds(attempt));
     if (tx) return true;
     if (!(await ownedInputsCurrent(client, attempt.inputs))) return false;
     // Signed and stored but never executed (a crash before sending): send the same bytes.
@@ -240,43 +227,28 @@ class IntentRunner implements SuiIntentRunner {
     return Boolean(await findSuiTransaction(client, attempt.digest));
   }
 
-  /**
-   * Sends the signed transaction. Its effects name the gas coin's next version, which the next
-   * sweep can then use without listing the gas wallet; when they do not, the coin is forgotten.
-   */
+  /** Sends the signed transaction; what its effects say of the gas coin goes to the picker. */
   async #execute(attempt: StoredAttempt): Promise<void> {
     let result: Awaited<ReturnType<typeof send>>;
     try {
       result = await send(this.#o.client, attempt);
     } catch (err) {
-      // Rejected: an input moved on (read the wallet again), or we cannot tell what happened.
-      if (STALE.test(String(err))) this.#gasCoins.forgetAll();
-      else this.#gasCoins.forget(inputIds(attempt));
+      this.#coins.rejected(inputIds(attempt), STALE.test(String(err)));
       throw err;
     }
-    const effects = (result.Transaction ?? result.FailedTransaction)?.effects;
-    const gasObject = effects?.gasObject;
-    if (gasObject?.outputVersion && gasObject.outputDigest) {
-      const used = effects.gasUsed;
-      this.#gasCoins.spent(normalizeSuiAddress(gasObject.objectId), {
-        version: gasObject.outputVersion,
-        digest: gasObject.outputDigest,
-        charged: BigInt(used.computationCost ?? 0) + BigInt(used.storageCost ?? 0),
-      });
-    } else this.#gasCoins.forget(inputIds(attempt));
+    this.#coins.executed(inputIds(attempt), (result.Transaction ?? result.FailedTransaction)?.effects);
   }
 
   /**
-   * Builds and signs with coins reserved in `busy` as they are picked (pickSourceCoins,
-   * gasCoins.pick). The caller holds the returned attempt's inputs busy until it is final; picked
-   * coins the attempt does not spend (a failure, or the signer answering with a transaction bound
-   * earlier) are released here.
+   * Builds and signs with coins reserved as they are picked (coin-picker.ts). The caller holds
+   * the returned attempt's inputs busy until it is final; picked coins the attempt does not spend
+   * (a failure, or the signer answering with a transaction bound earlier) are released here.
    */
   async #buildAndSign(spec: SuiIntentSpec, attempt: number): Promise<StoredAttempt> {
     const price = await this.#referenceGasPrice();
     let coins: OwnedCoin[];
     try {
-      coins = await pickSourceCoins(this.#o.client, this.#busy, spec.source, spec.coinType, spec.amount);
+      coins = await this.#coins.source(spec.source, spec.coinType, spec.amount);
     } catch (err) {
       const bound = await this.#boundEarlier(spec, attempt);
       if (bound) return bound;
@@ -285,7 +257,7 @@ class IntentRunner implements SuiIntentRunner {
     const picked = coins.map((c) => c.objectId);
     let stored: StoredAttempt | undefined;
     try {
-      const gasCoin = await this.#gasCoins.pick(spec.gasOwner);
+      const gasCoin = await this.#coins.gas(spec.gasOwner);
       picked.push(gasCoin.objectId);
       const bytes = await spec.build(buildInput(spec, coins, gasCoin, price, this.#o.gasBudget));
       const signed = await this.#o.signer.sign({
@@ -300,7 +272,7 @@ class IntentRunner implements SuiIntentRunner {
       return stored;
     } finally {
       const spent = new Set(stored?.inputs.map((input) => input.objectId));
-      this.#release(picked.filter((objectId) => !spent.has(objectId)));
+      this.#coins.release(picked.filter((objectId) => !spent.has(objectId)));
     }
   }
 
@@ -336,16 +308,6 @@ class IntentRunner implements SuiIntentRunner {
   /** Waits until the transaction is in a checkpoint (final on Sui). */
   #final(digest: string): Promise<FinalTransaction> {
     return this.#landing.wait(digest, this.#o.finalityTimeoutMs);
-  }
-
-  #release(objectIds: Iterable<string>) {
-    for (const objectId of objectIds) this.#busy.delete(objectId);
-  }
-
-  /** Objects the signer reported bound to another replica's intent, skipped for a while. */
-  #holdFor(objectId: string, ms: number) {
-    this.#busy.add(objectId);
-    setTimeout(() => this.#busy.delete(objectId), ms).unref();
   }
 }
 
