@@ -9,7 +9,7 @@ import {
 import type { Mode } from "@gateway/domain";
 import { signFailure } from "@gateway/signer-client";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
-import { attemptIntentId, createIntentStore, type StoredAttempt } from "./intent-store.js";
+import { attemptIntentId, createIntentJournal, type StoredAttempt } from "./intent-journal.js";
 import { findSuiTransaction, ownedInputsCurrent } from "./transaction-outcome.js";
 
 export { type FailedIntentRetry, RetryRefusedError };
@@ -49,8 +49,8 @@ export async function retryFailedIntent(
   mode: Mode,
 ): Promise<FailedIntentRetry> {
   const { sql, client, attestor } = options;
-  const store = createIntentStore(sql);
-  const [done, attempts] = await Promise.all([store.done(intentId), store.attempts(intentId)]);
+  const journal = createIntentJournal(sql);
+  const [done, attempts] = await Promise.all([journal.done(intentId), journal.attempts(intentId)]);
   if (done) throw new RetryRefusedError(`${intentId} is final on chain (${done})`);
   // Newest first. Settlement opens an attempt only once every earlier one can never execute.
   const latest = attempts[0];

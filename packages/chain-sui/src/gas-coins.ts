@@ -1,9 +1,6 @@
-// The gas wallet's coins as this process last knew them. A sponsored sweep needs one free coin
-// that covers the gas budget; listing the whole wallet for each sweep (64 coins on the local
-// network, as many as the operator splits it into) was the dearest call a Sui sweep made, for
-// the full node and for us. A coin this process spends comes back from the execution's effects
-// at its next version, so the list is read again only when nothing known is free, or after a
-// rejection says that what we knew is out of date.
+// The gas wallet's coins as this process last knew them: next versions read from the execution's
+// effects, the wallet listed again only when nothing known is free (docs/sui.md). The coin picker
+// (coin-picker.ts) takes its gas coins here.
 import { randomInt } from "node:crypto";
 import type { OwnedCoin } from "./owned-coins.js";
 
@@ -26,30 +23,92 @@ export interface GasCoinAfter {
   charged: bigint;
 }
 
-export function createGasCoins(options: GasCoinsOptions) {
-  const { budget, busy } = options;
-  const waits = options.waits ?? 100;
+export interface GasCoins {
+  /** One free coin covering the budget, reserved in `busy`; waits while others hold them all. */
+  pick(gasOwner: string): Promise<OwnedCoin>;
+  /** The coin after a transaction of ours spent it as gas (from the execution's effects). */
+  spent(objectId: string, after: GasCoinAfter): void;
+  /** Coins whose version we no longer know (sent without reading the effects, or held elsewhere). */
+  forget(objectIds: Iterable<string>): void;
+  /** A rejection said an input moved on: read the wallets again before the next pick. */
+  forgetAll(): void;
+}
+
+export function createGasCoins(options: GasCoinsOptions): GasCoins {
+  return new Picker(options);
+}
+
+interface Wallet {
+  known?: Map<string, OwnedCoin>;
+  listing?: Promise<void>;
+}
+
+class Picker implements GasCoins {
+  readonly #o: GasCoinsOptions;
+  readonly #waits: number;
   /**
    * Each gas wallet's coins and its listing in flight, by owner: a process that pays from two
    * wallets (a mode's each) neither mixes their coins nor hands one wallet's listing to the other.
    */
-  const wallets = new Map<string, { known?: Map<string, OwnedCoin>; listing?: Promise<void> }>();
+  readonly #wallets = new Map<string, Wallet>();
   // Picks go round the wallet from a random start: replicas sharing a gas wallet start apart.
-  let next = randomInt(1 << 30);
+  #next = randomInt(1 << 30);
 
-  function walletOf(owner: string) {
-    let wallet = wallets.get(owner);
+  constructor(options: GasCoinsOptions) {
+    this.#o = options;
+    this.#waits = options.waits ?? 100;
+  }
+
+  async pick(gasOwner: string): Promise<OwnedCoin> {
+    const wallet = this.#walletOf(gasOwner);
+    const known = this.#takeFree(wallet.known);
+    if (known) return known;
+    for (let wait = 0; ; wait++) {
+      await this.#relist(gasOwner);
+      const coin = this.#takeFree(wallet.known);
+      if (coin) return coin;
+      if (this.#usableOf(wallet.known).length === 0 || wait >= this.#waits) {
+        throw new Error(`gas wallet ${gasOwner} has no free coin of ${this.#o.budget} MIST`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  spent(objectId: string, after: GasCoinAfter): void {
+    for (const { known } of this.#wallets.values()) {
+      const coin = known?.get(objectId);
+      if (!coin) continue;
+      known!.set(objectId, {
+        objectId,
+        version: after.version,
+        digest: after.digest,
+        balance: coin.balance - after.charged,
+      });
+    }
+  }
+
+  forget(objectIds: Iterable<string>): void {
+    const ids = [...objectIds];
+    for (const { known } of this.#wallets.values()) for (const objectId of ids) known?.delete(objectId);
+  }
+
+  forgetAll(): void {
+    for (const wallet of this.#wallets.values()) wallet.known = undefined;
+  }
+
+  #walletOf(owner: string): Wallet {
+    let wallet = this.#wallets.get(owner);
     if (!wallet) {
       wallet = {};
-      wallets.set(owner, wallet);
+      this.#wallets.set(owner, wallet);
     }
     return wallet;
   }
 
   /** One listing of a wallet at a time; every pick waiting on it uses its answer. */
-  function relist(owner: string): Promise<void> {
-    const wallet = walletOf(owner);
-    wallet.listing ??= options
+  #relist(owner: string): Promise<void> {
+    const wallet = this.#walletOf(owner);
+    wallet.listing ??= this.#o
       .list(owner)
       .then((coins) => {
         const fresh = new Map(coins.map((coin) => [coin.objectId, coin]));
@@ -66,65 +125,20 @@ export function createGasCoins(options: GasCoinsOptions) {
     return wallet.listing;
   }
 
-  function usableOf(known: Map<string, OwnedCoin> | undefined): OwnedCoin[] {
-    return [...(known?.values() ?? [])].filter((coin) => coin.balance >= budget);
+  #usableOf(known: Map<string, OwnedCoin> | undefined): OwnedCoin[] {
+    return [...(known?.values() ?? [])].filter((coin) => coin.balance >= this.#o.budget);
   }
 
-  function takeFree(known: Map<string, OwnedCoin> | undefined): OwnedCoin | undefined {
-    const usable = usableOf(known);
+  #takeFree(known: Map<string, OwnedCoin> | undefined): OwnedCoin | undefined {
+    const usable = this.#usableOf(known);
     for (let i = 0; i < usable.length; i++) {
-      const coin = usable[(next + i) % usable.length]!;
-      if (busy.has(coin.objectId)) continue;
-      next = (next + i + 1) % usable.length;
+      const coin = usable[(this.#next + i) % usable.length]!;
+      if (this.#o.busy.has(coin.objectId)) continue;
+      this.#next = (this.#next + i + 1) % usable.length;
       // Taken before the next await: picks at the same moment get other coins.
-      busy.add(coin.objectId);
+      this.#o.busy.add(coin.objectId);
       return coin;
     }
     return undefined;
   }
-
-  return {
-    /** One free coin covering the budget, reserved in `busy`; waits while others hold them all. */
-    async pick(gasOwner: string): Promise<OwnedCoin> {
-      const wallet = walletOf(gasOwner);
-      const known = takeFree(wallet.known);
-      if (known) return known;
-      for (let wait = 0; ; wait++) {
-        await relist(gasOwner);
-        const coin = takeFree(wallet.known);
-        if (coin) return coin;
-        if (usableOf(wallet.known).length === 0 || wait >= waits) {
-          throw new Error(`gas wallet ${gasOwner} has no free coin of ${budget} MIST`);
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-
-    /** The coin after a transaction of ours spent it as gas (from the execution's effects). */
-    spent(objectId: string, after: GasCoinAfter): void {
-      for (const { known } of wallets.values()) {
-        const coin = known?.get(objectId);
-        if (!coin) continue;
-        known!.set(objectId, {
-          objectId,
-          version: after.version,
-          digest: after.digest,
-          balance: coin.balance - after.charged,
-        });
-      }
-    },
-
-    /** Coins whose version we no longer know (sent without reading the effects, or held elsewhere). */
-    forget(objectIds: Iterable<string>): void {
-      const ids = [...objectIds];
-      for (const { known } of wallets.values()) for (const objectId of ids) known?.delete(objectId);
-    },
-
-    /** A rejection said an input moved on: read the wallets again before the next pick. */
-    forgetAll(): void {
-      for (const wallet of wallets.values()) wallet.known = undefined;
-    },
-  };
 }
-
-export type GasCoins = ReturnType<typeof createGasCoins>;

@@ -4,7 +4,13 @@ export {
   RetryRefusedError,
   retryFailedIntent,
 } from "./failed-intent-retry.js";
-export { attemptIntentId, createIntentStore, type IntentStore, type StoredAttempt } from "./intent-store.js";
+export {
+  attemptIntentId,
+  createIntentJournal,
+  type IntentJournal,
+  type StoredAttempt,
+} from "./intent-journal.js";
+export { createSuiIntentRunner, type SuiIntentRunner, type SuiIntentSpec } from "./intent-runner.js";
 export {
   createSuiProbe,
   type SuiPreflightConfig,

@@ -1,7 +1,6 @@
-// An address's coins of one type, read straight from the full node's StateService: one
-// ListOwnedObjects call a page, with the objects' BCS in the same answer when the signer needs it
-// (it checks a sweep's coins against their contents). The SDK's `listCoins` asks for the same
-// list but not the BCS, so a sweep followed it with a GetObjects call for the coins it picked.
+// An address's coins of one type, read from the full node's StateService a page at a time, with
+// their BCS when the signer needs it (it checks a sweep's coins against their contents; the SDK's
+// listCoins leaves it out). No Solana counterpart: a Solana account holds one balance, not coins.
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { normalizeSuiAddress } from "@mysten/sui/utils";
 

@@ -1,6 +1,8 @@
+// Finalized checkpoints in order, from the full node's checkpoint subscription. No Solana
+// counterpart: Solana's watcher asks for the transactions it was hinted, not a whole chain's.
 import type { Logger } from "@gateway/logging";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
-import type { CheckpointTransaction } from "./match.js";
+import type { CheckpointTransaction } from "./deposits-in-transaction.js";
 
 export interface WatchedCheckpoint {
   sequence: bigint;
@@ -68,94 +70,116 @@ export function createCheckpointSource(options: {
   /** Without stream news, how often to ask the chain for its height. */
   pollMs?: number;
 }): CheckpointSource {
-  const { client, log } = options;
-  const pollMs = options.pollMs ?? 1000;
-  const buffer = new Map<bigint, WatchedCheckpoint>();
-  let height = -1n;
-  let running = false;
-  let abort: AbortController | undefined;
-  let waiters: (() => void)[] = [];
+  return new Source(options.client, options.log, options.pollMs ?? 1000);
+}
 
-  function learned(sequence: bigint) {
-    if (sequence > height) height = sequence;
-    const wake = waiters;
-    waiters = [];
+/** Only the recent past is kept; older checkpoints are fetched when needed. */
+const BUFFERED = 512;
+
+class Source implements CheckpointSource {
+  readonly #client: SuiGrpcClient;
+  readonly #log: Logger;
+  readonly #pollMs: number;
+  readonly #buffer = new Map<bigint, WatchedCheckpoint>();
+  #height = -1n;
+  #running = false;
+  #abort: AbortController | undefined;
+  #waiters: (() => void)[] = [];
+
+  constructor(client: SuiGrpcClient, log: Logger, pollMs: number) {
+    this.#client = client;
+    this.#log = log;
+    this.#pollMs = pollMs;
+  }
+
+  get height(): bigint {
+    return this.#height;
+  }
+
+  async start(): Promise<void> {
+    this.#running = true;
+    this.#learned(await this.#latest());
+    void this.#follow();
+  }
+
+  stop(): void {
+    this.#running = false;
+    this.#abort?.abort();
+    for (const w of this.#waiters) w();
+    this.#waiters = [];
+  }
+
+  async get(sequence: bigint): Promise<WatchedCheckpoint> {
+    while (sequence > this.#height) {
+      if (!this.#running) throw new Error("checkpoint source stopped");
+      await this.#news();
+      if (sequence > this.#height && this.#running) this.#learned(await this.#latest());
+    }
+    const buffered = this.#buffer.get(sequence);
+    if (buffered) {
+      this.#buffer.delete(sequence);
+      return buffered;
+    }
+    const { response } = await this.#client.ledgerService.getCheckpoint({
+      checkpointId: { oneofKind: "sequenceNumber", sequenceNumber: sequence },
+      readMask: CHECKPOINT_READ_MASK,
+    });
+    if (!response.checkpoint) throw new Error(`checkpoint ${sequence} came back empty`);
+    return toWatched(response.checkpoint as RawCheckpoint);
+  }
+
+  /** Resolves when the stream brings a checkpoint, the source stops, or pollMs passes. */
+  #news(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.#pollMs);
+      this.#waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  #learned(sequence: bigint) {
+    if (sequence > this.#height) this.#height = sequence;
+    const wake = this.#waiters;
+    this.#waiters = [];
     for (const w of wake) w();
   }
 
-  async function latest(): Promise<bigint> {
-    const { response } = await client.ledgerService.getCheckpoint({
+  async #latest(): Promise<bigint> {
+    const { response } = await this.#client.ledgerService.getCheckpoint({
       checkpointId: { oneofKind: undefined },
       readMask: { paths: ["sequence_number"] },
     });
     return response.checkpoint?.sequenceNumber ?? 0n;
   }
 
-  async function follow() {
+  async #follow() {
     let failures = 0;
-    while (running) {
-      abort = new AbortController();
+    while (this.#running) {
+      this.#abort = new AbortController();
       try {
-        const call = client.subscriptionService.subscribeCheckpoints(
+        const call = this.#client.subscriptionService.subscribeCheckpoints(
           { readMask: CHECKPOINT_READ_MASK },
-          { abort: abort.signal },
+          { abort: this.#abort.signal },
         );
         for await (const frame of call.responses) {
           failures = 0;
-          if (!frame.checkpoint) continue;
-          const checkpoint = toWatched(frame.checkpoint as RawCheckpoint);
-          buffer.set(checkpoint.sequence, checkpoint);
-          // Only the recent past is kept; older checkpoints are fetched when needed.
-          if (buffer.size > 512) buffer.delete(buffer.keys().next().value as bigint);
-          learned(checkpoint.sequence);
+          if (frame.checkpoint) this.#buffered(toWatched(frame.checkpoint as RawCheckpoint));
         }
       } catch (err) {
-        if (!running) return;
+        if (!this.#running) return;
         failures++;
-        if (failures === 1 || failures % 20 === 0) log.warn({ err, failures }, "checkpoint stream broke");
+        if (failures === 1 || failures % 20 === 0)
+          this.#log.warn({ err, failures }, "checkpoint stream broke");
       }
-      if (running) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** failures, 5_000)));
+      if (this.#running) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** failures, 5_000)));
     }
   }
 
-  return {
-    get height() {
-      return height;
-    },
-    async start() {
-      running = true;
-      learned(await latest());
-      void follow();
-    },
-    stop() {
-      running = false;
-      abort?.abort();
-      for (const w of waiters) w();
-      waiters = [];
-    },
-    async get(sequence) {
-      while (sequence > height) {
-        if (!running) throw new Error("checkpoint source stopped");
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-        if (sequence > height && running) learned(await latest());
-      }
-      const buffered = buffer.get(sequence);
-      if (buffered) {
-        buffer.delete(sequence);
-        return buffered;
-      }
-      const { response } = await client.ledgerService.getCheckpoint({
-        checkpointId: { oneofKind: "sequenceNumber", sequenceNumber: sequence },
-        readMask: CHECKPOINT_READ_MASK,
-      });
-      if (!response.checkpoint) throw new Error(`checkpoint ${sequence} came back empty`);
-      return toWatched(response.checkpoint as RawCheckpoint);
-    },
-  };
+  #buffered(checkpoint: WatchedCheckpoint) {
+    this.#buffer.set(checkpoint.sequence, checkpoint);
+    if (this.#buffer.size > BUFFERED) this.#buffer.delete(this.#buffer.keys().next().value as bigint);
+    this.#learned(checkpoint.sequence);
+  }
 }

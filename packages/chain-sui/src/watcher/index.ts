@@ -6,7 +6,12 @@ export {
   toWatched,
   type WatchedCheckpoint,
 } from "./checkpoint-source.js";
-export { type CheckpointTransaction, type CoinTypes, depositsOf, normalizeCoinTypes } from "./match.js";
+export {
+  type CheckpointTransaction,
+  type CoinTypes,
+  depositsOf,
+  normalizeCoinTypes,
+} from "./deposits-in-transaction.js";
 export { suiWatcher } from "./module.js";
 export { PARTITIONS, partitionOfAddress } from "./partitions.js";
 export {

@@ -1,3 +1,5 @@
+// The watcher's metrics, in a file of their own where Solana's sit in its watcher.ts: the lag
+// gauge asks the full node at scrape time, so module.ts wires them with the client.
 import { chainGauge, OPEN_ADDRESSES_GAUGE, prom, type Registry } from "@gateway/metrics";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import type { SuiWatcher } from "./watcher.js";

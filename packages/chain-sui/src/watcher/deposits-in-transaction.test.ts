@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { depositsOf, normalizeCoinTypes } from "./match.js";
+import { depositsOf, normalizeCoinTypes } from "./deposits-in-transaction.js";
 
 const USDC = "0x5ce079c1c76cf66da7ac9ae85f2774eb2e54538872f815bdbc296f68f5a07576::usdc::USDC";
 const SUI = "0x0000000000000000000000000000000000000000000000000000000000000002::sui::SUI";

@@ -1,3 +1,5 @@
+// Exact deposits in a Sui transaction, read from its balance changes (as chain-solana's
+// watcher/deposits-in-transaction.ts reads token and lamport balances), per address and coin type.
 import type { DepositReport } from "@gateway/contracts";
 import type { Coin } from "@gateway/domain";
 import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";

@@ -1,12 +1,12 @@
-// The finality watch against the local network with checkpoints made by hand: one batch read a
+// The landing poller against the local network with checkpoints made by hand: one batch read a
 // tick for every transaction still waiting, none once nothing waits, and a deadline per wait.
 import { createLogger } from "@gateway/logging";
 import { createSuiLocalnet, type SuiLocalnet } from "@gateway/sui-localnet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiUnaryClient } from "./client.js";
-import { createFinalityWatch } from "./finality-watch.js";
+import { createLandingPoller } from "./landing-poller.js";
 
-const log = createLogger({ name: "finality-watch-test", level: "silent" });
+const log = createLogger({ name: "landing-poller-test", level: "silent" });
 let sui: SuiLocalnet;
 
 beforeAll(async () => {
@@ -36,10 +36,10 @@ function countingClient() {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe("finality watch", () => {
+describe("landing poller", () => {
   it("asks for every waiting transaction in one call a tick until a checkpoint holds them, then stops", async () => {
     const { client, batches, singles } = countingClient();
-    const watch = createFinalityWatch({ client, log, intervalMs: 20 });
+    const watch = createLandingPoller({ client, log, intervalMs: 20 });
     const grants = await Promise.all(
       [1, 2, 3].map((i) => sui.fund(`0x${String(i).repeat(64)}`, "USDC", 1_000_000n)),
     );
@@ -70,7 +70,7 @@ describe("finality watch", () => {
 
   it("gives up on a transaction the chain does not know at its deadline, and only on that one", async () => {
     const { client } = countingClient();
-    const watch = createFinalityWatch({ client, log, intervalMs: 20 });
+    const watch = createLandingPoller({ client, log, intervalMs: 20 });
     const grant = await sui.fund(`0x${"4".repeat(64)}`, "USDC", 1_000_000n);
     const unknown = "11111111111111111111111111111111111111111111";
     const known = watch.wait(grant.digest, 10_000);
@@ -80,13 +80,13 @@ describe("finality watch", () => {
   });
 });
 
-describe("finality watch without its full node", () => {
+describe("landing poller without its full node", () => {
   it("warns once per interval while every read fails, counting the failures, and still times out", async () => {
     const lines: { msg: string; failedReads?: number }[] = [];
     const destination = { write: (line: string) => void lines.push(JSON.parse(line)) };
-    const quiet = createLogger({ name: "finality-watch-test", level: "warn", destination });
+    const quiet = createLogger({ name: "landing-poller-test", level: "warn", destination });
     // Nothing listens on port 9: every batch read fails at once.
-    const watch = createFinalityWatch({
+    const watch = createLandingPoller({
       client: suiUnaryClient("localnet", "http://127.0.0.1:9"),
       log: quiet,
       intervalMs: 20,

@@ -1,3 +1,6 @@
+// What was signed for each settlement intent, in PostgreSQL, as chain-solana's intent-journal.ts.
+// Unlike Solana's one row per intent, every attempt is kept (an older one may execute while its
+// inputs are current), and one runner at a time decides an intent (`exclusive`).
 import type { Sql } from "@gateway/db";
 
 /** Attempt 1 keeps the intent's id; a later one, after the earlier can never execute, gets `.<n>`. */
@@ -13,7 +16,7 @@ export interface StoredAttempt {
 }
 
 /** Transactions signed per intent, written before they are sent; and the final one per intent. */
-function intentRecords(sql: Sql) {
+function journalRecords(sql: Sql) {
   return {
     async done(intentId: string): Promise<string | undefined> {
       const [row] = await sql<{ digest: string }[]>`
@@ -55,11 +58,11 @@ function intentRecords(sql: Sql) {
   };
 }
 
-export type IntentRecords = ReturnType<typeof intentRecords>;
+export type IntentRecords = ReturnType<typeof journalRecords>;
 
-export function createIntentStore(sql: Sql) {
+export function createIntentJournal(sql: Sql) {
   return {
-    ...intentRecords(sql),
+    ...journalRecords(sql),
 
     /**
      * One runner per intent across processes: a session advisory lock held on a reserved
@@ -72,7 +75,7 @@ export function createIntentStore(sql: Sql) {
       try {
         await reserved`select pg_advisory_lock(hashtextextended(${`sui-intent:${intentId}`}, 0))`;
         try {
-          return await work(intentRecords(reserved));
+          return await work(journalRecords(reserved));
         } finally {
           await reserved`select pg_advisory_unlock(hashtextextended(${`sui-intent:${intentId}`}, 0))`;
         }
@@ -83,4 +86,4 @@ export function createIntentStore(sql: Sql) {
   };
 }
 
-export type IntentStore = ReturnType<typeof createIntentStore>;
+export type IntentJournal = ReturnType<typeof createIntentJournal>;
