@@ -690,7 +690,9 @@ describe("simulate (test mode)", () => {
 
   it("cannot underpay a one-unit payment", () => {
     const tiny = newPayment({ currency: "SOL", amount: 1n, fee: 1n });
-    expect(decide(tiny, { type: "simulate", outcome: "underpaid" }).rejected?.code).toBe("cannot_simulate");
+    const refused = decide(tiny, { type: "simulate", outcome: "underpaid" });
+    expect(refused.rejected?.code).toBe("cannot_simulate");
+    expect(refused.state).toBe(tiny);
     // Overpaying it still has a one-unit surplus.
     expect(run(tiny, { type: "simulate", outcome: "overpaid" }).state.overpaidAmount).toBe(1n);
   });

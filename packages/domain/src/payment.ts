@@ -708,20 +708,54 @@ function onSimulate(state: PaymentState, msg: PaymentMessageOf<"simulate">): Dec
   if (state.mode !== "test") return reject(state, "live_mode", "only test payments can be simulated");
   if (state.status !== "pending")
     return reject(state, "not_applicable", `a ${state.status} payment cannot be simulated`);
+  const base: PaymentState = { ...state, wallet: simulatedWallet(state), simulated: true };
+  switch (msg.outcome) {
+    case "paid": {
+      const completing = completingSimulation(base);
+      const credit = creditFor(completing, completing.wallet!);
+      return {
+        state: { ...completing, status: "completed", amountReceived: completing.wallet!.amountDue, credit },
+        effects: [event("payment.completed"), { type: "credit", ...credit }],
+      };
+    }
+    case "overpaid":
+      return simulateOverpaid(base);
+    case "underpaid":
+      return simulateUnderpaid(state, base);
+    case "expired":
+      return {
+        state: { ...base, status: "expired", expiryReached: true },
+        effects: [event("payment.expired")],
+      };
+    default:
+      return assertNever(msg.outcome, "simulated outcome");
+  }
+}
 
-  // The checkout may simulate before the customer picked a coin: settle in the default one.
-  // coinsForPayment lists at least one option for every currency.
+/**
+ * The wallet a simulation settles in: the one chosen, or, when the checkout simulates before the
+ * customer picked a coin, the currency's first option (coinsForPayment lists at least one).
+ */
+function simulatedWallet(state: PaymentState): DepositWallet {
   const option = coinsForPayment(state.currency)[0]!;
-  const wallet: DepositWallet = state.wallet ?? {
-    chain: option.chain,
-    coin: option.coin,
-    address: null,
-    amountDue: toCoinUnits(state.amount, state.currency, option.coin),
-  };
-  const base: PaymentState = { ...state, wallet, simulated: true };
-  // Test mode values SOL/SUI at fixed prices, the same at creation and at completion.
-  const completing: PaymentState = { ...base, usdRateAtCompletion: state.usdRateAtCreation ?? null };
-  const simulatedRefund = (kind: RefundKind, amount: bigint, from: RefundSource): Refund => ({
+  return (
+    state.wallet ?? {
+      chain: option.chain,
+      coin: option.coin,
+      address: null,
+      amountDue: toCoinUnits(state.amount, state.currency, option.coin),
+    }
+  );
+}
+
+/** Test mode values SOL/SUI at fixed prices, the same at creation and at completion. */
+function completingSimulation(base: PaymentState): PaymentState {
+  return { ...base, usdRateAtCompletion: base.usdRateAtCreation ?? null };
+}
+
+function simulatedRefund(state: PaymentState, kind: RefundKind, amount: bigint, from: RefundSource): Refund {
+  const wallet = state.wallet!;
+  return {
     refundId: `${state.id}:simulated:${kind}`,
     kind,
     transferId: null,
@@ -731,62 +765,50 @@ function onSimulate(state: PaymentState, msg: PaymentMessageOf<"simulate">): Dec
     to: null,
     from,
     simulated: true,
-  });
+  };
+}
 
-  switch (msg.outcome) {
-    case "paid": {
-      const credit = creditFor(completing, wallet);
-      return {
-        state: { ...completing, status: "completed", amountReceived: wallet.amountDue, credit },
-        effects: [event("payment.completed"), { type: "credit", ...credit }],
-      };
-    }
-    case "overpaid": {
-      // A tenth more than due (at least one base unit) makes a visible surplus.
-      const surplus = wallet.amountDue / 10n > 0n ? wallet.amountDue / 10n : 1n;
-      const credit = creditFor(completing, wallet);
-      const refund = simulatedRefund("overpayment", surplus, "vault");
-      return {
-        state: {
-          ...completing,
-          status: "completed",
-          amountReceived: wallet.amountDue + surplus,
-          overpaidAmount: surplus,
-          credit,
-          refunds: [{ ...refund, txid: null }],
-        },
-        // A simulated refund counts as sent at once, so its notice is due now.
-        effects: [
-          event("payment.completed"),
-          { type: "credit", ...credit },
-          refundEffect(refund),
-          refundNotice(refund),
-        ],
-      };
-    }
-    case "underpaid": {
-      const received = wallet.amountDue / 2n;
-      if (received === 0n) return reject(state, "cannot_simulate", "the amount due is too small to underpay");
-      const refund = simulatedRefund("underpayment", received, "deposit");
-      return {
-        state: {
-          ...base,
-          status: "refunded",
-          expiryReached: true,
-          amountReceived: received,
-          refunds: [{ ...refund, txid: null }],
-        },
-        effects: [event("payment.underpaid"), refundEffect(refund), event("payment.refunded")],
-      };
-    }
-    case "expired":
-      return {
-        state: { ...base, status: "expired", expiryReached: true },
-        effects: [event("payment.expired")],
-      };
-    default:
-      return assertNever(msg.outcome, "simulated outcome");
-  }
+function simulateOverpaid(base: PaymentState): Decision {
+  const completing = completingSimulation(base);
+  const wallet = completing.wallet!;
+  // A tenth more than due (at least one base unit) makes a visible surplus.
+  const surplus = wallet.amountDue / 10n > 0n ? wallet.amountDue / 10n : 1n;
+  const credit = creditFor(completing, wallet);
+  const refund = simulatedRefund(completing, "overpayment", surplus, "vault");
+  return {
+    state: {
+      ...completing,
+      status: "completed",
+      amountReceived: wallet.amountDue + surplus,
+      overpaidAmount: surplus,
+      credit,
+      refunds: [{ ...refund, txid: null }],
+    },
+    // A simulated refund counts as sent at once, so its notice is due now.
+    effects: [
+      event("payment.completed"),
+      { type: "credit", ...credit },
+      refundEffect(refund),
+      refundNotice(refund),
+    ],
+  };
+}
+
+/** `state` as it was, for a rejection, which changes nothing; `base` with the simulation's wallet. */
+function simulateUnderpaid(state: PaymentState, base: PaymentState): Decision {
+  const received = base.wallet!.amountDue / 2n;
+  if (received === 0n) return reject(state, "cannot_simulate", "the amount due is too small to underpay");
+  const refund = simulatedRefund(base, "underpayment", received, "deposit");
+  return {
+    state: {
+      ...base,
+      status: "refunded",
+      expiryReached: true,
+      amountReceived: received,
+      refunds: [{ ...refund, txid: null }],
+    },
+    effects: [event("payment.underpaid"), refundEffect(refund), event("payment.refunded")],
+  };
 }
 
 const HANDLERS: {
