@@ -57,66 +57,21 @@ export interface DestinationDesk {
   listPayoutDestinations(merchantId: string): Omit<PayoutDestination, "$typeName">[];
 }
 
-export function createDestinationDesk(deps: {
+interface DeskDeps {
   approvals: ApprovalVerifier;
   audit: AuditLog;
   log: Logger;
   payouts?: PayoutPolicy | undefined;
   now: () => Date;
-}): DestinationDesk {
-  const { approvals, audit, log, payouts, now } = deps;
+}
 
-  /** Runs one allow-list change; a refusal is audited with what was asked and who the merchant is. */
-  function destinationDecision(
-    rpc: string,
-    request: { merchantId: string; chain: Chain; mode: Mode; address: string },
-    extra: Record<string, unknown>,
-    change: (
-      policy: PayoutPolicy,
-      chain: ChainName,
-      mode: ModeName,
-    ) => { decision: string; destination: DestinationRecord; approval?: string },
-  ): DestinationOutcome {
-    const view = {
-      rpc,
-      merchantId: request.merchantId,
-      chain: chainOfProto(request.chain)?.name ?? String(request.chain),
-      mode: modeFromProto(request.mode) ?? String(request.mode),
-      address: request.address,
-      ...extra,
-    };
-    const chain = chainName(request.chain);
-    const mode = modeName(request.mode);
-    try {
-      if (!payouts) refuse(RefusalCode.UNSPECIFIED, "payout destinations are not enabled on this signer");
-      const decision = change(payouts, chain, mode);
-      audit.append({ ...decision, intent: view });
-      const { destination } = decision;
-      log.info(
-        { ...view, effectiveAt: new Date(destination.effectiveAt).toISOString() },
-        "payout destination changed",
-      );
-      return { ok: true, destination: toProtoDestination(destination) };
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      audit.append({
-        decision: "refused",
-        intent: view,
-        code: refusalCodeName(error.code),
-        reason: error.message,
-      });
-      log.warn(
-        { ...view, code: refusalCodeName(error.code), reason: error.message },
-        "payout destination refused",
-      );
-      return { ok: false, refusal: { code: error.code, reason: error.message } };
-    }
-  }
-
+export function createDestinationDesk(deps: DeskDeps): DestinationDesk {
+  const { approvals, payouts, now } = deps;
   return {
     requestPayoutDestination(request) {
       const approval = request.approval;
       return destinationDecision(
+        deps,
         "RequestPayoutDestination",
         request,
         {
@@ -146,7 +101,7 @@ export function createDestinationDesk(deps: {
     },
 
     cancelPayoutDestination(request) {
-      return destinationDecision("CancelPayoutDestination", request, {}, (policy, chain, mode) => {
+      return destinationDecision(deps, "CancelPayoutDestination", request, {}, (policy, chain, mode) => {
         const change = policy.cancelDestination(
           { merchantId: request.merchantId, chain, mode, address: request.address },
           now(),
@@ -160,4 +115,52 @@ export function createDestinationDesk(deps: {
       return (payouts?.listDestinations(merchantId) ?? []).map(toProtoDestination);
     },
   };
+}
+
+/** Runs one allow-list change; a refusal is audited with what was asked and who the merchant is. */
+function destinationDecision(
+  { audit, log, payouts }: DeskDeps,
+  rpc: string,
+  request: { merchantId: string; chain: Chain; mode: Mode; address: string },
+  extra: Record<string, unknown>,
+  change: (
+    policy: PayoutPolicy,
+    chain: ChainName,
+    mode: ModeName,
+  ) => { decision: string; destination: DestinationRecord; approval?: string },
+): DestinationOutcome {
+  const view = {
+    rpc,
+    merchantId: request.merchantId,
+    chain: chainOfProto(request.chain)?.name ?? String(request.chain),
+    mode: modeFromProto(request.mode) ?? String(request.mode),
+    address: request.address,
+    ...extra,
+  };
+  const chain = chainName(request.chain);
+  const mode = modeName(request.mode);
+  try {
+    if (!payouts) refuse(RefusalCode.UNSPECIFIED, "payout destinations are not enabled on this signer");
+    const decision = change(payouts, chain, mode);
+    audit.append({ ...decision, intent: view });
+    const { destination } = decision;
+    log.info(
+      { ...view, effectiveAt: new Date(destination.effectiveAt).toISOString() },
+      "payout destination changed",
+    );
+    return { ok: true, destination: toProtoDestination(destination) };
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    audit.append({
+      decision: "refused",
+      intent: view,
+      code: refusalCodeName(error.code),
+      reason: error.message,
+    });
+    log.warn(
+      { ...view, code: refusalCodeName(error.code), reason: error.message },
+      "payout destination refused",
+    );
+    return { ok: false, refusal: { code: error.code, reason: error.message } };
+  }
 }

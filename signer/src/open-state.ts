@@ -10,12 +10,7 @@ import type { PolicyRule } from "./policy/rule.js";
 import { Refusal, RefusalCode } from "./refusal.js";
 import { createSignerCore, type SignerCore, type SignerCoreDeps } from "./signer-core.js";
 import type { AuditHead, AuditPlace } from "./state/audit-log.js";
-import {
-  createIntentLedger,
-  type IntentLedger,
-  type LedgerLimits,
-  type SignedEntry,
-} from "./state/ledger.js";
+import { IntentLedger, type LedgerLimits, type SignedEntry } from "./state/ledger.js";
 import { ArchivedEntryError, type AuditFile, openAuditLog } from "./storage/audit-file.js";
 import { decodeSnapshot, encodeSnapshot } from "./storage/checkpoint-state.js";
 
@@ -64,7 +59,7 @@ export function openSignerState(
       );
     }
   };
-  const ledger = createIntentLedger(limits, rules, read);
+  const ledger = new IntentLedger(limits, rules, read);
   const issued = createIssuedIndices();
   audit = openAuditLog(auditPath, {
     now,

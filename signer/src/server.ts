@@ -15,6 +15,7 @@ import {
   createContextKey,
   createContextValues,
   type HandlerContext,
+  type ServiceImpl,
 } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
@@ -211,102 +212,126 @@ async function checkKinds(
   }
 }
 
+type SignerImpl = ServiceImpl<typeof SignerService>;
+
 export function signerRoutes(core: SignerCore, access: Access) {
   return (router: ConnectRouter) =>
     router.service(SignerService, {
-      async deriveDepositAddress(request) {
-        let address: string;
+      ...addressRoutes(core),
+      ...signingRoutes(core, access),
+      ...destinationRoutes(core),
+    } satisfies SignerImpl);
+}
+
+/** Deposit addresses (each index on record before its address leaves) and the service addresses. */
+function addressRoutes(
+  core: SignerCore,
+): Pick<SignerImpl, "deriveDepositAddress" | "deriveDepositAddresses" | "getServiceAddresses"> {
+  return {
+    async deriveDepositAddress(request) {
+      let address: string;
+      try {
+        address = core.deriveDepositAddress(request.chain, request.mode, request.index);
+      } catch (error) {
+        badRequest(error);
+      }
+      // The index is on record before the address leaves: a crash cannot forget it was given.
+      await core.sync();
+      return { address };
+    },
+    async deriveDepositAddresses(request) {
+      if (request.requests.length > MAX_BATCH) {
+        throw new ConnectError(`at most ${MAX_BATCH} requests per batch`, Code.InvalidArgument);
+      }
+      // Every item is read before any index is handed out: a bad one fails the call alone.
+      try {
+        for (const item of request.requests) checkDepositRequest(item.chain, item.mode, item.index);
+      } catch (error) {
+        badRequest(error);
+      }
+      const results = request.requests.map((item) => {
         try {
-          address = core.deriveDepositAddress(request.chain, request.mode, request.index);
+          const address = core.deriveDepositAddress(item.chain, item.mode, item.index);
+          return create(DeriveDepositAddressResultSchema, { result: { case: "address", value: address } });
         } catch (error) {
-          badRequest(error);
+          if (!(error instanceof IndexIssuedError)) throw error;
+          return create(DeriveDepositAddressResultSchema, {
+            result: { case: "issued", value: { highestIssued: error.highest } },
+          });
         }
-        // The index is on record before the address leaves: a crash cannot forget it was given.
-        await core.sync();
-        return { address };
-      },
-      async deriveDepositAddresses(request) {
-        if (request.requests.length > MAX_BATCH) {
-          throw new ConnectError(`at most ${MAX_BATCH} requests per batch`, Code.InvalidArgument);
-        }
-        // Every item is read before any index is handed out: a bad one fails the call alone.
-        try {
-          for (const item of request.requests) checkDepositRequest(item.chain, item.mode, item.index);
-        } catch (error) {
-          badRequest(error);
-        }
-        const results = request.requests.map((item) => {
-          try {
-            const address = core.deriveDepositAddress(item.chain, item.mode, item.index);
-            return create(DeriveDepositAddressResultSchema, { result: { case: "address", value: address } });
-          } catch (error) {
-            if (!(error instanceof IndexIssuedError)) throw error;
-            return create(DeriveDepositAddressResultSchema, {
-              result: { case: "issued", value: { highestIssued: error.highest } },
-            });
-          }
-        });
-        // The indices are on record before the addresses leave, as for one address.
-        await core.sync();
-        return { results };
-      },
-      getServiceAddresses() {
-        return { addresses: core.serviceAddresses().map((a) => create(ServiceAddressesSchema, a)) };
-      },
-      getAuditHead(request) {
-        const newest = auditHead(core);
-        if (request.atSeq === 0n) return { head: newest, newest };
-        const entry =
-          request.atSeq <= BigInt(Number.MAX_SAFE_INTEGER)
-            ? core.auditEntry(Number(request.atSeq))
-            : undefined;
-        if (!entry)
-          throw new ConnectError(
-            `this log holds no audit entry ${request.atSeq} (newest: ${newest.seq})`,
-            Code.NotFound,
-          );
-        return { head: create(AuditHeadSchema, { seq: BigInt(entry.seq), hash: entry.hash }), newest };
-      },
-      async sign(request, context) {
-        await checkKinds(access, "Sign", context, [request]);
-        const outcome = core.decide(request);
-        await core.sync();
-        if (outcome.ok)
-          return create(SignResponseSchema, { ...outcome.response, auditHead: auditHead(core) });
-        const { code, reason, intentId } = outcome.refusal;
-        throw refusalError(intentId, code, reason);
-      },
-      requestPayoutDestination(request) {
-        return destinationAnswer(core, () => core.requestPayoutDestination(request));
-      },
-      cancelPayoutDestination(request) {
-        return destinationAnswer(core, () => core.cancelPayoutDestination(request));
-      },
-      listPayoutDestinations(request) {
-        return {
-          destinations: core
-            .listPayoutDestinations(request.merchantId)
-            .map((d) => create(PayoutDestinationSchema, d)),
-        };
-      },
-      async signBatch(request, context) {
-        if (request.requests.length > MAX_BATCH) {
-          throw new ConnectError(`at most ${MAX_BATCH} requests per batch`, Code.InvalidArgument);
-        }
-        await checkKinds(access, "SignBatch", context, request.requests);
-        const results = request.requests.map((item) => {
-          const outcome = core.decide(item, request.expectEntry ?? item.expectEntry);
-          return create(
-            SignResultSchema,
-            outcome.ok
-              ? { result: { case: "signed", value: outcome.response } }
-              : { result: { case: "refused", value: outcome.refusal } },
-          );
-        });
-        await core.sync();
-        return { results, auditHead: auditHead(core) };
-      },
-    });
+      });
+      // The indices are on record before the addresses leave, as for one address.
+      await core.sync();
+      return { results };
+    },
+    getServiceAddresses() {
+      return { addresses: core.serviceAddresses().map((a) => create(ServiceAddressesSchema, a)) };
+    },
+  };
+}
+
+/** Signing, one request or a batch, answered once its audit entries are on disk, and the log's head. */
+function signingRoutes(
+  core: SignerCore,
+  access: Access,
+): Pick<SignerImpl, "sign" | "signBatch" | "getAuditHead"> {
+  return {
+    getAuditHead(request) {
+      const newest = auditHead(core);
+      if (request.atSeq === 0n) return { head: newest, newest };
+      const entry =
+        request.atSeq <= BigInt(Number.MAX_SAFE_INTEGER) ? core.auditEntry(Number(request.atSeq)) : undefined;
+      if (!entry)
+        throw new ConnectError(
+          `this log holds no audit entry ${request.atSeq} (newest: ${newest.seq})`,
+          Code.NotFound,
+        );
+      return { head: create(AuditHeadSchema, { seq: BigInt(entry.seq), hash: entry.hash }), newest };
+    },
+    async sign(request, context) {
+      await checkKinds(access, "Sign", context, [request]);
+      const outcome = core.decide(request);
+      await core.sync();
+      if (outcome.ok) return create(SignResponseSchema, { ...outcome.response, auditHead: auditHead(core) });
+      const { code, reason, intentId } = outcome.refusal;
+      throw refusalError(intentId, code, reason);
+    },
+    async signBatch(request, context) {
+      if (request.requests.length > MAX_BATCH) {
+        throw new ConnectError(`at most ${MAX_BATCH} requests per batch`, Code.InvalidArgument);
+      }
+      await checkKinds(access, "SignBatch", context, request.requests);
+      const results = request.requests.map((item) => {
+        const outcome = core.decide(item, request.expectEntry ?? item.expectEntry);
+        return create(
+          SignResultSchema,
+          outcome.ok
+            ? { result: { case: "signed", value: outcome.response } }
+            : { result: { case: "refused", value: outcome.refusal } },
+        );
+      });
+      await core.sync();
+      return { results, auditHead: auditHead(core) };
+    },
+  };
+}
+
+/** The merchants' payout allow-lists. */
+function destinationRoutes(
+  core: SignerCore,
+): Pick<SignerImpl, "requestPayoutDestination" | "cancelPayoutDestination" | "listPayoutDestinations"> {
+  return {
+    requestPayoutDestination(request) {
+      return destinationAnswer(core, () => core.requestPayoutDestination(request));
+    },
+    cancelPayoutDestination(request) {
+      return destinationAnswer(core, () => core.cancelPayoutDestination(request));
+    },
+    listPayoutDestinations(request) {
+      const destinations = core.listPayoutDestinations(request.merchantId);
+      return { destinations: destinations.map((d) => create(PayoutDestinationSchema, d)) };
+    },
+  };
 }
 
 export function createSignerServer(options: SignerServerOptions): SignerServer {

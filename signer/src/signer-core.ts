@@ -60,7 +60,7 @@ const base64 = (bytes: Uint8Array) =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 
 export function createSignerCore(deps: SignerCoreDeps): SignerCore {
-  const { keyring, approvals, ledger, audit, limits, log, payouts } = deps;
+  const { audit, log, payouts } = deps;
   const now = deps.now ?? (() => new Date());
   // The log only grows while the process runs: an entry found once is held for good.
   let lastHeld: ExpectedEntry | undefined;
@@ -72,37 +72,28 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
     return held;
   }
 
-  /** Whose keys an intent may use: the mode's gas wallet, and the deposit (sweep) or the vault. */
-  function keysOf(intent: SignerIntent) {
-    const { chain, mode, action } = intent;
-    const vault = keyring.key(chain, "vault", mode);
-    const source = action.kind === "sweep" ? keyring.key(chain, "deposit", mode, action.depositIndex) : vault;
-    return { gas: keyring.key(chain, "gas", mode), vault, source };
-  }
-  type Keys = ReturnType<typeof keysOf>;
-
-  function plan(intent: SignerIntent, request: SignRequest, { gas, vault, source }: Keys): SigningPlan {
-    const bound = ledger.bound(intent.intentId);
-    if (bound) {
-      if (bound.effect !== intentEffect(intent))
-        refuse(RefusalCode.REPLAY, "intent id was signed before for another effect");
-      // The bytes sent are ignored: the answer is the transaction signed the first time. Its
-      // approval was checked then; a repeat moves nothing new, so it needs none (a payout put
-      // back after a restore of PostgreSQL has lost its approval: docs/signer.md, "Repeats").
-      return { ...bound, intent, first: false, locks: [] };
-    }
-    approvals.verify(intent);
-    const action = intent.action;
-    const destination =
-      action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
-    const parties = { gas: gas.address, source: source.address, destination, sourceKey: source.publicKey };
-    const checked = signerChain(intent.chain).check(request, intent, parties, limits);
-    return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
+  /** Audits and logs a refusal; an error that is not a Refusal is refused as UNSPECIFIED. */
+  function refused(request: SignRequest, error: unknown, intent?: SignerIntent): SignOutcome {
+    const refusal =
+      error instanceof Refusal
+        ? error
+        : new Refusal(RefusalCode.UNSPECIFIED, "internal error while checking", { cause: error });
+    const intentId = request.intent?.intentId ?? "";
+    audit.append({
+      decision: "refused",
+      intent: intent ? auditView(intent) : { intentId },
+      transaction: sha256Hex(request.unsignedTransaction),
+      code: refusalCodeName(refusal.code),
+      reason: refusal.message,
+    });
+    if (refusal.code === RefusalCode.UNSPECIFIED) log.error({ err: error, intentId }, "check failed");
+    log.warn({ intentId, code: refusalCodeName(refusal.code), reason: refusal.message }, "intent refused");
+    return { ok: false, refusal: { intentId, code: refusal.code, reason: refusal.message } };
   }
 
   return {
-    ...createAddressBook(keyring, deps.issued && { indices: deps.issued, audit }),
-    ...createDestinationDesk({ approvals, audit, log, payouts, now }),
+    ...createAddressBook(deps.keyring, deps.issued && { indices: deps.issued, audit }),
+    ...createDestinationDesk({ approvals: deps.approvals, audit, log, payouts, now }),
 
     holds,
 
@@ -115,49 +106,9 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
             `this log no longer holds audit entry ${expect.seq} as the caller saw it: it was cut back or replaced`,
           );
         intent = parseIntent(request.intent);
-        const chain = signerChain(intent.chain);
-        const at = now();
-        const keys = keysOf(intent);
-        const signing = plan(intent, request, keys);
-        ledger.check(signing, at);
-        const signatures = signing.signers.map((address) =>
-          chain.sign([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
-        );
-        const record = ledger.record(signing, at);
-        const placed = audit.append({
-          decision: "signed",
-          intent: auditView(intent),
-          transaction: sha256Hex(signing.transaction),
-          signers: signing.signers,
-          ledger: record,
-          ...(signing.first && { txidBase64: base64(chain.txid(signing.transaction, signatures)) }),
-        });
-        // A repeat from here on reads the bound transaction back from this entry.
-        if (signing.first) ledger.bind(intent.intentId, placed);
-        log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");
-        return {
-          ok: true,
-          response: { intentId: intent.intentId, signatures, transaction: signing.transaction },
-        };
+        return sign(deps, request, intent, now());
       } catch (error) {
-        const refusal =
-          error instanceof Refusal
-            ? error
-            : new Refusal(RefusalCode.UNSPECIFIED, "internal error while checking", { cause: error });
-        const intentId = request.intent?.intentId ?? "";
-        audit.append({
-          decision: "refused",
-          intent: intent ? auditView(intent) : { intentId },
-          transaction: sha256Hex(request.unsignedTransaction),
-          code: refusalCodeName(refusal.code),
-          reason: refusal.message,
-        });
-        if (refusal.code === RefusalCode.UNSPECIFIED) log.error({ err: error, intentId }, "check failed");
-        log.warn(
-          { intentId, code: refusalCodeName(refusal.code), reason: refusal.message },
-          "intent refused",
-        );
-        return { ok: false, refusal: { intentId, code: refusal.code, reason: refusal.message } };
+        return refused(request, error, intent);
       }
     },
 
@@ -168,4 +119,59 @@ export function createSignerCore(deps: SignerCoreDeps): SignerCore {
       return hash === undefined ? undefined : { seq, hash };
     },
   };
+}
+
+/** Signs a first signing or a repeat, if the ledger's rules allow it, and audits it. */
+function sign(deps: SignerCoreDeps, request: SignRequest, intent: SignerIntent, at: Date): SignOutcome {
+  const { ledger, audit } = deps;
+  const chain = signerChain(intent.chain);
+  const keys = keysOf(deps.keyring, intent);
+  const signing = plan(deps, intent, request, keys);
+  ledger.check(signing, at);
+  const signatures = signing.signers.map((address) =>
+    chain.sign([keys.gas, keys.source].find((k) => k.address === address)!, signing.transaction),
+  );
+  const record = ledger.record(signing, at);
+  const placed = audit.append({
+    decision: "signed",
+    intent: auditView(intent),
+    transaction: sha256Hex(signing.transaction),
+    signers: signing.signers,
+    ledger: record,
+    ...(signing.first && { txidBase64: base64(chain.txid(signing.transaction, signatures)) }),
+  });
+  // A repeat from here on reads the bound transaction back from this entry.
+  if (signing.first) ledger.bind(intent.intentId, placed);
+  deps.log.debug({ intentId: intent.intentId, first: signing.first }, "intent signed");
+  return { ok: true, response: { intentId: intent.intentId, signatures, transaction: signing.transaction } };
+}
+
+/** Whose keys an intent may use: the mode's gas wallet, and the deposit (sweep) or the vault. */
+function keysOf(keyring: Keyring, intent: SignerIntent) {
+  const { chain, mode, action } = intent;
+  const vault = keyring.key(chain, "vault", mode);
+  const source = action.kind === "sweep" ? keyring.key(chain, "deposit", mode, action.depositIndex) : vault;
+  return { gas: keyring.key(chain, "gas", mode), vault, source };
+}
+type Keys = ReturnType<typeof keysOf>;
+
+/** The bound transaction again (a repeat), or the request's, checked against the intent (a first signing). */
+function plan(deps: SignerCoreDeps, intent: SignerIntent, request: SignRequest, keys: Keys): SigningPlan {
+  const { gas, vault, source } = keys;
+  const bound = deps.ledger.bound(intent.intentId);
+  if (bound) {
+    if (bound.effect !== intentEffect(intent))
+      refuse(RefusalCode.REPLAY, "intent id was signed before for another effect");
+    // The bytes sent are ignored: the answer is the transaction signed the first time. Its
+    // approval was checked then; a repeat moves nothing new, so it needs none (a payout put
+    // back after a restore of PostgreSQL has lost its approval: docs/signer.md, "Repeats").
+    return { ...bound, intent, first: false, locks: [] };
+  }
+  deps.approvals.verify(intent);
+  const action = intent.action;
+  const destination =
+    action.kind === "sweep" || action.kind === "nonce_account" ? vault.address : action.destination;
+  const parties = { gas: gas.address, source: source.address, destination, sourceKey: source.publicKey };
+  const checked = signerChain(intent.chain).check(request, intent, parties, deps.limits);
+  return { intent, first: true, transaction: request.unsignedTransaction, ...checked };
 }

@@ -229,117 +229,23 @@ export function checkSolanaTransaction(
     return checkNonceAccountCreation(bytes, intent, intent.action.index, parties.gas, limits);
   const decoded = decode(bytes);
   const { signers } = decoded;
-  let instructions = decoded.instructions;
-  const party = {
-    gas: hexOf(parties.gas),
-    source: Buffer.from(parties.sourceKey).toString("hex"),
-    destination: hexOf(parties.destination),
-  };
-  if (signers[0] !== party.gas) refuse(RefusalCode.WRONG_FEE_PAYER, "the fee payer must be the gas wallet");
-  if (signers.length !== 2 || !signers.includes(party.source))
+  const gas = hexOf(parties.gas);
+  const source = Buffer.from(parties.sourceKey).toString("hex");
+  const walk: Walk = { intent, gas, source, destination: hexOf(parties.destination), locks: [] };
+  if (signers[0] !== gas) refuse(RefusalCode.WRONG_FEE_PAYER, "the fee payer must be the gas wallet");
+  if (signers.length !== 2 || !signers.includes(source))
     refuse(RefusalCode.UNEXPECTED_SIGNER, `signers must be exactly the gas wallet and ${parties.source}`);
-
-  // A durable nonce comes first (the runtime looks for it there). Refunds and payouts must use
-  // one: their signed transaction never expires, so a lost answer or a crash never forces a
-  // second intent for the same money. Sweeps may use a recent blockhash.
-  const locks: string[] = [];
-  const isSweep = intent.action.kind === "sweep";
-  const advance = instructions[0];
-  if (isAdvanceNonce(advance)) {
-    expectAccounts(advance!, 3, "nonce advance");
-    const [nonce, sysvar, authority] = advance!.accounts;
-    if (sysvar !== RECENT_BLOCKHASHES || authority !== party.gas)
-      unexpected("the nonce must be advanced by the gas wallet");
-    locks.push(`solana-nonce:${nonce}:${decoded.recentBlockhash}`);
-    instructions = instructions.slice(1);
-  } else if (!isSweep)
-    refuse(RefusalCode.NONCE_REQUIRED, "refunds and payouts must advance a durable nonce first");
-  const native = intent.asset === SOL_ASSET;
-  let unitLimit: bigint | undefined;
-  let unitPrice: bigint | undefined;
-  let transferred = false;
-  let closed = false;
-  let createdAta = false;
-  let sourceAccount: string | undefined;
-
-  for (const ix of instructions) {
-    if (ix.program === COMPUTE_BUDGET) {
-      if (transferred) unexpected("compute budget instructions come first");
-      if (ix.accounts.length !== 0) unexpected("compute budget takes no accounts");
-      if (ix.data[0] === 2 && ix.data.length === 5 && unitLimit === undefined) {
-        unitLimit = BigInt(ix.data.readUInt32LE(1));
-      } else if (ix.data[0] === 3 && ix.data.length === 9 && unitPrice === undefined) {
-        unitPrice = ix.data.readBigUInt64LE(1);
-      } else {
-        unexpected("only one unit limit and one unit price are allowed");
-      }
-      continue;
-    }
-    if (transferred && !(ix.program === TOKEN && ix.data[0] === 9))
+  for (const ix of afterNonce(decoded, walk)) {
+    if (ix.program === COMPUTE_BUDGET) checkComputeBudget(ix, walk);
+    else if (walk.transferred && !(ix.program === TOKEN && ix.data[0] === 9))
       unexpected("only closing the deposit's account may follow");
-    if (native) {
-      if (ix.program !== SYSTEM) notAllowed(ix.program);
-      // SystemInstruction::Transfer is tag 2 (u32) then lamports (u64).
-      if (ix.data.length !== 12 || ix.data.readUInt32LE(0) !== 2)
-        unexpected("only a system transfer is allowed");
-      expectAccounts(ix, 2, "system transfer");
-      if (ix.accounts[0] !== party.source)
-        refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source");
-      if (ix.accounts[1] !== party.destination)
-        refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the intent's destination");
-      if (ix.data.readBigUInt64LE(4) !== intent.amount)
-        refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
-      transferred = true;
-      continue;
-    }
-    const mint = hexOf(intent.asset);
-    if (ix.program === ATA) {
-      // CreateIdempotent (tag 1) of the destination's account (the vault's, for a sweep),
-      // paid by the gas wallet: it only ever creates an account the transfer then pays into.
-      if (createdAta) unexpected("only one token account may be created");
-      if (ix.data.length !== 1 || ix.data[0] !== 1) unexpected("only the idempotent create is allowed");
-      expectAccounts(ix, 6, "create token account");
-      const [payer, account, owner, ixMint, system, token] = ix.accounts;
-      if (payer !== party.gas) unexpected("the gas wallet must pay for the account");
-      if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "token account for another mint");
-      if (owner !== party.destination || !isAssociatedTokenAccount(account!, party.destination, mint))
-        refuse(RefusalCode.WRONG_DESTINATION, "token account for another owner");
-      if (system !== SYSTEM || token !== TOKEN)
-        refuse(RefusalCode.UNEXPECTED_PROGRAM, "unexpected program accounts");
-      createdAta = true;
-      continue;
-    }
-    if (ix.program !== TOKEN) notAllowed(ix.program);
-    if (ix.data[0] === 12 && ix.data.length === 10) {
-      if (transferred) unexpected("only one transfer is allowed");
-      expectAccounts(ix, 4, "transferChecked");
-      const [from, ixMint, to, authority] = ix.accounts;
-      if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "transfer of another mint");
-      if (authority !== party.source || !isAssociatedTokenAccount(from!, party.source, mint))
-        refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source's token account");
-      if (!isAssociatedTokenAccount(to!, party.destination, mint))
-        refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the destination's token account");
-      sourceAccount = from;
-      if (ix.data.readBigUInt64LE(1) !== intent.amount)
-        refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
-      transferred = true;
-      continue;
-    }
-    if (ix.data[0] === 9 && ix.data.length === 1) {
-      if (!isSweep || !transferred || closed) unexpected("closing is allowed once, after a sweep's transfer");
-      expectAccounts(ix, 3, "closeAccount");
-      const [account, to, authority] = ix.accounts;
-      if (account !== sourceAccount || authority !== party.source)
-        unexpected("only the deposit's token account may be closed");
-      if (to !== party.gas) refuse(RefusalCode.WRONG_CLOSE_DESTINATION, "rent must return to the gas wallet");
-      closed = true;
-      continue;
-    }
-    unexpected(`token instruction ${ix.data[0]} is not allowed`);
+    else if (intent.asset === SOL_ASSET) checkSystemTransfer(ix, walk);
+    else checkTokenInstruction(ix, walk, hexOf(intent.asset));
   }
-  if (!transferred) refuse(RefusalCode.WRONG_AMOUNT, "the transaction moves no funds");
+  if (!walk.transferred) refuse(RefusalCode.WRONG_AMOUNT, "the transaction moves no funds");
 
   let priorityFee = 0n;
+  const { unitLimit, unitPrice } = walk;
   if (unitPrice !== undefined && unitPrice > 0n) {
     const nonBudget = BigInt(decoded.instructions.filter((ix) => ix.program !== COMPUTE_BUDGET).length);
     const byDefault = nonBudget * DEFAULT_UNITS_PER_INSTRUCTION;
@@ -348,7 +254,113 @@ export function checkSolanaTransaction(
     if (priorityFee > limits.maxSolanaPriorityFeeLamports)
       refuse(RefusalCode.FEE_OVER_CAP, `priority fee ${priorityFee} lamports is over the cap`);
   }
-  const worstCaseFee =
-    LAMPORTS_PER_SIGNATURE * BigInt(signers.length) + priorityFee + (createdAta ? TOKEN_ACCOUNT_RENT : 0n);
-  return { signers: [parties.gas, parties.source], locks, worstCaseFee };
+  const rent = walk.createdAta ? TOKEN_ACCOUNT_RENT : 0n;
+  const worstCaseFee = LAMPORTS_PER_SIGNATURE * BigInt(signers.length) + priorityFee + rent;
+  return { signers: [parties.gas, parties.source], locks: walk.locks, worstCaseFee };
+}
+
+/** A transfer's instructions as they are checked in order: its parties (hex) and what came before. */
+interface Walk {
+  intent: SignerIntent;
+  gas: string;
+  source: string;
+  destination: string;
+  locks: string[];
+  unitLimit?: bigint;
+  unitPrice?: bigint;
+  transferred?: boolean;
+  closed?: boolean;
+  createdAta?: boolean;
+  sourceAccount?: string;
+}
+
+/**
+ * The instructions after the durable nonce's advance, which comes first (the runtime looks for it
+ * there). Refunds and payouts must use one: their signed transaction never expires, so a lost
+ * answer or a crash never forces a second intent for the same money. Sweeps may use a recent
+ * blockhash.
+ */
+function afterNonce({ instructions, recentBlockhash }: ReturnType<typeof decode>, walk: Walk): Ix[] {
+  const advance = instructions[0];
+  if (isAdvanceNonce(advance)) {
+    expectAccounts(advance!, 3, "nonce advance");
+    const [nonce, sysvar, authority] = advance!.accounts;
+    if (sysvar !== RECENT_BLOCKHASHES || authority !== walk.gas)
+      unexpected("the nonce must be advanced by the gas wallet");
+    walk.locks.push(`solana-nonce:${nonce}:${recentBlockhash}`);
+    return instructions.slice(1);
+  }
+  if (walk.intent.action.kind !== "sweep")
+    refuse(RefusalCode.NONCE_REQUIRED, "refunds and payouts must advance a durable nonce first");
+  return instructions;
+}
+
+function checkComputeBudget({ accounts, data }: Ix, walk: Walk): void {
+  if (walk.transferred) unexpected("compute budget instructions come first");
+  if (accounts.length !== 0) unexpected("compute budget takes no accounts");
+  if (data[0] === 2 && data.length === 5 && walk.unitLimit === undefined) {
+    walk.unitLimit = BigInt(data.readUInt32LE(1));
+  } else if (data[0] === 3 && data.length === 9 && walk.unitPrice === undefined) {
+    walk.unitPrice = data.readBigUInt64LE(1);
+  } else {
+    unexpected("only one unit limit and one unit price are allowed");
+  }
+}
+
+function checkSystemTransfer(ix: Ix, walk: Walk): void {
+  const { program, data, accounts } = ix;
+  if (program !== SYSTEM) notAllowed(program);
+  // SystemInstruction::Transfer is tag 2 (u32) then lamports (u64).
+  if (data.length !== 12 || data.readUInt32LE(0) !== 2) unexpected("only a system transfer is allowed");
+  expectAccounts(ix, 2, "system transfer");
+  if (accounts[0] !== walk.source) refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source");
+  if (accounts[1] !== walk.destination)
+    refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the intent's destination");
+  if (data.readBigUInt64LE(4) !== walk.intent.amount)
+    refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
+  walk.transferred = true;
+}
+
+/** The token account's creation, the transfer, and (a sweep) closing the deposit's token account. */
+function checkTokenInstruction(ix: Ix, walk: Walk, mint: string): void {
+  const { program, data, accounts } = ix;
+  const { gas, source, destination } = walk;
+  if (program === ATA) {
+    // CreateIdempotent (tag 1) of the destination's account (the vault's, for a sweep),
+    // paid by the gas wallet: it only ever creates an account the transfer then pays into.
+    if (walk.createdAta) unexpected("only one token account may be created");
+    if (data.length !== 1 || data[0] !== 1) unexpected("only the idempotent create is allowed");
+    expectAccounts(ix, 6, "create token account");
+    const [payer, account, owner, ixMint, system, token] = accounts;
+    if (payer !== gas) unexpected("the gas wallet must pay for the account");
+    if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "token account for another mint");
+    if (owner !== destination || !isAssociatedTokenAccount(account!, destination, mint))
+      refuse(RefusalCode.WRONG_DESTINATION, "token account for another owner");
+    if (system !== SYSTEM || token !== TOKEN)
+      refuse(RefusalCode.UNEXPECTED_PROGRAM, "unexpected program accounts");
+    walk.createdAta = true;
+  } else if (program !== TOKEN) notAllowed(program);
+  else if (data[0] === 12 && data.length === 10) {
+    if (walk.transferred) unexpected("only one transfer is allowed");
+    expectAccounts(ix, 4, "transferChecked");
+    const [from, ixMint, to, authority] = accounts;
+    if (ixMint !== mint) refuse(RefusalCode.WRONG_ASSET, "transfer of another mint");
+    if (authority !== source || !isAssociatedTokenAccount(from!, source, mint))
+      refuse(RefusalCode.WRONG_SOURCE, "transfer is not from the source's token account");
+    if (!isAssociatedTokenAccount(to!, destination, mint))
+      refuse(RefusalCode.WRONG_DESTINATION, "transfer does not go to the destination's token account");
+    walk.sourceAccount = from;
+    if (data.readBigUInt64LE(1) !== walk.intent.amount)
+      refuse(RefusalCode.WRONG_AMOUNT, "amount differs from the intent");
+    walk.transferred = true;
+  } else if (data[0] === 9 && data.length === 1) {
+    if (walk.intent.action.kind !== "sweep" || !walk.transferred || walk.closed)
+      unexpected("closing is allowed once, after a sweep's transfer");
+    expectAccounts(ix, 3, "closeAccount");
+    const [account, to, authority] = accounts;
+    if (account !== walk.sourceAccount || authority !== source)
+      unexpected("only the deposit's token account may be closed");
+    if (to !== gas) refuse(RefusalCode.WRONG_CLOSE_DESTINATION, "rent must return to the gas wallet");
+    walk.closed = true;
+  } else unexpected(`token instruction ${data[0]} is not allowed`);
 }

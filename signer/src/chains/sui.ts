@@ -66,17 +66,7 @@ export function checkSuiTransaction(
   parties: Parties,
   limits: SignerLimits,
 ): CheckedTransaction {
-  let data: ReturnType<typeof bcs.TransactionData.parse>;
-  try {
-    data = bcs.TransactionData.parse(bytes);
-    // Trailing bytes would be signed too without being what we checked.
-    if (bcs.TransactionData.serialize(data).toBytes().length !== bytes.length)
-      throw new Error("trailing bytes");
-  } catch {
-    refuse(RefusalCode.MALFORMED_TRANSACTION, "not a Sui TransactionData");
-  }
-  const tx = data.V1;
-  if (!tx) refuse(RefusalCode.MALFORMED_TRANSACTION, "unknown TransactionData version");
+  const tx = parseTransaction(bytes);
   const ptb = tx.kind.ProgrammableTransaction;
   if (!ptb) refuse(RefusalCode.UNEXPECTED_PROGRAM, "only programmable transactions are allowed");
   if (normalizeSuiAddress(tx.sender) !== parties.source)
@@ -87,14 +77,10 @@ export function checkSuiTransaction(
     refuse(RefusalCode.FEE_OVER_CAP, `gas budget ${tx.gasData.budget} is over the cap`);
   if (BigInt(tx.gasData.price) > limits.maxSuiGasPrice)
     refuse(RefusalCode.GAS_PRICE_OVER_CAP, `gas price ${tx.gasData.price} is over the cap`);
-  const objectLock = (ref: { objectId: string; version: string | number }) =>
-    `sui-object:${normalizeSuiAddress(ref.objectId)}@${ref.version}`;
   const locks = tx.gasData.payment.map(objectLock);
-
   const provided = new Map<string, Uint8Array>();
   for (const { bcs: object } of objects) provided.set(suiObjectDigest(object), object);
-
-  const inputs: Value[] = ptb.inputs.map((input) => {
+  const inputs = ptb.inputs.map((input): Value => {
     if (input.Pure) return { type: "pure", bytes: Uint8Array.from(Buffer.from(input.Pure.bytes, "base64")) };
     const ref = input.Object?.ImmOrOwnedObject;
     if (!ref) refuse(RefusalCode.UNSUPPORTED_FEATURE, `input kind ${input.$kind} is not allowed`);
@@ -117,81 +103,102 @@ export function checkSuiTransaction(
     locks.push(objectLock(ref));
     return { type: "coin", coin: { balance: coin.balance, moved: false } };
   });
-
-  const results: (Value | undefined)[] = [];
-  const resolve = (arg: ArgumentShape): Value => {
-    if (arg.GasCoin) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the sponsor's gas coin may not be used");
-    let value: Value | undefined;
-    if (arg.Input !== undefined && arg.Input !== null) value = inputs[arg.Input];
-    else if (arg.Result !== undefined && arg.Result !== null) {
-      value = results[arg.Result];
-      // Result(i) of a split stands for its only coin.
-      if (value?.type === "split")
-        value = value.coins.length === 1 ? { type: "coin", coin: value.coins[0]! } : undefined;
-    } else if (arg.NestedResult) {
-      const [command, index] = arg.NestedResult;
-      const split = results[command];
-      const coin = split?.type === "split" ? split.coins[index] : undefined;
-      value = coin ? { type: "coin", coin } : undefined;
-    }
-    if (!value) refuse(RefusalCode.MALFORMED_TRANSACTION, "argument refers to nothing");
-    return value;
-  };
-  const coinOf = (arg: ArgumentShape) => {
-    const value = resolve(arg);
-    if (value.type !== "coin") refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "a coin argument is not a coin");
-    if (value.coin.moved) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "a coin is used after it moved");
-    return value.coin;
-  };
-  const pureOf = (arg: ArgumentShape, length: number, what: string) => {
-    const value = resolve(arg);
-    if (value.type !== "pure" || value.bytes.length !== length)
-      refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `${what} is not a plain value`);
-    return value.bytes;
-  };
-
-  let transferred = 0n;
-  let transfers = 0;
-  for (const command of ptb.commands) {
-    if (command.SplitCoins) {
-      const coin = coinOf(command.SplitCoins.coin);
-      const coins = command.SplitCoins.amounts.map((arg) => {
-        const amount = new DataView(pureOf(arg, 8, "split amount").buffer).getBigUint64(0, true);
-        if (amount > coin.balance) refuse(RefusalCode.WRONG_AMOUNT, "split exceeds the coin's balance");
-        coin.balance -= amount;
-        return { balance: amount, moved: false };
-      });
-      results.push({ type: "split", coins });
-    } else if (command.MergeCoins) {
-      const destination = coinOf(command.MergeCoins.destination);
-      for (const arg of command.MergeCoins.sources) {
-        const source = coinOf(arg);
-        if (source === destination) refuse(RefusalCode.MALFORMED_TRANSACTION, "a coin merged into itself");
-        destination.balance += source.balance;
-        source.balance = 0n;
-        source.moved = true;
-      }
-      results.push(undefined);
-    } else if (command.TransferObjects) {
-      const recipient = normalizeSuiAddress(
-        Buffer.from(pureOf(command.TransferObjects.address, 32, "recipient")).toString("hex"),
-      );
-      if (recipient !== parties.destination)
-        refuse(RefusalCode.WRONG_DESTINATION, "coins go to another address than the intent's");
-      for (const arg of command.TransferObjects.objects) {
-        const coin = coinOf(arg);
-        transferred += coin.balance;
-        coin.moved = true;
-      }
-      transfers += 1;
-      results.push(undefined);
-    } else {
-      refuse(RefusalCode.UNEXPECTED_PROGRAM, `command ${command.$kind} is not allowed`);
-    }
-  }
-  if (transfers === 0 || transferred !== intent.amount)
-    refuse(RefusalCode.WRONG_AMOUNT, `transfers ${transferred}, the intent says ${intent.amount}`);
+  const flow: Flow = { inputs, results: [], transferred: 0n, transfers: 0 };
+  for (const command of ptb.commands) runCommand(command, flow, parties.destination);
+  if (flow.transfers === 0 || flow.transferred !== intent.amount)
+    refuse(RefusalCode.WRONG_AMOUNT, `transfers ${flow.transferred}, the intent says ${intent.amount}`);
   return { signers: [parties.source, parties.gas], locks, worstCaseFee: BigInt(tx.gasData.budget) };
+}
+
+function parseTransaction(bytes: Uint8Array) {
+  let data: ReturnType<typeof bcs.TransactionData.parse>;
+  try {
+    data = bcs.TransactionData.parse(bytes);
+    // Trailing bytes would be signed too without being what we checked.
+    if (bcs.TransactionData.serialize(data).toBytes().length !== bytes.length)
+      throw new Error("trailing bytes");
+  } catch {
+    refuse(RefusalCode.MALFORMED_TRANSACTION, "not a Sui TransactionData");
+  }
+  if (!data.V1) refuse(RefusalCode.MALFORMED_TRANSACTION, "unknown TransactionData version");
+  return data.V1;
+}
+
+const objectLock = (ref: { objectId: string; version: string | number }) =>
+  `sui-object:${normalizeSuiAddress(ref.objectId)}@${ref.version}`;
+
+/** The commands run so far, symbolically: each command's result and what reached the recipient. */
+type Flow = { inputs: Value[]; results: (Value | undefined)[]; transferred: bigint; transfers: number };
+
+function runCommand(command: typeof bcs.Command.$inferType, flow: Flow, destination: string): void {
+  if (command.SplitCoins) {
+    const coin = coinOf(flow, command.SplitCoins.coin);
+    const coins = command.SplitCoins.amounts.map((arg) => {
+      const amount = new DataView(pureOf(flow, arg, 8, "split amount").buffer).getBigUint64(0, true);
+      if (amount > coin.balance) refuse(RefusalCode.WRONG_AMOUNT, "split exceeds the coin's balance");
+      coin.balance -= amount;
+      return { balance: amount, moved: false };
+    });
+    flow.results.push({ type: "split", coins });
+  } else if (command.MergeCoins) {
+    const target = coinOf(flow, command.MergeCoins.destination);
+    for (const arg of command.MergeCoins.sources) {
+      const source = coinOf(flow, arg);
+      if (source === target) refuse(RefusalCode.MALFORMED_TRANSACTION, "a coin merged into itself");
+      target.balance += source.balance;
+      source.balance = 0n;
+      source.moved = true;
+    }
+    flow.results.push(undefined);
+  } else if (command.TransferObjects) {
+    const recipient = normalizeSuiAddress(
+      Buffer.from(pureOf(flow, command.TransferObjects.address, 32, "recipient")).toString("hex"),
+    );
+    if (recipient !== destination)
+      refuse(RefusalCode.WRONG_DESTINATION, "coins go to another address than the intent's");
+    for (const arg of command.TransferObjects.objects) {
+      const coin = coinOf(flow, arg);
+      flow.transferred += coin.balance;
+      coin.moved = true;
+    }
+    flow.transfers += 1;
+    flow.results.push(undefined);
+  } else {
+    refuse(RefusalCode.UNEXPECTED_PROGRAM, `command ${command.$kind} is not allowed`);
+  }
+}
+
+function resolve({ inputs, results }: Flow, arg: ArgumentShape): Value {
+  if (arg.GasCoin) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "the sponsor's gas coin may not be used");
+  let value: Value | undefined;
+  if (arg.Input !== undefined && arg.Input !== null) value = inputs[arg.Input];
+  else if (arg.Result !== undefined && arg.Result !== null) {
+    value = results[arg.Result];
+    // Result(i) of a split stands for its only coin.
+    if (value?.type === "split")
+      value = value.coins.length === 1 ? { type: "coin", coin: value.coins[0]! } : undefined;
+  } else if (arg.NestedResult) {
+    const [command, index] = arg.NestedResult;
+    const split = results[command];
+    const coin = split?.type === "split" ? split.coins[index] : undefined;
+    value = coin ? { type: "coin", coin } : undefined;
+  }
+  if (!value) refuse(RefusalCode.MALFORMED_TRANSACTION, "argument refers to nothing");
+  return value;
+}
+
+function coinOf(flow: Flow, arg: ArgumentShape) {
+  const value = resolve(flow, arg);
+  if (value.type !== "coin") refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "a coin argument is not a coin");
+  if (value.coin.moved) refuse(RefusalCode.UNEXPECTED_INSTRUCTION, "a coin is used after it moved");
+  return value.coin;
+}
+
+function pureOf(flow: Flow, arg: ArgumentShape, length: number, what: string) {
+  const value = resolve(flow, arg);
+  if (value.type !== "pure" || value.bytes.length !== length)
+    refuse(RefusalCode.UNEXPECTED_INSTRUCTION, `${what} is not a plain value`);
+  return value.bytes;
 }
 
 type ArgumentShape = {

@@ -8,7 +8,7 @@ import { signerChain } from "../chains/index.js";
 import { payoutMerchant } from "../intents/intent.js";
 import { refuse } from "../refusal.js";
 import type { ChainName, SignerIntent } from "../vocabulary.js";
-import type { Facts, PolicyRule } from "./rule.js";
+import type { Facts, PolicyRule, Replaced } from "./rule.js";
 
 export interface VelocityLimit {
   count: number;
@@ -58,14 +58,6 @@ export const DESTINATION_REQUESTED = "payout_destination_requested";
 export const DESTINATION_CANCELLED = "payout_destination_cancelled";
 export const PAYOUT_RULE = "payouts";
 
-export interface PayoutPolicy extends PolicyRule {
-  /** Checks an approved request and changes the allow-list; the caller audits `audit`. */
-  requestDestination(request: DestinationRequest, at: Date): DestinationChange;
-  /** Undefined when the address was never requested. Cancelling an entry again changes nothing. */
-  cancelDestination(request: DestinationKey, at: Date): DestinationChange | undefined;
-  listDestinations(merchantId: string): DestinationRecord[];
-}
-
 interface PayoutSnapshot {
   destinations: DestinationRecord[];
   usedApprovals: string[];
@@ -87,181 +79,192 @@ const canonicalDestination = (d: DestinationKey) =>
   signerChain(d.chain).canonicalAddress(d.address, "address");
 
 export function createPayoutPolicy(options: PayoutPolicyOptions): PayoutPolicy {
-  const destinations = new Map<string, DestinationRecord>();
-  const usedApprovals = new Set<string>();
-  /** "<mode>|<payout reference>" → the intent id that paid it. */
-  const paid = new Map<string, string>();
-  let totalsDay = "";
-  const totals = new Map<string, { count: number; amount: bigint }>();
-  const maxTtlMs = BigInt(options.approvalMaxTtlSeconds) * 1000n;
+  return new PayoutPolicy(options);
+}
 
-  function setDestination(record: DestinationRecord): void {
-    if (record.linked) {
-      // One linked wallet per merchant, chain and mode: linking another unlinks the previous.
-      for (const other of destinations.values())
-        if (entryKey({ ...other, address: record.address }) === entryKey(record)) other.linked = false;
-    }
-    destinations.set(entryKey(record), { ...record });
+/** The payout rule, which also keeps the merchants' allow-lists (the desk's RPCs change them). */
+export class PayoutPolicy implements PolicyRule {
+  readonly name = PAYOUT_RULE;
+  readonly #destinations = new Map<string, DestinationRecord>();
+  readonly #usedApprovals = new Set<string>();
+  /** "<mode>|<payout reference>" → the intent id that paid it. */
+  readonly #paid = new Map<string, string>();
+  #totalsDay = "";
+  readonly #totals = new Map<string, { count: number; amount: bigint }>();
+  readonly #maxTtlMs: bigint;
+
+  constructor(private readonly options: PayoutPolicyOptions) {
+    this.#maxTtlMs = BigInt(options.approvalMaxTtlSeconds) * 1000n;
   }
 
-  function checkExpiry(expiresAtMs: bigint, at: Date): void {
+  check(intent: SignerIntent, at: Date, replaced?: Replaced): void {
+    const action = intent.action;
+    if (action.kind !== "payout") return;
+    const merchantId = payoutMerchant(intent);
+    if (!MERCHANT_ID.test(merchantId))
+      refuse(RefusalCode.INVALID_INTENT, "merchant_id: 1-128 of [A-Za-z0-9_:.-]");
+    const approval = intent.approval;
+    if (approval) this.#checkExpiry(intent.proto.approval?.expiresAtMs ?? 0n, at);
+    const payer = this.#paid.get(`${intent.mode}|${action.reference}`);
+    // A retry takes over the reference from the payout it replaces, whose transaction failed.
+    if (payer !== undefined && payer !== intent.intentId && payer !== replaced?.intentId)
+      refuse(RefusalCode.APPROVAL_REUSED, `payout ${action.reference} was signed as ${payer}`);
+    const entry = this.#destinations.get(entryKey({ ...intent, merchantId, address: action.destination }));
+    if (!entry)
+      refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination is not on the merchant's allow-list");
+    if (entry.cancelled)
+      refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination was cancelled by the merchant");
+    if (at.getTime() < entry.effectiveAt)
+      refuse(
+        RefusalCode.DESTINATION_NOT_ALLOWED,
+        `in effect from ${new Date(entry.effectiveAt).toISOString()}`,
+      );
+    if (!approval && !entry.linked)
+      refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "unapproved payouts go to the linked wallet only");
+    this.#checkVelocity(intent, merchantId, at);
+  }
+
+  facts(intent: SignerIntent): Facts | undefined {
+    if (intent.action.kind !== "payout") return undefined;
+    return {
+      intent: intent.intentId,
+      merchant: payoutMerchant(intent),
+      mode: intent.mode,
+      reference: intent.action.reference,
+      amount: intent.amount.toString(),
+    };
+  }
+
+  apply(facts: Facts, at: Date): void {
+    const { intent, merchant, mode, reference, amount } = facts;
+    if (intent === undefined || merchant === undefined || mode === undefined || amount === undefined) return;
+    if (reference !== undefined) this.#paid.set(`${mode}|${reference}`, intent);
+    const day = utcDay(at);
+    for (const key of [`${mode}|m:${merchant}`, `${mode}|*`]) this.#count(day, key, BigInt(amount));
+  }
+
+  snapshot(): PayoutSnapshot {
+    return {
+      destinations: [...this.#destinations.values()],
+      usedApprovals: [...this.#usedApprovals],
+      paid: [...this.#paid],
+      totalsDay: this.#totalsDay,
+      totals: [...this.#totals].map(([k, t]): [string, number, string] => [k, t.count, t.amount.toString()]),
+    };
+  }
+
+  restore(state: unknown): void {
+    const s = state as PayoutSnapshot;
+    for (const d of s.destinations) this.#destinations.set(entryKey(d), d);
+    for (const digest of s.usedApprovals) this.#usedApprovals.add(digest);
+    for (const [reference, intent] of s.paid) this.#paid.set(reference, intent);
+    this.#totalsDay = s.totalsDay;
+    for (const [key, n, amount] of s.totals) this.#totals.set(key, { count: n, amount: BigInt(amount) });
+  }
+
+  replayEntry(entry: { decision: string; [field: string]: unknown }): void {
+    if (entry.decision !== DESTINATION_REQUESTED && entry.decision !== DESTINATION_CANCELLED) return;
+    const record = entry.destination as DestinationRecord | undefined;
+    if (record) this.#setDestination(record);
+    if (typeof entry.approval === "string") this.#usedApprovals.add(entry.approval);
+  }
+
+  /** Checks an approved request and changes the allow-list; the caller audits `audit`. */
+  requestDestination(request: DestinationRequest, at: Date): DestinationChange {
+    if (!MERCHANT_ID.test(request.merchantId))
+      refuse(RefusalCode.INVALID_INTENT, "merchant_id must be 1-128 characters of [A-Za-z0-9_:.-]");
+    const address = canonicalDestination(request);
+    this.#checkExpiry(request.approvalExpiresAtMs, at);
+    if (this.#usedApprovals.has(request.approvalDigest))
+      refuse(RefusalCode.APPROVAL_REUSED, "this approval was already used");
+    const now = at.getTime();
+    const existing = this.#destinations.get(entryKey({ ...request, address }));
+    // A live entry keeps its time of effect: asking again never restarts (or skips) the delay.
+    const record: DestinationRecord =
+      existing && !existing.cancelled
+        ? { ...existing, linked: existing.linked || request.linked }
+        : {
+            merchantId: request.merchantId,
+            chain: request.chain,
+            mode: request.mode,
+            address,
+            linked: request.linked,
+            requestedAt: now,
+            effectiveAt: now + this.options.destinationDelaySeconds[request.mode] * 1000,
+            cancelled: false,
+            cancelledAt: 0,
+          };
+    this.#setDestination(record);
+    this.#usedApprovals.add(request.approvalDigest);
+    return {
+      destination: { ...record },
+      audit: { destination: { ...record }, approval: request.approvalDigest },
+    };
+  }
+
+  /** Undefined when the address was never requested. Cancelling an entry again changes nothing. */
+  cancelDestination(request: DestinationKey, at: Date): DestinationChange | undefined {
+    const address = canonicalDestination(request);
+    const existing = this.#destinations.get(entryKey({ ...request, address }));
+    if (!existing) return undefined;
+    const record: DestinationRecord = existing.cancelled
+      ? { ...existing }
+      : { ...existing, linked: false, cancelled: true, cancelledAt: at.getTime() };
+    this.#setDestination(record);
+    return { destination: { ...record }, audit: { destination: { ...record } } };
+  }
+
+  listDestinations(merchantId: string): DestinationRecord[] {
+    return [...this.#destinations.values()]
+      .filter((d) => d.merchantId === merchantId)
+      .sort((a, b) => a.requestedAt - b.requestedAt)
+      .map((d) => ({ ...d }));
+  }
+
+  #setDestination(record: DestinationRecord): void {
+    if (record.linked) {
+      // One linked wallet per merchant, chain and mode: linking another unlinks the previous.
+      for (const other of this.#destinations.values())
+        if (entryKey({ ...other, address: record.address }) === entryKey(record)) other.linked = false;
+    }
+    this.#destinations.set(entryKey(record), { ...record });
+  }
+
+  #checkExpiry(expiresAtMs: bigint, at: Date): void {
     const now = BigInt(at.getTime());
     if (expiresAtMs === 0n) refuse(RefusalCode.APPROVAL_EXPIRED, "the approval carries no expiry");
     if (expiresAtMs <= now) refuse(RefusalCode.APPROVAL_EXPIRED, "the approval has expired");
-    if (expiresAtMs - now > maxTtlMs)
-      refuse(RefusalCode.APPROVAL_EXPIRED, `approvals last ${options.approvalMaxTtlSeconds} s at most`);
+    if (expiresAtMs - now > this.#maxTtlMs)
+      refuse(RefusalCode.APPROVAL_EXPIRED, `approvals last ${this.options.approvalMaxTtlSeconds} s at most`);
   }
 
   /** Only one day's totals are kept: replay runs oldest first, so earlier days are done with. */
-  const todayOf = (day: string, key: string) =>
-    (day === totalsDay ? totals.get(key) : undefined) ?? { count: 0, amount: 0n };
-  function count(day: string, key: string, amount: bigint): void {
-    if (day > totalsDay) {
-      totals.clear();
-      totalsDay = day;
-    }
-    if (day !== totalsDay) return;
-    const today = todayOf(day, key);
-    totals.set(key, { count: today.count + 1, amount: today.amount + amount });
+  #todayOf(day: string, key: string) {
+    return (day === this.#totalsDay ? this.#totals.get(key) : undefined) ?? { count: 0, amount: 0n };
   }
 
-  function checkVelocity(intent: SignerIntent, merchantId: string, at: Date): void {
+  #count(day: string, key: string, amount: bigint): void {
+    if (day > this.#totalsDay) {
+      this.#totals.clear();
+      this.#totalsDay = day;
+    }
+    if (day !== this.#totalsDay) return;
+    const today = this.#todayOf(day, key);
+    this.#totals.set(key, { count: today.count + 1, amount: today.amount + amount });
+  }
+
+  #checkVelocity(intent: SignerIntent, merchantId: string, at: Date): void {
     const day = utcDay(at);
     const checks: [string, VelocityLimit, string][] = [
-      [`${intent.mode}|m:${merchantId}`, options.limits.perMerchant, `merchant ${merchantId}`],
-      [`${intent.mode}|*`, options.limits.total, "all merchants"],
+      [`${intent.mode}|m:${merchantId}`, this.options.limits.perMerchant, `merchant ${merchantId}`],
+      [`${intent.mode}|*`, this.options.limits.total, "all merchants"],
     ];
     for (const [key, limit, who] of checks) {
-      const today = todayOf(day, key);
+      const today = this.#todayOf(day, key);
       if (today.count + 1 > limit.count)
         refuse(RefusalCode.VELOCITY_EXCEEDED, `${who}: ${limit.count} payouts today already`);
       if (today.amount + intent.amount > limit.amount)
         refuse(RefusalCode.VELOCITY_EXCEEDED, `${who}: over ${limit.amount} base units today`);
     }
   }
-
-  return {
-    name: PAYOUT_RULE,
-
-    check(intent, at, replaced) {
-      const action = intent.action;
-      if (action.kind !== "payout") return;
-      const merchantId = payoutMerchant(intent);
-      if (!MERCHANT_ID.test(merchantId))
-        refuse(RefusalCode.INVALID_INTENT, "merchant_id: 1-128 of [A-Za-z0-9_:.-]");
-      const approval = intent.approval;
-      if (approval) checkExpiry(intent.proto.approval?.expiresAtMs ?? 0n, at);
-      const payer = paid.get(`${intent.mode}|${action.reference}`);
-      // A retry takes over the reference from the payout it replaces, whose transaction failed.
-      if (payer !== undefined && payer !== intent.intentId && payer !== replaced?.intentId)
-        refuse(RefusalCode.APPROVAL_REUSED, `payout ${action.reference} was signed as ${payer}`);
-      const entry = destinations.get(entryKey({ ...intent, merchantId, address: action.destination }));
-      if (!entry)
-        refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination is not on the merchant's allow-list");
-      if (entry.cancelled)
-        refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "the destination was cancelled by the merchant");
-      if (at.getTime() < entry.effectiveAt)
-        refuse(
-          RefusalCode.DESTINATION_NOT_ALLOWED,
-          `in effect from ${new Date(entry.effectiveAt).toISOString()}`,
-        );
-      if (!approval && !entry.linked)
-        refuse(RefusalCode.DESTINATION_NOT_ALLOWED, "unapproved payouts go to the linked wallet only");
-      checkVelocity(intent, merchantId, at);
-    },
-
-    facts(intent): Facts | undefined {
-      if (intent.action.kind !== "payout") return undefined;
-      return {
-        intent: intent.intentId,
-        merchant: payoutMerchant(intent),
-        mode: intent.mode,
-        reference: intent.action.reference,
-        amount: intent.amount.toString(),
-      };
-    },
-
-    apply(facts, at) {
-      const { intent, merchant, mode, reference, amount } = facts;
-      if (intent === undefined || merchant === undefined || mode === undefined || amount === undefined)
-        return;
-      if (reference !== undefined) paid.set(`${mode}|${reference}`, intent);
-      const day = utcDay(at);
-      for (const key of [`${mode}|m:${merchant}`, `${mode}|*`]) count(day, key, BigInt(amount));
-    },
-
-    snapshot: (): PayoutSnapshot => ({
-      destinations: [...destinations.values()],
-      usedApprovals: [...usedApprovals],
-      paid: [...paid],
-      totalsDay,
-      totals: [...totals].map(([key, t]): [string, number, string] => [key, t.count, t.amount.toString()]),
-    }),
-
-    restore(state) {
-      const s = state as PayoutSnapshot;
-      for (const d of s.destinations) destinations.set(entryKey(d), d);
-      for (const digest of s.usedApprovals) usedApprovals.add(digest);
-      for (const [reference, intent] of s.paid) paid.set(reference, intent);
-      totalsDay = s.totalsDay;
-      for (const [key, n, amount] of s.totals) totals.set(key, { count: n, amount: BigInt(amount) });
-    },
-
-    replayEntry(entry) {
-      if (entry.decision !== DESTINATION_REQUESTED && entry.decision !== DESTINATION_CANCELLED) return;
-      const record = entry.destination as DestinationRecord | undefined;
-      if (record) setDestination(record);
-      if (typeof entry.approval === "string") usedApprovals.add(entry.approval);
-    },
-
-    requestDestination(request, at) {
-      if (!MERCHANT_ID.test(request.merchantId))
-        refuse(RefusalCode.INVALID_INTENT, "merchant_id must be 1-128 characters of [A-Za-z0-9_:.-]");
-      const address = canonicalDestination(request);
-      checkExpiry(request.approvalExpiresAtMs, at);
-      if (usedApprovals.has(request.approvalDigest))
-        refuse(RefusalCode.APPROVAL_REUSED, "this approval was already used");
-      const now = at.getTime();
-      const existing = destinations.get(entryKey({ ...request, address }));
-      // A live entry keeps its time of effect: asking again never restarts (or skips) the delay.
-      const record: DestinationRecord =
-        existing && !existing.cancelled
-          ? { ...existing, linked: existing.linked || request.linked }
-          : {
-              merchantId: request.merchantId,
-              chain: request.chain,
-              mode: request.mode,
-              address,
-              linked: request.linked,
-              requestedAt: now,
-              effectiveAt: now + options.destinationDelaySeconds[request.mode] * 1000,
-              cancelled: false,
-              cancelledAt: 0,
-            };
-      setDestination(record);
-      usedApprovals.add(request.approvalDigest);
-      return {
-        destination: { ...record },
-        audit: { destination: { ...record }, approval: request.approvalDigest },
-      };
-    },
-
-    cancelDestination(request, at) {
-      const address = canonicalDestination(request);
-      const existing = destinations.get(entryKey({ ...request, address }));
-      if (!existing) return undefined;
-      const record: DestinationRecord = existing.cancelled
-        ? { ...existing }
-        : { ...existing, linked: false, cancelled: true, cancelledAt: at.getTime() };
-      setDestination(record);
-      return { destination: { ...record }, audit: { destination: { ...record } } };
-    },
-
-    listDestinations(merchantId) {
-      return [...destinations.values()]
-        .filter((d) => d.merchantId === merchantId)
-        .sort((a, b) => a.requestedAt - b.requestedAt)
-        .map((d) => ({ ...d }));
-    },
-  };
 }

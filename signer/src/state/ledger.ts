@@ -91,27 +91,6 @@ function intentOf({ intent, signers, ledger: record }: SignedEntry): Partial<Led
 /** Reads a `signed` entry back from the audit log (`AuditLog.read`). */
 export type ReadSignedEntry = (place: AuditPlace) => SignedEntry;
 
-export interface IntentLedger {
-  /** The transaction bound to `intentId`, read back from its entry in the audit log. */
-  bound(intentId: string): BoundIntent | undefined;
-  /** Binds a first signing, recorded with `record`, to the audit entry that carries it. */
-  bind(intentId: string, place: AuditPlace): void;
-  /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
-  check(plan: SigningPlan, at: Date): void;
-  record(plan: SigningPlan, at: Date): LedgerRecord;
-  /** Applies a `signed` entry read back from the audit log, found at `place`. */
-  replay(entry: SignedEntry, at: Date, place: AuditPlace): void;
-  /** What it holds, which grows with every signing (metrics). */
-  size(): { intents: number; locks: number; deposits: number };
-  /**
-   * The state a checkpoint keeps: every bound intent as a compact record, the locks of intents
-   * signed since `keepLocksSince` (Unix ms), the deposits' sweep counts and today's totals.
-   */
-  checkpoint(at: Date, keepLocksSince: number): LedgerSnapshot;
-  /** Starts from a checkpoint's state (before the entries after it are replayed). */
-  restore(snapshot: LedgerSnapshot): void;
-}
-
 export interface LedgerSnapshot {
   intents: Buffer;
   locks: [lock: string, owner: string, at: number][];
@@ -134,165 +113,184 @@ const movesValue = (kind: string) => kind === "refund" || kind === "payout";
 const packHash = (hex: string) => Buffer.from(hex, "hex").toString("latin1");
 const unpackHash = (packed: string) => Buffer.from(packed, "latin1").toString("hex");
 
-export function createIntentLedger(
-  limits: LedgerLimits,
-  rules: readonly PolicyRule[],
-  read: ReadSignedEntry,
-): IntentLedger {
+type Where = { chain: string; mode: string; asset: string };
+const moved = (day: string, w: Where) => `moved|${day}|${w.chain}:${w.mode}:${w.asset}`;
+const gas = (day: string, w: Where) => `gas|${day}|${w.chain}:${w.mode}`;
+
+/**
+ * The ledger's state and its rules: checks a signing plan, records it, binds its audit entry, and
+ * is rebuilt from a checkpoint and the entries after it.
+ */
+export class IntentLedger {
   // Bound since the newest checkpoint; the ones before are in the compact index.
-  const intents = new Map<string, AuditPlace>();
-  let index = new IntentIndex();
+  readonly #intents = new Map<string, AuditPlace>();
+  #index = new IntentIndex();
   // Insertion order is signing order, so a checkpoint drops the oldest locks from the front.
-  const lockOwners = new Map<string, { owner: string; at: number }>();
-  let sweeps = new DepositCounts();
-  const dayTotals = new Map<string, bigint>();
-  const add = (key: string, amount: bigint) => dayTotals.set(key, (dayTotals.get(key) ?? 0n) + amount);
+  readonly #lockOwners = new Map<string, { owner: string; at: number }>();
+  #sweeps = new DepositCounts();
+  readonly #dayTotals = new Map<string, bigint>();
 
-  const capFor = (intent: SignerIntent) =>
-    limits.caps.get(`${intent.chain}:${intent.asset}`) ?? limits.caps.get(`${intent.chain}:*`);
-  type Where = { chain: string; mode: string; asset: string };
-  const moved = (day: string, w: Where) => `moved|${day}|${w.chain}:${w.mode}:${w.asset}`;
-  const gas = (day: string, w: Where) => `gas|${day}|${w.chain}:${w.mode}`;
-  const gasBudget = (chain: string, mode: string) =>
-    limits.gasBudgets.get(`${chain}:${mode}`) ?? limits.gasBudgets.get(chain);
+  constructor(
+    private readonly limits: LedgerLimits,
+    private readonly rules: readonly PolicyRule[],
+    private readonly read: ReadSignedEntry,
+  ) {}
 
-  /** `who`: the record's intent (`intentOf`). */
-  function apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date): void {
-    const day = utcDay(at);
-    if (record.first && record.transaction !== undefined) {
-      for (const lock of record.locks ?? []) lockOwners.set(lock, { owner: who.id!, at: at.getTime() });
-      if (record.deposit) sweeps.add(record.deposit);
-      for (const rule of rules) if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
-    }
-    if (movesValue(who.kind!)) add(moved(day, who as Where), BigInt(who.amount!));
-    add(gas(day, who as Where), BigInt(record.fee));
+  /** The transaction bound to `intentId`, read back from its entry in the audit log. */
+  bound(intentId: string): BoundIntent | undefined {
+    const place = this.#placeOf(intentId);
+    if (!place) return undefined;
+    const entry = this.read(place);
+    const who = intentOf(entry);
+    const { transaction, fee } = entry.ledger;
+    if (who.id !== intentId || transaction === undefined)
+      throw new Error(`the audit entry bound to intent ${intentId} is another's`);
+    return {
+      effect: who.effect!,
+      transaction: Buffer.from(transaction, "base64"),
+      signers: who.signers ?? [],
+      worstCaseFee: BigInt(fee),
+    };
   }
 
-  const bind = (intentId: string, { seq, offset, hash }: AuditPlace) =>
-    void intents.set(intentId, { seq, offset, hash: packHash(hash) });
-  const placeOf = (intentId: string) => {
-    const recent = intents.get(intentId);
-    return recent ? { ...recent, hash: unpackHash(recent.hash) } : index.find(intentId);
-  };
+  /** Binds a first signing, recorded with `record`, to the audit entry that carries it. */
+  bind(intentId: string, { seq, offset, hash }: AuditPlace): void {
+    this.#intents.set(intentId, { seq, offset, hash: packHash(hash) });
+  }
+
+  /** Refuses a plan that breaks a rule. Checks only: `record` changes the state. */
+  check(plan: SigningPlan, at: Date): void {
+    const { intent } = plan;
+    const { limits, rules } = this;
+    const day = utcDay(at);
+    if (plan.first) {
+      for (const lock of plan.locks) {
+        const owner = this.#lockOwners.get(lock)?.owner;
+        if (owner !== undefined && owner !== intent.intentId)
+          refuse(RefusalCode.INPUT_IN_USE, `${lock} is bound to intent ${owner}`);
+      }
+      const deposit = depositKey(intent);
+      if (deposit && this.#sweeps.get(deposit) >= limits.maxSweepsPerDeposit)
+        refuse(RefusalCode.SWEEP_LIMIT_EXCEEDED, `${deposit}: ${limits.maxSweepsPerDeposit} sweeps already`);
+      // Rules release what a replaced intent used up, so a retry is only checked where one is.
+      if (intent.proto.supersedes && !rules.some((rule) => rule.name === SUPERSESSION_RULE))
+        refuse(RefusalCode.SUPERSEDE_REFUSED, "this signer does not retry intents");
+      const replaced = this.#replacedOf(intent);
+      for (const rule of rules) rule.check(intent, at, replaced);
+    }
+    // Every signature counts against the caps and the gas budget, repeats included.
+    if (movesValue(intent.action.kind)) {
+      const cap = limits.caps.get(`${intent.chain}:${intent.asset}`) ?? limits.caps.get(`${intent.chain}:*`);
+      if (!cap)
+        refuse(RefusalCode.INTENT_CAP_EXCEEDED, `no cap is configured for ${intent.chain}:${intent.asset}`);
+      if (intent.amount > cap.perIntent)
+        refuse(RefusalCode.INTENT_CAP_EXCEEDED, "amount is over the per-intent cap");
+      const today = this.#dayTotals.get(moved(day, intent)) ?? 0n;
+      if (today + intent.amount > cap.perDay)
+        refuse(RefusalCode.DAILY_CAP_EXCEEDED, "today's total would pass the cap");
+    }
+    const budget =
+      limits.gasBudgets.get(`${intent.chain}:${intent.mode}`) ?? limits.gasBudgets.get(intent.chain);
+    const spent = this.#dayTotals.get(gas(day, intent)) ?? 0n;
+    if (budget === undefined || spent + plan.worstCaseFee > budget)
+      refuse(RefusalCode.GAS_BUDGET_EXCEEDED, `over today's gas budget on ${intent.chain}`);
+  }
+
+  record(plan: SigningPlan, at: Date): LedgerRecord {
+    const { intent } = plan;
+    const record: LedgerRecord = { fee: plan.worstCaseFee.toString(), first: plan.first };
+    if (plan.first) {
+      record.transaction = Buffer.from(plan.transaction).toString("base64");
+      record.locks = plan.locks;
+      const deposit = depositKey(intent);
+      if (deposit) record.deposit = deposit;
+      const replaced = this.#replacedOf(intent);
+      for (const rule of this.rules) {
+        const facts = rule.facts?.(intent, replaced);
+        if (facts) record.policy = { ...record.policy, [rule.name]: facts };
+      }
+    }
+    // What a replay reads from the entry (`intentOf`), here from the intent itself.
+    const { intentId: id, chain, mode, asset } = intent;
+    const [effect, kind, amount] = [intentEffect(intent), intent.action.kind, intent.amount.toString()];
+    const who = { id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
+    this.#apply(record, who, at);
+    return record;
+  }
+
+  /** What it holds, which grows with every signing (metrics). */
+  size() {
+    const intents = this.#intents.size + this.#index.size;
+    return { intents, locks: this.#lockOwners.size, deposits: this.#sweeps.size() };
+  }
+
+  /**
+   * The state a checkpoint keeps: every bound intent as a compact record, the locks of intents
+   * signed since `keepLocksSince` (Unix ms), the deposits' sweep counts and today's totals.
+   */
+  checkpoint(at: Date, keepLocksSince: number): LedgerSnapshot {
+    this.#index = this.#index.merged(
+      [...this.#intents].map(([id, p]) => [id, { ...p, hash: unpackHash(p.hash) }]),
+    );
+    this.#intents.clear();
+    // A lock guards an input while its transaction may still land; past that, only liveness was at stake.
+    for (const [lock, { at: lockedAt }] of this.#lockOwners) {
+      if (lockedAt >= keepLocksSince) break;
+      this.#lockOwners.delete(lock);
+    }
+    const today = utcDay(at);
+    for (const key of this.#dayTotals.keys()) if (key.split("|")[1] !== today) this.#dayTotals.delete(key);
+    return {
+      intents: this.#index.bytes,
+      locks: [...this.#lockOwners].map(([lock, o]) => [lock, o.owner, o.at]),
+      sweeps: this.#sweeps.snapshot(),
+      totals: [...this.#dayTotals].map(([key, amount]) => [key, amount.toString()]),
+    };
+  }
+
+  /** Starts from a checkpoint's state (before the entries after it are replayed). */
+  restore(snapshot: LedgerSnapshot): void {
+    this.#index = new IntentIndex(snapshot.intents);
+    for (const [lock, owner, at] of snapshot.locks) this.#lockOwners.set(lock, { owner, at });
+    this.#sweeps = DepositCounts.restore(snapshot.sweeps);
+    for (const [key, amount] of snapshot.totals) this.#dayTotals.set(key, BigInt(amount));
+  }
+
+  /** Applies a `signed` entry read back from the audit log, found at `place`. */
+  replay(entry: SignedEntry, at: Date, place: AuditPlace): void {
+    const who = intentOf(entry);
+    this.#apply(entry.ledger, who, at);
+    if (entry.ledger.first && entry.ledger.transaction !== undefined) this.bind(who.id!, place);
+  }
+
+  /** `who`: the record's intent (`intentOf`). */
+  #apply(record: LedgerRecord, who: Partial<LedgerRecord>, at: Date): void {
+    const day = utcDay(at);
+    if (record.first && record.transaction !== undefined) {
+      for (const lock of record.locks ?? []) this.#lockOwners.set(lock, { owner: who.id!, at: at.getTime() });
+      if (record.deposit) this.#sweeps.add(record.deposit);
+      for (const rule of this.rules)
+        if (record.policy?.[rule.name]) rule.apply?.(record.policy[rule.name]!, at);
+    }
+    if (movesValue(who.kind!)) this.#add(moved(day, who as Where), BigInt(who.amount!));
+    this.#add(gas(day, who as Where), BigInt(record.fee));
+  }
+
+  #add(key: string, amount: bigint): void {
+    this.#dayTotals.set(key, (this.#dayTotals.get(key) ?? 0n) + amount);
+  }
+
+  #placeOf(intentId: string): AuditPlace | undefined {
+    const recent = this.#intents.get(intentId);
+    return recent ? { ...recent, hash: unpackHash(recent.hash) } : this.#index.find(intentId);
+  }
 
   /** The bound intent a retry replaces, read back from its entry; undefined when never signed. */
-  function replacedOf(intent: SignerIntent): Replaced | undefined {
+  #replacedOf(intent: SignerIntent): Replaced | undefined {
     const id = intent.proto.supersedes?.intentId ?? "";
-    const place = placeOf(id);
-    const entry = place && read(place);
+    const place = this.#placeOf(id);
+    const entry = place && this.read(place);
     const policy = entry?.ledger.policy ?? {};
     return entry && { intentId: id, effect: intentOf(entry).effect!, txidBase64: entry.txidBase64, policy };
   }
-
-  return {
-    bound(intentId) {
-      const place = placeOf(intentId);
-      if (!place) return undefined;
-      const entry = read(place);
-      const who = intentOf(entry);
-      const { transaction, fee } = entry.ledger;
-      if (who.id !== intentId || transaction === undefined)
-        throw new Error(`the audit entry bound to intent ${intentId} is another's`);
-      return {
-        effect: who.effect!,
-        transaction: Buffer.from(transaction, "base64"),
-        signers: who.signers ?? [],
-        worstCaseFee: BigInt(fee),
-      };
-    },
-    bind,
-
-    check(plan, at) {
-      const { intent } = plan;
-      const day = utcDay(at);
-      if (plan.first) {
-        for (const lock of plan.locks) {
-          const owner = lockOwners.get(lock)?.owner;
-          if (owner !== undefined && owner !== intent.intentId)
-            refuse(RefusalCode.INPUT_IN_USE, `${lock} is bound to intent ${owner}`);
-        }
-        const deposit = depositKey(intent);
-        if (deposit && sweeps.get(deposit) >= limits.maxSweepsPerDeposit)
-          refuse(
-            RefusalCode.SWEEP_LIMIT_EXCEEDED,
-            `${deposit}: ${limits.maxSweepsPerDeposit} sweeps already`,
-          );
-        // Rules release what a replaced intent used up, so a retry is only checked where one is.
-        if (intent.proto.supersedes && !rules.some((rule) => rule.name === SUPERSESSION_RULE))
-          refuse(RefusalCode.SUPERSEDE_REFUSED, "this signer does not retry intents");
-        const replaced = replacedOf(intent);
-        for (const rule of rules) rule.check(intent, at, replaced);
-      }
-      // Every signature counts against the caps and the gas budget, repeats included.
-      if (movesValue(intent.action.kind)) {
-        const cap = capFor(intent);
-        if (!cap)
-          refuse(RefusalCode.INTENT_CAP_EXCEEDED, `no cap is configured for ${intent.chain}:${intent.asset}`);
-        if (intent.amount > cap.perIntent)
-          refuse(RefusalCode.INTENT_CAP_EXCEEDED, "amount is over the per-intent cap");
-        const today = dayTotals.get(moved(day, intent)) ?? 0n;
-        if (today + intent.amount > cap.perDay)
-          refuse(RefusalCode.DAILY_CAP_EXCEEDED, "today's total would pass the cap");
-      }
-      const budget = gasBudget(intent.chain, intent.mode);
-      const spent = dayTotals.get(gas(day, intent)) ?? 0n;
-      if (budget === undefined || spent + plan.worstCaseFee > budget)
-        refuse(RefusalCode.GAS_BUDGET_EXCEEDED, `over today's gas budget on ${intent.chain}`);
-    },
-
-    record(plan, at) {
-      const { intent } = plan;
-      const record: LedgerRecord = { fee: plan.worstCaseFee.toString(), first: plan.first };
-      if (plan.first) {
-        record.transaction = Buffer.from(plan.transaction).toString("base64");
-        record.locks = plan.locks;
-        const deposit = depositKey(intent);
-        if (deposit) record.deposit = deposit;
-        const replaced = replacedOf(intent);
-        for (const rule of rules) {
-          const facts = rule.facts?.(intent, replaced);
-          if (facts) record.policy = { ...record.policy, [rule.name]: facts };
-        }
-      }
-      // What a replay reads from the entry (`intentOf`), here from the intent itself.
-      const { intentId: id, chain, mode, asset } = intent;
-      const [effect, kind, amount] = [intentEffect(intent), intent.action.kind, intent.amount.toString()];
-      const who = { id, effect, kind, chain, mode, asset, amount, signers: plan.signers };
-      apply(record, who, at);
-      return record;
-    },
-
-    size: () => ({ intents: intents.size + index.size, locks: lockOwners.size, deposits: sweeps.size() }),
-
-    checkpoint(at, keepLocksSince) {
-      index = index.merged([...intents].map(([id, p]) => [id, { ...p, hash: unpackHash(p.hash) }]));
-      intents.clear();
-      // A lock guards an input while its transaction may still land; past that, only liveness was at stake.
-      for (const [lock, { at: lockedAt }] of lockOwners) {
-        if (lockedAt >= keepLocksSince) break;
-        lockOwners.delete(lock);
-      }
-      const today = utcDay(at);
-      for (const key of dayTotals.keys()) if (key.split("|")[1] !== today) dayTotals.delete(key);
-      return {
-        intents: index.bytes,
-        locks: [...lockOwners].map(([lock, o]) => [lock, o.owner, o.at]),
-        sweeps: sweeps.snapshot(),
-        totals: [...dayTotals].map(([key, amount]) => [key, amount.toString()]),
-      };
-    },
-
-    restore(snapshot) {
-      index = new IntentIndex(snapshot.intents);
-      for (const [lock, owner, at] of snapshot.locks) lockOwners.set(lock, { owner, at });
-      sweeps = DepositCounts.restore(snapshot.sweeps);
-      for (const [key, amount] of snapshot.totals) dayTotals.set(key, BigInt(amount));
-    },
-
-    replay(entry, at, place) {
-      const who = intentOf(entry);
-      apply(entry.ledger, who, at);
-      if (entry.ledger.first && entry.ledger.transaction !== undefined) bind(who.id!, place);
-    },
-  };
 }

@@ -78,105 +78,117 @@ export function acquireLock(lockPath: string): void {
 /** `locked`: the caller already holds `<path>.lock` (and keeps it after `close`), as the audit log does across rotations. */
 export function openAppendFile(path: string, { locked = false } = {}): AppendFile {
   mkdirSync(dirname(path), { recursive: true });
-  const lockPath = `${path}.lock`;
-  if (!locked) acquireLock(lockPath);
-  const fd = openSync(path, "a", 0o600);
-  // Bytes in the file once every held line is written, and bytes written to it so far.
-  let size = fstatSync(fd).size;
-  let written = size;
-  let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-  let closed = false;
-  let pending: string[] = [];
-  // A failed write leaves the file's chain with a gap: nothing may be appended after it.
-  let failed: Error | undefined;
+  if (!locked) acquireLock(`${path}.lock`);
+  return new GroupCommitFile(path, locked, openSync(path, "a", 0o600));
+}
 
-  function flush(durable = false): void {
-    if (failed) throw failed;
-    const text = pending.join("");
-    pending = [];
+class GroupCommitFile implements AppendFile {
+  // Bytes in the file once every held line is written, and bytes written to it so far.
+  #size: number;
+  #written: number;
+  #pending: string[] = [];
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #closed = false;
+  // A failed write leaves the file's chain with a gap: nothing may be appended after it.
+  #failed: Error | undefined;
+  // A close (the audit log's rotation) waits for the fdatasync in flight before it frees the fd.
+  #inflight = 0;
+  #closeWhenIdle = false;
+
+  constructor(
+    readonly path: string,
+    private readonly locked: boolean,
+    private readonly fd: number,
+  ) {
+    this.#size = fstatSync(fd).size;
+    this.#written = this.#size;
+  }
+
+  appendLine(line: string): number {
+    if (this.#closed) throw new Error(`${this.path} is closed`);
+    if (this.#failed) throw this.#failed;
+    const offset = this.#size;
+    this.#pending.push(`${line}\n`);
+    this.#size += Buffer.byteLength(line) + 1;
+    return offset;
+  }
+
+  readLine(offset: number): string {
+    if (offset < 0 || offset >= this.#size) throw new RangeError(`${this.path}: no line at byte ${offset}`);
+    if (offset >= this.#written) this.flush();
+    return lineAt(this.path, offset);
+  }
+
+  flush(durable = false): void {
+    if (this.#failed) throw this.#failed;
+    const text = this.#pending.join("");
+    this.#pending = [];
     try {
       if (text) {
         // A short write (a full disk) would leave a torn line that later lines chain on to.
-        const count = writeSync(fd, text);
-        if (written + count !== size) throw new Error(`${path}: wrote ${count} of ${size - written} bytes`);
-        written = size;
+        const count = writeSync(this.fd, text);
+        if (this.#written + count !== this.#size)
+          throw new Error(`${this.path}: wrote ${count} of ${this.#size - this.#written} bytes`);
+        this.#written = this.#size;
       }
-      if (durable) fdatasyncSync(fd);
+      if (durable) fdatasyncSync(this.fd);
     } catch (error) {
-      failed = error as Error;
+      this.#failed = error as Error;
       throw error;
     }
   }
 
-  // A close (the audit log's rotation) waits for the fdatasync in flight before it frees the fd.
-  let inflight = 0;
-  let closeWhenIdle = false;
-  const syncNow = () =>
-    new Promise<void>((resolve, reject) => {
+  sync(): Promise<void> {
+    if (!this.#running) return this.#start();
+    // A sync is in flight and may have started before our lines: wait for the next one.
+    if (!this.#queued) {
+      this.#queued = this.#running
+        .catch(() => undefined)
+        .then(() => {
+          this.#queued = undefined;
+          return this.#start();
+        });
+    }
+    return this.#queued;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      if (!this.#failed) this.flush(true);
+    } finally {
+      if (this.#inflight === 0) closeSync(this.fd);
+      else this.#closeWhenIdle = true;
+      if (!this.locked) rmSync(`${this.path}.lock`, { force: true });
+    }
+  }
+
+  #start(): Promise<void> {
+    this.#running = this.#syncNow().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  #syncNow(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       // A closed file was made durable by its close.
-      if (closed) return resolve();
+      if (this.#closed) return resolve();
       try {
-        flush();
+        this.flush();
       } catch (error) {
         reject(error);
         return;
       }
-      inflight += 1;
-      fdatasync(fd, (error) => {
-        inflight -= 1;
-        if (closeWhenIdle && inflight === 0) closeSync(fd);
+      this.#inflight += 1;
+      fdatasync(this.fd, (error) => {
+        this.#inflight -= 1;
+        if (this.#closeWhenIdle && this.#inflight === 0) closeSync(this.fd);
         if (error) reject(error);
         else resolve();
       });
     });
-
-  function start(): Promise<void> {
-    running = syncNow().finally(() => {
-      running = undefined;
-    });
-    return running;
   }
-
-  return {
-    path,
-    appendLine(line) {
-      if (closed) throw new Error(`${path} is closed`);
-      if (failed) throw failed;
-      const offset = size;
-      pending.push(`${line}\n`);
-      size += Buffer.byteLength(line) + 1;
-      return offset;
-    },
-    readLine(offset) {
-      if (offset < 0 || offset >= size) throw new RangeError(`${path}: no line at byte ${offset}`);
-      if (offset >= written) flush();
-      return lineAt(path, offset);
-    },
-    flush,
-    sync() {
-      if (!running) return start();
-      // A sync is in flight and may have started before our lines: wait for the next one.
-      if (!queued) {
-        queued = running
-          .catch(() => undefined)
-          .then(() => {
-            queued = undefined;
-            return start();
-          });
-      }
-      return queued;
-    },
-    close() {
-      if (closed) return;
-      closed = true;
-      try {
-        if (!failed) flush(true);
-      } finally {
-        if (inflight === 0) closeSync(fd);
-        else closeWhenIdle = true;
-        if (!locked) rmSync(lockPath, { force: true });
-      }
-    },
-  };
 }
