@@ -3,8 +3,10 @@
 //    each paged `pages` deep by 8 clients on kept-alive connections, the two alternated `rounds`
 //    times over the same merchant's 100,000 payments and 100,000 events. Per kind: pages a second,
 //    the API process's CPU a page and its PostgreSQL backends'.
-// 2. `GET /exports/payments.csv` of those 100,000 payments: the API's resident memory sampled
-//    every 10 ms (its idle figure just before), rows a second, the rows read back and counted.
+// 2. `GET /exports/payments.csv` of those 100,000 payments, after each round's reads: the API's
+//    resident memory sampled every 10 ms against its idle figure 2 s after those reads, and 2 s
+//    after the export (what stays, from the export or the next round's reads, shows), rows a
+//    second and the API's CPU a row, the rows read back and counted.
 // The rows are real test payments (created, simulated paid, their events written by settlement),
 // copied in SQL to the count.
 //   pnpm exec tsx bench/devtools-bench.ts [count=100000] [pages=20] [rounds=3] [--record]
@@ -46,11 +48,12 @@ async function get(path: string, key: string): Promise<{ data: { id: string }[];
   return JSON.parse(text);
 }
 
+/** This cluster's API: a child of its runner (a developer's own cluster from the same checkout is not). */
 function apiPid(): number {
-  const pid = readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .find((p) => serviceOfProcess(p) === "api");
+  const children = readdirSync(`/proc/${cluster.runnerPid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${cluster.runnerPid}/task/${task}/children`, "utf8").split(" ").filter(Boolean),
+  );
+  const pid = children.map(Number).find((p) => serviceOfProcess(p) === "api");
   if (pid === undefined) throw new Error("no API process");
   return pid;
 }
@@ -130,17 +133,20 @@ async function measureReads(kind: "events" | "payments", key: string) {
   return `GET /${kind}?limit=100: ${(n / seconds).toFixed(0)} pages/s, API ${micros(cpuSeconds([pid]) - before.api)} µs, its backends ${micros(cpuSeconds(backends) - before.pg)} µs a page`;
 }
 
-/** The whole export, read as it streams; the API's RSS sampled meanwhile. */
+/**
+ * The whole export, read as it streams; the API's RSS sampled meanwhile. Idle is read the same
+ * way before every export: 2 s after the round's reads (ordinary requests) ended.
+ */
 async function measureExport(key: string) {
   const pid = apiPid();
-  (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((r) => setTimeout(r, 1000));
+  await new Promise((r) => setTimeout(r, 2000));
   const idle = rssMiB(pid);
   let peak = idle;
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMiB(pid));
   }, 10);
   const started = performance.now();
+  const cpuBefore = cpuSeconds([pid]);
   const rows = await new Promise<number>((resolve, reject) => {
     const url = new URL(`${cluster.apiUrl}/exports/payments.csv`);
     http
@@ -159,9 +165,12 @@ async function measureExport(key: string) {
       .on("error", reject);
   });
   const seconds = (performance.now() - started) / 1000;
+  const cpuMicros = ((cpuSeconds([pid]) - cpuBefore) / rows) * 1e6;
   clearInterval(sampler);
   if (rows !== count) throw new Error(`the export had ${rows} rows, not ${count}`);
-  return `GET /exports/payments.csv, ${rows} rows: ${(rows / seconds).toFixed(0)} rows/s (${seconds.toFixed(2)} s), API RSS idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)} MiB)`;
+  await new Promise((r) => setTimeout(r, 2000));
+  const after = rssMiB(pid);
+  return `GET /exports/payments.csv, ${rows} rows: ${(rows / seconds).toFixed(0)} rows/s (${seconds.toFixed(2)} s), API CPU ${cpuMicros.toFixed(1)} µs a row, RSS idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)} MiB), 2 s after ${after.toFixed(0)} MiB`;
 }
 
 try {

@@ -37,7 +37,8 @@ beforeAll(async () => {
     ["paid", { amount: 12.5, currency: "USD", description: 'Order "42", two lines\nsecond line' }],
     ["underpaid", { amount: 3, currency: "USDC" }],
     ["expired", { amount: 1, currency: "SOL" }],
-    ["pending", { amount: 7, currency: "USDT", description: "a, b; c" }],
+    // A line break with no comma or quote beside it must be quoted too.
+    ["pending", { amount: 7, currency: "USDT", description: "a; b\nc" }],
   ] as const;
   for (const [outcome, body] of plan)
     payments[outcome] = { id: await paymentTo(outcome, body), status: outcome };
@@ -110,9 +111,11 @@ describe("GET /exports/*.csv", () => {
     expect(under).toMatchObject({ status: "refunded", fee: "", net: "", refunded_in_coin: "1.50" });
     expect(table.find((r) => r.payment_id === payments.pending!.id)).toMatchObject({
       status: "pending",
-      description: "a, b; c",
+      description: "a; b\nc",
       chain: "",
     });
+    // Quoted in the file itself: many readers end a record at a bare LF, whatever CRLF says.
+    expect(res.text).toContain('"a; b\nc"');
   });
 
   it("payments: the same values the payment resource and the dashboard's transactions show", async () => {
