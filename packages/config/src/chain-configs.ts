@@ -26,7 +26,12 @@ export type ChainReader = "api" | "settlement" | "afterRestore" | "retryRefund";
 
 export interface ChainConfig extends NetworkDeclaration, Record<ChainReader, z.ZodRawShape> {
   /** The watcher's own fields (with the attestation key and the chain service's, below). */
-  watcher: z.ZodRawShape;
+  watcher: z.ZodRawShape & { HEALTH_PORT: ReturnType<typeof port> };
+  /**
+   * The chain's variables a deployment keeps in a Secret (an endpoint's URL may carry an API key);
+   * the manifests and the compose file give them to the services whose fields name them (deploy/).
+   */
+  secrets: readonly string[];
 }
 
 const endpoint = () => url(["http", "https"]).optional();
@@ -92,6 +97,7 @@ const solana = {
     /** Unique per replica; defaults to host name and pid. */
     REPLICA_ID: z.string().optional(),
   },
+  secrets: ["SOLANA_RPC_URL", "WEBHOOK_AUTH_HEADER", "PROVIDER_API_KEY"],
 } as const satisfies ChainConfig;
 
 /** Where Sui is reached (gRPC-Web, `SuiGrpcClient`) and which coin types are the stablecoins. */
@@ -134,6 +140,7 @@ const sui = {
     /** Addresses of payments that expired this long ago are still watched, for late transfers. */
     SUI_WATCHER_LATE_GRACE_MS: positiveInt(86_400_000),
   },
+  secrets: ["SUI_GRPC_URL"],
 } as const satisfies ChainConfig;
 
 export const CHAIN_CONFIGS = { solana, sui } as const satisfies { readonly [C in Chain]: ChainConfig };
