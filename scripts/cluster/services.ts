@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { perChain } from "@gateway/chains";
 import { CHAINS, type Chain } from "@gateway/contracts";
+import { fundServiceWallets as fundSolanaWallets } from "../../test/solana-localnet/src/fund-service-wallets.js";
+import { fundServiceWallets as fundSuiWallets } from "../../test/sui-localnet/src/fund-service-wallets.js";
 import { type DevSecrets, trustedApprovers } from "./dev-secrets.js";
-import { fundLocalServiceWallets } from "./fund-service-wallets.js";
+import { fundLocalServiceWallets, type LocalFunding } from "./fund-service-wallets.js";
 import { type OperatorSettings, withOperatorSettings } from "./operator-env.js";
 
 export interface ClusterContext {
@@ -124,7 +127,10 @@ async function localInfo<T>(baseUrl: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** How each local network says who it is (`/info`), and the variables that declare it to the services. */
+/**
+ * How each local network says who it is (`/info`), the variables that declare it to the services,
+ * and how it funds the service wallets.
+ */
 const LOCAL_NETWORKS = {
   solana: {
     name: "Solana",
@@ -132,9 +138,22 @@ const LOCAL_NETWORKS = {
     field: "genesisHash",
     network: "SOLANA_NETWORK",
     id: "SOLANA_GENESIS_HASH",
+    fund: fundSolanaWallets,
   },
-  sui: { name: "Sui", port: 9000, field: "chainId", network: "SUI_NETWORK", id: "SUI_CHAIN_ID" },
+  sui: {
+    name: "Sui",
+    port: 9000,
+    field: "chainId",
+    network: "SUI_NETWORK",
+    id: "SUI_CHAIN_ID",
+    fund: fundSuiWallets,
+  },
 } as const;
+
+/** Each local network's funding of the service wallets, at the URL it is reached at. */
+export function localFunding(urlOf: (chain: Chain) => string): { readonly [C in Chain]: LocalFunding } {
+  return perChain(({ id }) => ({ url: urlOf(id), fund: LOCAL_NETWORKS[id].fund }));
+}
 
 /**
  * Once a local network is up, its identity declares it: the services started after it are told
@@ -265,8 +284,7 @@ export const SERVICES: ServiceSpec[] = [
       await fundLocalServiceWallets({
         certsDir: ctx.certsDir,
         signerUrl: `https://127.0.0.1:${p(ctx, 7443)}`,
-        solanaRpcUrl: `http://127.0.0.1:${p(ctx, 8899)}`,
-        suiUrl: `http://127.0.0.1:${p(ctx, 9000)}`,
+        networks: localFunding((chain) => `http://127.0.0.1:${p(ctx, LOCAL_NETWORKS[chain].port)}`),
         say,
       });
     },
