@@ -19,8 +19,8 @@ export const infrastructure = {
   BUS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
   /**
    * Connections this process keeps to PostgreSQL at most. Unset: the service's own default
-   * (api and notifier 20, settlement 10, a watcher 5). Each backend keeps 3-4 MiB once it has
-   * prepared every statement, so a deployment with many replicas may want fewer.
+   * (api and notifier 20, settlement 10, a watcher 5). Each backend holds memory for the
+   * statements it has prepared, so a deployment with many replicas may want fewer.
    */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).optional(),
 };
