@@ -4,6 +4,7 @@ import path from "node:path";
 import { CHAINS } from "@gateway/contracts";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { withComposeWatchers } from "./compose-watchers.js";
 import { renderManifests } from "./kubernetes/render.js";
 
 const here = (file: string) => new URL(file, import.meta.url);
@@ -269,6 +270,11 @@ describe("Dockerfile", () => {
 });
 
 describe("compose file", () => {
+  it("has its watchers generated from the chains' configuration (run `pnpm --filter @gateway/deploy generate`)", () => {
+    const compose = readFileSync(here("./compose.yaml"), "utf8");
+    expect(compose).toBe(withComposeWatchers(compose));
+  });
+
   it("parses and runs every service read-only with the image built from the Dockerfile", () => {
     const compose = parse(readFileSync(here("./compose.yaml"), "utf8"), { merge: true });
     const services = compose.services as Record<

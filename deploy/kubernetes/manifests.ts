@@ -1,7 +1,7 @@
 // The Kubernetes manifests, written as code so every Deployment gets the same probes, resources,
 // security context and disruption budget. `pnpm --filter @gateway/deploy generate` writes
 // kubernetes/gateway.yaml; a test checks that file is current and valid against the schemas.
-import { CHAINS, type Chain } from "@gateway/contracts";
+import { CHAINS } from "@gateway/contracts";
 // The types of the release the manifests are validated against (deploy.test.ts): an unknown or
 // misspelt field fails type checking before any test runs.
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
@@ -17,6 +17,7 @@ import type { ISecurityContext } from "kubernetes-models/v1/SecurityContext";
 import type { IService } from "kubernetes-models/v1/Service";
 import type { IVolume } from "kubernetes-models/v1/Volume";
 import type { IVolumeMount } from "kubernetes-models/v1/VolumeMount";
+import { chainWatcher, settlementChainSecrets } from "../chain-services.js";
 
 type KubernetesObject =
   | IConfigMap
@@ -55,7 +56,13 @@ const SERVICE_MEMORY = ["256Mi", "512Mi"] as const;
 
 const infraSecrets = ["DATABASE_URL"];
 /** Secrets a service runs without (the feature they enable is then off, and says so in its log). */
-const OPTIONAL_SECRETS = new Set(["SMTP_URL", "PROVIDER_API_KEY", "API_APPROVER_SEED"]);
+const OPTIONAL_SECRETS = new Set([
+  "SMTP_URL",
+  "API_APPROVER_SEED",
+  ...CHAINS.flatMap((chain) => chainWatcher(chain).secrets)
+    .filter((secret) => secret.optional)
+    .map((secret) => secret.name),
+]);
 const common = {
   NATS_URL: "nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222",
   BUS_STREAM_REPLICAS: "3",
@@ -75,15 +82,6 @@ const signerEnv = {
 /** Only these keys of a TLS Secret are mounted, so a CA key put there by mistake stays out. */
 const TLS_ITEMS = ["ca.crt", "tls.crt", "tls.key"].map((key) => ({ key, path: key }));
 
-/**
- * Each chain's watcher: a Deployment per chain, scaled on its own, all from the watcher image
- * (WATCHER_CHAIN picks the chain); its health port and the Secret's keys it reads.
- */
-const WATCHERS: { readonly [C in Chain]: { port: number; secrets: string[] } } = {
-  solana: { port: 3103, secrets: ["SOLANA_RPC_URL", "WEBHOOK_AUTH_HEADER", "PROVIDER_API_KEY"] },
-  sui: { port: 3104, secrets: ["SUI_GRPC_URL"] },
-};
-
 const SERVICES: ServiceSpec[] = [
   {
     name: "api",
@@ -100,7 +98,11 @@ const SERVICES: ServiceSpec[] = [
     replicas: 2,
     port: 3101,
     env: { PUBLIC_BASE_URL: "https://pay.example.com" },
-    secretEnv: [...infraSecrets, "SETTLEMENT_APPROVER_SEED", "SOLANA_RPC_URL", "SUI_GRPC_URL"],
+    secretEnv: [
+      ...infraSecrets,
+      "SETTLEMENT_APPROVER_SEED",
+      ...settlementChainSecrets().map((secret) => secret.name),
+    ],
     cpu: ["200m", "1"],
     talksToSigner: true,
   },
@@ -111,14 +113,16 @@ const SERVICES: ServiceSpec[] = [
     secretEnv: [...infraSecrets, "WEBHOOK_SECRET_KEY"],
     cpu: ["200m", "1"],
   },
+  // Each chain's watcher: a Deployment per chain, scaled on its own, all from the watcher image
+  // (WATCHER_CHAIN picks the chain).
   ...CHAINS.map(
     (chain): ServiceSpec => ({
       name: `watcher-${chain}`,
       image: "watcher",
       replicas: 2,
-      port: WATCHERS[chain].port,
+      port: chainWatcher(chain).port,
       env: { WATCHER_CHAIN: chain },
-      secretEnv: [...infraSecrets, ...WATCHERS[chain].secrets],
+      secretEnv: [...infraSecrets, ...chainWatcher(chain).secrets.map((secret) => secret.name)],
       cpu: ["200m", "1"],
     }),
   ),

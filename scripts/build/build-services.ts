@@ -47,6 +47,9 @@ export const BUILD_TARGETS: BuildTarget[] = [
       "node_modules/@gateway/web-kit/src/assets",
       "node_modules/@gateway/contracts/package.json",
       "node_modules/@gateway/contracts/src",
+      // Of the chain registry, the pages take only the chains' labels.
+      "node_modules/@gateway/chains/package.json",
+      "node_modules/@gateway/chains/src/labels.ts",
       "node_modules/@gateway/db/migrations",
     ],
   },

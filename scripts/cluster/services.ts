@@ -1,8 +1,12 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { chainModule, perChain } from "@gateway/chains";
+import { chainVariables } from "@gateway/config";
 import { CHAINS, type Chain } from "@gateway/contracts";
+import { fundServiceWallets as fundSolanaWallets } from "../../test/solana-localnet/src/fund-service-wallets.js";
+import { fundServiceWallets as fundSuiWallets } from "../../test/sui-localnet/src/fund-service-wallets.js";
 import { type DevSecrets, trustedApprovers } from "./dev-secrets.js";
-import { fundLocalServiceWallets } from "./fund-service-wallets.js";
+import { fundLocalServiceWallets, type LocalFunding } from "./fund-service-wallets.js";
 import { type OperatorSettings, withOperatorSettings } from "./operator-env.js";
 
 export interface ClusterContext {
@@ -124,35 +128,33 @@ async function localInfo<T>(baseUrl: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** How each local network says who it is (`/info`), and the variables that declare it to the services. */
+/** Each local network's port, the field of its `/info` that says who it is, and its funding of the service wallets. */
 const LOCAL_NETWORKS = {
-  solana: {
-    name: "Solana",
-    port: 8899,
-    field: "genesisHash",
-    network: "SOLANA_NETWORK",
-    id: "SOLANA_GENESIS_HASH",
-  },
-  sui: { name: "Sui", port: 9000, field: "chainId", network: "SUI_NETWORK", id: "SUI_CHAIN_ID" },
-} as const;
+  solana: { port: 8899, field: "genesisHash", fund: fundSolanaWallets },
+  sui: { port: 9000, field: "chainId", fund: fundSuiWallets },
+} as const satisfies { readonly [C in Chain]: { port: number; field: string; fund: LocalFunding["fund"] } };
+
+/** Each local network's funding of the service wallets, at the URL it is reached at. */
+export function localFunding(urlOf: (chain: Chain) => string): { readonly [C in Chain]: LocalFunding } {
+  return perChain(({ id }) => ({ url: urlOf(id), fund: LOCAL_NETWORKS[id].fund }));
+}
 
 /**
  * Once a local network is up, its identity declares it: the services started after it are told
  * which network they are on (ctx.networks) and refuse any other.
  */
-async function declareLocalNetwork(
-  ctx: ClusterContext,
-  say: (line: string) => void,
-  chain: "solana" | "sui",
-) {
+async function declareLocalNetwork(ctx: ClusterContext, say: (line: string) => void, chain: Chain) {
   const local = LOCAL_NETWORKS[chain];
+  const variables = chainVariables(chain);
   const info = await localInfo<Record<string, string>>(`http://127.0.0.1:${p(ctx, local.port)}`);
   const id = info[local.field] ?? "";
   ctx.networks = {
     ...ctx.networks,
     ...(chain === "solana" ? { solanaGenesisHash: id } : { suiChainId: id }),
   };
-  say(`${local.name} local network declared: ${local.network}=localnet ${local.id}=${id}`);
+  say(
+    `${chainModule(chain).name} local network declared: ${variables.network}=localnet ${variables.id}=${id}`,
+  );
 }
 
 /**
@@ -265,8 +267,7 @@ export const SERVICES: ServiceSpec[] = [
       await fundLocalServiceWallets({
         certsDir: ctx.certsDir,
         signerUrl: `https://127.0.0.1:${p(ctx, 7443)}`,
-        solanaRpcUrl: `http://127.0.0.1:${p(ctx, 8899)}`,
-        suiUrl: `http://127.0.0.1:${p(ctx, 9000)}`,
+        networks: localFunding((chain) => `http://127.0.0.1:${p(ctx, LOCAL_NETWORKS[chain].port)}`),
         say,
       });
     },

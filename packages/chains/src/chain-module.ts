@@ -45,7 +45,7 @@ export interface MainnetFacts {
 
 export interface ChainModule<C extends Chain = Chain> {
   id: C;
-  /** As customers and merchants read it. */
+  /** As customers and merchants read it: its label's (labels.ts). */
   name: string;
   /** Coins carried, in the order the checkout offers them. */
   assets: readonly ChainAsset[];

@@ -1,4 +1,5 @@
 export type { ChainAsset, ChainModule, MainnetFacts, PaymentRequest } from "./chain-module.js";
+export { CHAIN_LABELS, type ChainLabel } from "./labels.js";
 export { isMainnetId, sameNetworkId } from "./network-id.js";
 export {
   CHAIN_COINS,

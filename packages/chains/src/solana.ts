@@ -1,5 +1,6 @@
 import bs58 from "bs58";
 import { type ChainModule, type PaymentRequest, STABLECOIN_ASSETS } from "./chain-module.js";
+import { CHAIN_LABELS } from "./labels.js";
 
 /**
  * Base58 of exactly 32 bytes, written canonically (re-encoding gives the same text, so there are
@@ -31,7 +32,7 @@ export function solanaPayUri(request: PaymentRequest): string {
 
 export const solana: ChainModule<"solana"> = {
   id: "solana",
-  name: "Solana",
+  name: CHAIN_LABELS.solana.name,
   assets: [...STABLECOIN_ASSETS, { coin: "SOL", decimals: 9, native: true }],
   parseAddress: parseSolanaAddress,
   addressShape: "a base58 public key of 32 bytes",

@@ -1,10 +1,11 @@
 import { type ChainModule, STABLECOIN_ASSETS } from "./chain-module.js";
+import { CHAIN_LABELS } from "./labels.js";
 
 const SUI_ADDRESS = /^0x[0-9a-fA-F]{64}$/;
 
 export const sui: ChainModule<"sui"> = {
   id: "sui",
-  name: "Sui",
+  name: CHAIN_LABELS.sui.name,
   assets: [...STABLECOIN_ASSETS, { coin: "SUI", decimals: 9, native: true }],
   // The full 32-byte form only: a short "0x2" is a system object, never a deposit or payout
   // address. Lower case is canonical, as the chain and its SDK print it.

@@ -7,6 +7,7 @@ import { createMailCatcher, type MailCatcher } from "@gateway/mail-catcher";
 import { devClientFiles, type Role, writeDevCerts } from "@gateway/signer";
 import { createSignerClient, generateApproverKey } from "@gateway/signer-client";
 import { fundLocalServiceWallets } from "../../../scripts/cluster/fund-service-wallets.js";
+import { localFunding } from "../../../scripts/cluster/services.js";
 import { type LiveChainClient, solanaClient, suiClient } from "./live-chains.js";
 import { type ManagedProcess, managedProcess, ROOT } from "./managed-process.js";
 
@@ -391,8 +392,9 @@ async function startLocalnets(certsDir: string, signerPort: number) {
   await fundLocalServiceWallets({
     certsDir,
     signerUrl,
-    solanaRpcUrl: solanaEnv.SOLANA_RPC_URL,
-    suiUrl: suiEnv.SUI_GRPC_URL,
+    networks: localFunding(
+      (chain) => ({ solana: solanaEnv.SOLANA_RPC_URL, sui: suiEnv.SUI_GRPC_URL })[chain],
+    ),
     say: () => {},
   });
   const tls = (file: string) => readFileSync(path.join(certsDir, file));

@@ -1,7 +1,7 @@
 // The chain registry (packages/chains) is the source for chains and what each carries. Its type
 // check already fails on a chain of the contracts without a module; this fails when a chain or an
-// asset is added to the registry and not to the places that do not import it: the front-end's
-// words for each chain, the isolated signer's own lists, the database's per-chain sequences, the
+// asset is added to the registry and not to the places that do not import it: the isolated
+// signer's own lists, the database's per-chain sequences, the
 // runtime map of the chains' packages, and any production file spelling the chains out again.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -11,8 +11,6 @@ import { CHAINS as CONTRACT_CHAINS, MODES } from "@gateway/contracts";
 import * as domain from "@gateway/domain";
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHAIN_NAMES } from "../../../packages/web-checkout/src/client/labels.js";
-import { CHAIN_INFO } from "../../../packages/web-dashboard/src/client/labels.js";
 import { SIGNER_CHAINS } from "../../../signer/src/chains/index.js";
 import { ROOT } from "./literal-lists.js";
 
@@ -42,18 +40,6 @@ describe("the registry", () => {
     }
     // Every coin is carried by some chain, or no customer could ever pay it.
     sameSet([...new Set(CHAINS.flatMap((chain) => domain.CHAIN_COINS[chain]))], domain.COINS);
-  });
-});
-
-describe("the front-end names chains as the registry does", () => {
-  // The pages bundle only their own modules and the contracts, so they keep their words for each
-  // chain; the names must still be the registry's.
-  it("the checkout's CHAIN_NAMES and the dashboard's CHAIN_INFO", () => {
-    const names = Object.fromEntries(CHAINS.map((chain) => [chain, chainModule(chain).name]));
-    expect(CHAIN_NAMES).toEqual(names);
-    expect(Object.fromEntries(Object.entries(CHAIN_INFO).map(([id, info]) => [id, info.name]))).toEqual(
-      names,
-    );
   });
 });
 

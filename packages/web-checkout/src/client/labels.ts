@@ -1,10 +1,9 @@
 // The words the checkout shows for the contracts' closed lists. Each table is keyed by the whole
-// list, so a chain or refund reason added to the contracts does not compile until it has words
-// here; contracts-drift.test.ts checks the same at run time.
+// list, so a refund reason added to the contracts does not compile until it has words here;
+// contracts-drift.test.ts checks the same at run time. Chains are named by their labels (@gateway/chains/labels).
+import { CHAIN_LABELS } from "@gateway/chains/labels";
 import type { Chain, PaymentStatus, RefundReason } from "@gateway/contracts";
 import type { MessageKey } from "../i18n/en.js";
-
-export const CHAIN_NAMES: Record<Chain, string> = { solana: "Solana", sui: "Sui" };
 
 export const REFUND_REASON_LABELS: Record<RefundReason, MessageKey> = {
   underpayment: "refundUnderpayment",
@@ -25,7 +24,7 @@ export function isFinal(status: PaymentStatus): boolean {
 }
 
 export function chainName(chain: Chain): string {
-  return CHAIN_NAMES[chain] ?? chain;
+  return CHAIN_LABELS[chain]?.name ?? chain;
 }
 
 /** `m:ss`, or `h:mm:ss` from an hour up; never below zero. */

@@ -1,18 +1,17 @@
-// The words and formats the dashboard shows for the contracts' lists. The chain table is keyed
-// by the whole list, so a chain added to the contracts does not compile until it has a name and
-// an address hint here; contracts-drift.test.ts checks the same at run time.
+// The words and formats the dashboard shows for the contracts' lists; chains by their labels
+// (@gateway/chains/labels), which the checkout shares.
+import { CHAIN_LABELS } from "@gateway/chains/labels";
 import { CHAINS, type Chain, type Mode, type WebhookEndpoint } from "@gateway/contracts";
 
-export const CHAIN_INFO: Record<Chain, { name: string; hint: string }> = {
-  solana: { name: "Solana", hint: "A base58 public key, 32 to 44 characters." },
-  sui: { name: "Sui", hint: "0x followed by 64 hexadecimal digits." },
-};
-
 /** The chains in the contracts' order, each with its words. */
-export const CHAIN_CHOICES = CHAINS.map((id) => ({ id, ...CHAIN_INFO[id] }));
+export const CHAIN_CHOICES = CHAINS.map((id) => ({
+  id,
+  name: CHAIN_LABELS[id].name,
+  hint: CHAIN_LABELS[id].addressHint,
+}));
 
 export function chainName(id: Chain): string {
-  return CHAIN_INFO[id]?.name ?? id;
+  return CHAIN_LABELS[id]?.name ?? id;
 }
 
 export function modeName(mode: Mode): string {

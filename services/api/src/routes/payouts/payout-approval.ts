@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import { type ChainTokenConfig, configuredTokens } from "@gateway/config";
 import type { Chain, Mode } from "@gateway/domain";
 import type { PayoutCoin, StoredPayoutApproval } from "@gateway/payouts";
 import { approverKeyFromSeed, signPayoutApproval } from "@gateway/signer-client";
@@ -50,20 +51,15 @@ export function approvePayout(
   );
 }
 
-/** The approver from API_APPROVER_KEY_ID / API_APPROVER_SEED, or none when no seed is set. */
-export function payoutApproverFromConfig(config: {
-  API_APPROVER_KEY_ID: string;
-  API_APPROVER_SEED?: string | undefined;
-  SOLANA_USDC_MINT: string;
-  SOLANA_USDT_MINT: string;
-  SUI_USDC_COIN_TYPE: string;
-  SUI_USDT_COIN_TYPE: string;
-}): PayoutApprover | undefined {
+/**
+ * The approver from API_APPROVER_KEY_ID / API_APPROVER_SEED, or none when no seed is set; each
+ * chain's assets are the token ids its configuration names (@gateway/config's chain-configs.ts).
+ */
+export function payoutApproverFromConfig(
+  config: ChainTokenConfig & { API_APPROVER_KEY_ID: string; API_APPROVER_SEED?: string | undefined },
+): PayoutApprover | undefined {
   if (!config.API_APPROVER_SEED) return undefined;
-  const assets: Record<Chain, Record<PayoutCoin, string>> = {
-    solana: { USDC: config.SOLANA_USDC_MINT, USDT: config.SOLANA_USDT_MINT },
-    sui: { USDC: config.SUI_USDC_COIN_TYPE, USDT: config.SUI_USDT_COIN_TYPE },
-  };
+  const assets: Record<Chain, Record<PayoutCoin, string>> = configuredTokens(config);
   return {
     keyId: config.API_APPROVER_KEY_ID,
     key: approverKeyFromSeed(Buffer.from(config.API_APPROVER_SEED, "hex")),
