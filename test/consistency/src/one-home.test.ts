@@ -2,7 +2,8 @@
 // it is imported from its home rather than written again where it is needed.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { MODES, PaymentSchema } from "@gateway/contracts";
+import { MODES } from "@gateway/contracts";
+import { PaymentSchema } from "@gateway/contracts/payment-resource";
 import { MODE_NAMES, MODE_TO_PROTO, modeFromProto } from "@gateway/signer-proto";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";

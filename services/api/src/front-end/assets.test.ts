@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHECKOUT_FILES } from "@gateway/web-checkout";
 import { DASHBOARD_FILES } from "@gateway/web-dashboard";
@@ -32,6 +35,21 @@ describe("the bundles", () => {
     // Self-contained: no import left for the browser to resolve.
     expect(first.code.toString()).not.toMatch(/(^|[;}\n])\s*import[\s{*"]/);
     expect(first.code.length).toBeLessThan(60_000);
+  });
+
+  it("need nothing outside the sources the API's image keeps: no module the contracts' index exports imports zod", () => {
+    // The image bundles the pages at start-up from the contracts' sources alone (no zod beside
+    // them): a value exported from the index that imports zod fails that bundle, even unused.
+    const contracts = createRequire(import.meta.url).resolve("@gateway/contracts");
+    const index = readFileSync(contracts, "utf8");
+    const valueExports = [...index.matchAll(/^export (?!type )[^;]*from "\.\/([\w-]+)\.js";/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(valueExports.length).toBeGreaterThan(0);
+    for (const name of valueExports) {
+      const source = readFileSync(path.join(path.dirname(contracts), `${name}.ts`), "utf8");
+      expect(source, `contracts/src/${name}.ts`).not.toMatch(/from "zod"/);
+    }
   });
 
   it("are what the pages link, under a version that is their content's hash", () => {

@@ -1,5 +1,5 @@
 // The answers of the account routes (team, second factors, sessions, audit log).
-import { TimestampSchema } from "@gateway/contracts";
+import { TimestampSchema } from "@gateway/contracts/payment-resource";
 import { z } from "zod";
 import { AUDIT_ACTIONS } from "../auth/audit.js";
 import { ROLES } from "../auth/permissions.js";

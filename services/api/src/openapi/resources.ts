@@ -2,11 +2,8 @@
 // The payment's schema is the contracts' own (its type is inferred from it); the other resources
 // merchants see are checked at compile time against @gateway/contracts, so they cannot disagree.
 import {
-  ChainSchema,
-  CoinSchema,
   CURRENCIES,
   DELIVERY_STATUSES,
-  DecimalSchema,
   type DeliveryAttempt,
   type DepositWallet,
   EVENT_TYPES,
@@ -14,16 +11,21 @@ import {
   PAYOUT_COINS,
   PAYOUT_KINDS,
   PAYOUT_STATUSES,
-  PaymentSchema,
-  PaymentStatusSchema,
   type Payout,
-  QuoteSchema,
   REFUND_REASONS,
   REFUND_STATUSES,
-  TimestampSchema,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from "@gateway/contracts";
+import {
+  ChainSchema,
+  CoinSchema,
+  DecimalSchema,
+  PaymentSchema,
+  PaymentStatusSchema,
+  QuoteSchema,
+  TimestampSchema,
+} from "@gateway/contracts/payment-resource";
 import { ERROR_CODES } from "@gateway/errors";
 import { z } from "zod";
 import { SCOPES } from "../auth/permissions.js";

@@ -1,4 +1,5 @@
-import { type EventType, PaymentStatusSchema } from "@gateway/contracts";
+import type { EventType } from "@gateway/contracts";
+import { PaymentStatusSchema } from "@gateway/contracts/payment-resource";
 import { toPaymentResource } from "@gateway/payments";
 import { z } from "zod";
 import { sessionPrincipal } from "../../auth/session-token.js";

@@ -1,5 +1,6 @@
 // The payment link as the API answers it, defined once for the merchant API and the dashboard.
-import { CURRENCIES, DecimalSchema, TimestampSchema } from "@gateway/contracts";
+import { CURRENCIES } from "@gateway/contracts";
+import { DecimalSchema, TimestampSchema } from "@gateway/contracts/payment-resource";
 import { formatAmount } from "@gateway/domain";
 import type { PaymentLinkRow } from "@gateway/payment-links";
 import { z } from "zod";

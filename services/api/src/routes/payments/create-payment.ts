@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { CURRENCIES, PaymentSchema } from "@gateway/contracts";
+import { CURRENCIES } from "@gateway/contracts";
+import { PaymentSchema } from "@gateway/contracts/payment-resource";
 import { retryWhileUnavailable } from "@gateway/db";
 import {
   type Currency,

@@ -1,4 +1,5 @@
-import { type Mode, PaymentSchema, type PaymentStatus, PaymentStatusSchema } from "@gateway/contracts";
+import type { Mode, PaymentStatus } from "@gateway/contracts";
+import { PaymentSchema, PaymentStatusSchema } from "@gateway/contracts/payment-resource";
 import { GatewayError } from "@gateway/errors";
 import { findPayment, listPayments, type PaymentRow, toPaymentResource } from "@gateway/payments";
 import type { Response } from "express";
