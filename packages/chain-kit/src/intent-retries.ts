@@ -1,8 +1,6 @@
-// The retries an operator made of intents whose transaction failed on chain, kept in PostgreSQL
-// (chain_intent_retries, one table for every chain): the attempt that replaces the failed one
-// carries the watcher's attestation of that failure to the signer, which checks it
-// (docs/signer.md, "Retries"). Each chain's package proves the failure from its own chain
-// (its `failed-intent-retry.ts`) and reads the retry when it signs the attempt.
+// An operator's retries of intents whose transaction failed on chain (chain_intent_retries, one
+// table for every chain): the replacing attempt carries the watcher's attestation of the failure
+// to the signer, which checks it (docs/signer.md, "Retries").
 import type { Sql } from "@gateway/db";
 import type { Chain } from "@gateway/domain";
 import type { SupersessionInput } from "@gateway/signer-client";

@@ -1,8 +1,6 @@
-// The Sui gRPC-Web client (chain-solana's connection.ts) for calls that answer once (settlement, the preflight probe, the doctor,
-// the restore runbook, the operator's retry): over kept-alive node:http(s) (keepAliveFetch)
-// instead of Node's fetch, which cost several times more CPU per call. keepAliveFetch hands an
-// answer back whole, so the watcher's checkpoint subscription, a stream, keeps a client on Node's
-// fetch (watcher/module.ts).
+// The Sui gRPC-Web client for calls that answer once, over kept-alive node:http(s) instead of
+// Node's fetch, which costs more CPU a call; the watcher's checkpoint stream keeps Node's fetch,
+// since keepAliveFetch hands an answer back whole (watcher/module.ts).
 import { keepAliveFetch } from "@gateway/chain-kit";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 

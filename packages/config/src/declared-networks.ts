@@ -1,8 +1,6 @@
-// The network a service's chain settings belong to is declared, never guessed: mainnet (the
-// default), whose token ids must be mainnet's, or a local network named by its identity. These
-// are the checks a configuration can settle alone; the chain preflight (packages/chain-preflight)
-// then asks the endpoint whether it is that network (docs/going-live.md#the-chain-preflight).
-// Each chain's variables are in chain-configs.ts; this file names no chain.
+// A service's chain settings declare their network, never guess it: mainnet (the default, with
+// mainnet's token ids) or a local network named by its identity; the chain preflight then asks the
+// endpoint (docs/going-live.md#the-chain-preflight). Each chain's variables: chain-configs.ts.
 import { type Chain, chainModule, isMainnetId } from "@gateway/chains";
 import type { z } from "zod";
 

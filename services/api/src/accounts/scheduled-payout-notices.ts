@@ -1,8 +1,6 @@
-// Every owner hears of every payout: the ones a member asks for are mailed as they are asked
-// (routes/payouts/create-payout.ts); the scheduled payout of the day, which settlement starts, is
-// mailed here on its first event (`payout.processing`, or straight `payout.completed` for a
-// simulated one). One shared durable consumer over every API replica; the notice is taken in
-// PostgreSQL first, so a redelivery or a later event never mails it twice.
+// Owners hear of the day's scheduled payout on its first event (a member's own request is mailed
+// as it is asked): one shared durable consumer over every API replica, the notice taken in
+// PostgreSQL first so a redelivery or a later event never mails it twice.
 import type { Bus, BusMessage, RunningConsumer } from "@gateway/bus";
 import { isEventMessage } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";

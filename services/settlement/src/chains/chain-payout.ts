@@ -1,8 +1,6 @@
-// Live payouts through a chain's settlement (Solana or Sui), which runs them through the same
-// intent runner as its sweeps and refunds: once per intent, the signer's one bound transaction.
-// A scheduled payout carries no approval (the signer then pays only the merchant's linked
-// wallet). A payout the signer refuses was never sent: it fails and its funds go back to the
-// balance.
+// Live payouts through a chain's settlement, once per intent like its sweeps and refunds. A
+// scheduled payout carries no approval (the signer pays only the merchant's linked wallet); one the
+// signer refuses was never sent, so it fails and its funds go back to the balance.
 import type { Chain } from "@gateway/domain";
 import { SignerRefusedError } from "@gateway/signer-client";
 import { type ChainPayout, PayoutRefusedError, type PayoutWork } from "./chain-payouts.js";
