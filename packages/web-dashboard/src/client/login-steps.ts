@@ -2,7 +2,18 @@
 // accepting an invitation: pages shown without a session.
 import { startAuthentication } from "@simplewebauthn/browser";
 import { api } from "./api.js";
-import { codeInput, errorMessage, field, flash, form, h, input, show, text } from "./dom.js";
+import {
+  codeInput,
+  errorMessage,
+  field,
+  flash,
+  form,
+  h,
+  input,
+  newPasswordField,
+  show,
+  text,
+} from "./dom.js";
 import { go } from "./navigation.js";
 import { dropLoginStep, dropPendingEmail, loginStep, saveToken } from "./session.js";
 
@@ -81,17 +92,7 @@ export function acceptInvitationPage(): void {
       [
         field("E-mail", input({ type: "email", name: "email", autocomplete: "username", required: true })),
         field("Invitation code", codeInput("code", { required: true })),
-        field(
-          "Password",
-          input({
-            type: "password",
-            name: "password",
-            autocomplete: "new-password",
-            required: true,
-            minlength: 10,
-          }),
-          "At least 10 characters.",
-        ),
+        newPasswordField(),
       ],
       "Join the team",
       async (data) => {
