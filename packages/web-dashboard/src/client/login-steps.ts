@@ -16,6 +16,7 @@ import {
 } from "./dom.js";
 import { go } from "./navigation.js";
 import { dropLoginStep, dropPendingEmail, loginStep, saveToken } from "./session.js";
+import type { Token } from "./types.js";
 
 function signedIn(token: string): void {
   saveToken(token);
@@ -42,7 +43,7 @@ export function secondStepPage(): void {
     ],
     "Continue",
     async (data) => {
-      const { token } = await api<{ token: string }>("POST", "/auth/login/2fa", {
+      const { token } = await api<Token>("POST", "/auth/login/2fa", {
         login_token: step.login_token,
         code: text(data, "code"),
       });
@@ -59,7 +60,7 @@ export function secondStepPage(): void {
         { login_token: step.login_token },
       );
       const response = await startAuthentication({ optionsJSON: options });
-      const { token } = await api<{ token: string }>("POST", "/auth/login/passkey", {
+      const { token } = await api<Token>("POST", "/auth/login/passkey", {
         login_token: step.login_token,
         response,
       });
@@ -96,7 +97,7 @@ export function acceptInvitationPage(): void {
       ],
       "Join the team",
       async (data) => {
-        const { token } = await api<{ token: string }>("POST", "/auth/accept-invitation", {
+        const { token } = await api<Token>("POST", "/auth/accept-invitation", {
           email: text(data, "email"),
           code: text(data, "code"),
           password: String(data.get("password")),
