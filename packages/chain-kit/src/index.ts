@@ -15,5 +15,7 @@ export {
   type IntentRetries,
   type IntentRetry,
   RetryRefusedError,
+  recordAttestedRetry,
 } from "./intent-retries.js";
 export { keepAliveFetch } from "./keep-alive-fetch.js";
+export { refundAttestation } from "./refund-attestation.js";

@@ -2,8 +2,9 @@
 // table for every chain): the replacing attempt carries the watcher's attestation of the failure
 // to the signer, which checks it (docs/signer.md, "Retries").
 import type { Sql } from "@gateway/db";
-import type { Chain } from "@gateway/domain";
-import type { SupersessionInput } from "@gateway/signer-client";
+import type { Chain, Mode } from "@gateway/domain";
+import { type SupersessionInput, signFailure } from "@gateway/signer-client";
+import type { RetryDeps } from "./chain-package.js";
 
 export interface IntentRetry {
   /** Settlement's intent id, and the attempt that replaces the failed one. */
@@ -56,4 +57,26 @@ export function createIntentRetries(sql: Sql, chain: Chain): IntentRetries {
       return rows.length > 0;
     },
   };
+}
+
+/**
+ * Records the retry of an attempt whose transaction `failed.txid` the chain proved failed: the next
+ * attempt carries the watcher's attestation of that failure, replacing signer intent `failed.replaces`.
+ */
+export async function recordAttestedRetry(
+  deps: RetryDeps & { chain: Chain; mode: Mode },
+  intentId: string,
+  failed: { attempt: number; replaces: string; txid: string },
+): Promise<FailedIntentRetry> {
+  const { chain, mode, attestor, requestedBy } = deps;
+  const failure = signFailure({ chain, mode, txid: failed.txid }, attestor);
+  const attempt = failed.attempt + 1;
+  const recorded = await createIntentRetries(deps.sql, chain).record({
+    intentId,
+    attempt,
+    supersedes: { intentId: failed.replaces, failure },
+    requestedBy,
+  });
+  if (!recorded) throw new RetryRefusedError(`${intentId}: attempt ${attempt} was retried already`);
+  return { attempt, replaces: failed.replaces, txid: failed.txid };
 }

@@ -1,13 +1,12 @@
 // The operator's retry of a refund that failed on chain (docs/operations.md). Runs with the
 // watcher's key, never settlement's: only a transaction the chain shows failed is attested.
 import {
-  createIntentRetries,
   type FailedIntentRetry,
   type RetryDeps,
   RetryRefusedError,
+  recordAttestedRetry,
 } from "@gateway/chain-kit";
 import type { Mode } from "@gateway/domain";
-import { signFailure } from "@gateway/signer-client";
 import type { Connection } from "@solana/web3.js";
 import { createIntentJournal } from "./intent-journal.js";
 import { attemptIntentId } from "./intent-runner.js";
@@ -39,7 +38,7 @@ export async function retryFailedIntent(
   intentId: string,
   mode: Mode,
 ): Promise<FailedIntentRetry> {
-  const { sql, connection, attestor } = options;
+  const { sql, connection } = options;
   const journal = createIntentJournal(sql, "solana");
   const record = await journal.read(intentId);
   if (record.finalTxid) throw new RetryRefusedError(`${intentId} is final on chain (${record.finalTxid})`);
@@ -51,17 +50,12 @@ export async function retryFailedIntent(
   const why = await notFailed(connection, txid);
   if (why) throw new RetryRefusedError(`${intentId}: transaction ${txid} did not fail on chain: ${why}`);
   const replaces = attemptIntentId(intentId, failedAttempt);
-  const failure = signFailure({ chain: "solana", mode, txid }, attestor);
-  const attempt = failedAttempt + 1;
-  const retries = createIntentRetries(sql, "solana");
-  const recorded = await retries.record({
-    intentId,
-    attempt,
-    supersedes: { intentId: replaces, failure },
-    requestedBy: options.requestedBy,
+  const retry = await recordAttestedRetry({ ...options, chain: "solana", mode }, intentId, {
+    attempt: failedAttempt,
+    replaces,
+    txid,
   });
-  if (!recorded) throw new RetryRefusedError(`${intentId}: attempt ${attempt} was retried already`);
   // Recorded first, so the attempt the runner opens next finds it.
   if (current) await journal.recordDead(intentId, failedAttempt);
-  return { attempt, replaces, txid };
+  return retry;
 }

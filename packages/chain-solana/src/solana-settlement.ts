@@ -2,7 +2,7 @@
 // runner: the signer binds one transaction to each attempt, the journal keeps it, and a new
 // attempt starts only when it can never land. Refunds and payouts spend durable nonces.
 import type { KeyObject } from "node:crypto";
-import type { SettlementAdapter } from "@gateway/chain-kit";
+import { refundAttestation, type SettlementAdapter } from "@gateway/chain-kit";
 import { associatedTokenAddress, buildSolanaSweep, buildSolanaTransfer, SOL_ASSET } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
 import type { ChainPayoutWork, Coin, Mode, RefundWork } from "@gateway/domain";
@@ -63,22 +63,6 @@ export class SolanaSettlementError extends Error {
 }
 
 const STABLECOIN_DECIMALS = 6;
-
-/** The refund intent's attestation: the transfer as the watcher signed it. */
-export function attestationOf(work: RefundWork) {
-  const a = work.attestation;
-  if (!a) return {};
-  return {
-    attestation: {
-      keyId: a.keyId,
-      signature: new Uint8Array(Buffer.from(a.signature, "base64")),
-      transferId: a.transferId,
-      depositAddress: work.depositAddress,
-      sender: work.to,
-      amount: a.transferAmount,
-    },
-  };
-}
 
 /**
  * Lamports the fee payer (account 0) lost in a transaction: the fee plus any rent it paid. Negative
@@ -200,7 +184,7 @@ function refundIntent(work: RefundWork, asset: string, approver: SolanaSettlemen
       amount: work.amount,
       destination: work.to,
       reference: work.paymentId,
-      ...attestationOf(work),
+      ...refundAttestation(work),
       ...(supersedes && { supersedes }),
     };
     return { ...intent, approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }) };

@@ -1,13 +1,12 @@
 // The operator's retry of a refund that failed on chain (docs/operations.md). Runs with the
 // watcher's key, never settlement's: only a transaction the chain shows can never move money is attested.
 import {
-  createIntentRetries,
   type FailedIntentRetry,
   type RetryDeps,
   RetryRefusedError,
+  recordAttestedRetry,
 } from "@gateway/chain-kit";
 import type { Mode } from "@gateway/domain";
-import { signFailure } from "@gateway/signer-client";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
 import { attemptIntentId, createIntentJournal, type StoredAttempt } from "./intent-journal.js";
 import { findSuiTransaction, ownedInputsCurrent } from "./transaction-outcome.js";
@@ -48,7 +47,7 @@ export async function retryFailedIntent(
   intentId: string,
   mode: Mode,
 ): Promise<FailedIntentRetry> {
-  const { sql, client, attestor } = options;
+  const { sql, client } = options;
   const journal = createIntentJournal(sql);
   const [done, attempts] = await Promise.all([journal.done(intentId), journal.attempts(intentId)]);
   if (done) throw new RetryRefusedError(`${intentId} is final on chain (${done})`);
@@ -58,15 +57,9 @@ export async function retryFailedIntent(
   const why = await notFailed(client, latest);
   if (why)
     throw new RetryRefusedError(`${intentId}: transaction ${latest.digest} did not fail on chain: ${why}`);
-  const replaces = attemptIntentId(intentId, latest.attempt);
-  const failure = signFailure({ chain: "sui", mode, txid: latest.digest }, attestor);
-  const attempt = latest.attempt + 1;
-  const recorded = await createIntentRetries(sql, "sui").record({
-    intentId,
-    attempt,
-    supersedes: { intentId: replaces, failure },
-    requestedBy: options.requestedBy,
+  return recordAttestedRetry({ ...options, chain: "sui", mode }, intentId, {
+    attempt: latest.attempt,
+    replaces: attemptIntentId(intentId, latest.attempt),
+    txid: latest.digest,
   });
-  if (!recorded) throw new RetryRefusedError(`${intentId}: attempt ${attempt} was retried already`);
-  return { attempt, replaces, txid: latest.digest };
 }

@@ -3,7 +3,7 @@
 // from the vault. The signer refunds only from the vault, so a refund owed from a deposit address
 // first sweeps that amount to the vault (its own intent), then pays it out.
 import type { KeyObject } from "node:crypto";
-import type { SettlementAdapter } from "@gateway/chain-kit";
+import { refundAttestation, type SettlementAdapter } from "@gateway/chain-kit";
 import { buildSuiSweep, buildSuiTransfer } from "@gateway/chain-tx";
 import type { Sql } from "@gateway/db";
 import type { ChainPayoutWork, Coin, Mode, RefundWork, SweepWork } from "@gateway/domain";
@@ -157,26 +157,10 @@ function refundIntent(
       amount: work.amount,
       destination,
       reference: work.paymentId,
-      ...attestationOf(work),
+      ...refundAttestation(work, normalizeSuiAddress),
       ...(supersedes && { supersedes }),
     };
     return { ...intent, approval: signApproval({ intent, keyId: approver.keyId, privateKey: approver.key }) };
-  };
-}
-
-/** The refund intent's attestation: the transfer as the watcher signed it, in Sui's spelling. */
-function attestationOf(work: RefundWork) {
-  const a = work.attestation;
-  if (!a) return {};
-  return {
-    attestation: {
-      keyId: a.keyId,
-      signature: new Uint8Array(Buffer.from(a.signature, "base64")),
-      transferId: a.transferId,
-      depositAddress: normalizeSuiAddress(work.depositAddress),
-      sender: normalizeSuiAddress(work.to),
-      amount: a.transferAmount,
-    },
   };
 }
 

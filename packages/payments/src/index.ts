@@ -6,7 +6,6 @@ export {
   stateAssignments,
 } from "./payment-actor.js";
 export {
-  type ExportRange,
   PAYMENT_EXPORT_COLUMNS,
   type PaymentExportRecord,
   type PaymentExportRow,

@@ -1,5 +1,4 @@
 // Payments as an accountant reads them: one flat record per payment, for the CSV export.
-import type { Mode } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import {
   type Currency,
@@ -10,6 +9,7 @@ import {
   MICROS_PER_USD,
   pow10,
 } from "@gateway/domain";
+import type { LedgerExportRange } from "@gateway/ledger";
 import { type PaymentRow, stateOf } from "./payment-row.js";
 import { paymentTransactions } from "./payment-transactions.js";
 
@@ -40,15 +40,6 @@ export const PAYMENT_EXPORT_COLUMNS = [
 
 export type PaymentExportRecord = Record<(typeof PAYMENT_EXPORT_COLUMNS)[number], string>;
 
-export interface ExportRange {
-  merchantId: string;
-  mode: Mode;
-  /** Inclusive. */
-  from: Date;
-  /** Exclusive. */
-  to: Date;
-}
-
 /** What the export reads of a payment: its state holds the rest. */
 export type PaymentExportRow = Pick<PaymentRow, "id" | "description" | "created_at" | "updated_at" | "state">;
 
@@ -58,7 +49,7 @@ export type PaymentExportRow = Pick<PaymentRow, "id" | "description" | "created_
  */
 export function paymentExportBatches(
   sql: Sql,
-  range: ExportRange,
+  range: LedgerExportRange,
   batchSize = 100,
 ): AsyncIterable<PaymentExportRow[]> {
   return sql<PaymentExportRow[]>`

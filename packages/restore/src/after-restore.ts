@@ -12,6 +12,7 @@ import {
   MANUAL_PAYOUT_NETWORK_FEE,
   type PayoutCoin,
   type PayoutKind,
+  type PayoutState,
   type PayoutSubjects,
 } from "@gateway/payouts";
 
@@ -75,14 +76,7 @@ export interface AfterRestoreReport {
   epoch: string;
   /** Outbox messages marked for publishing again. */
   republished: number;
-  payoutsPutBack: {
-    id: string;
-    merchantId: string;
-    mode: Mode;
-    chain: Chain;
-    coin: PayoutCoin;
-    amount: bigint;
-  }[];
+  payoutsPutBack: Pick<PayoutState, "id" | "merchantId" | "mode" | "chain" | "coin" | "amount">[];
   payoutsNotPutBack: { intentId: string; reason: string }[];
   sequencesMoved: { sequence: string; to: number }[];
   addressesNoPaymentExpects: { chain: string; mode: string; index: number; address: string }[];

@@ -1,6 +1,6 @@
 // Sign-up, e-mail verification and login: the pages shown without a session.
 import { ApiError, api } from "./api.js";
-import { codeInput, field, flash, form, h, input, show, text } from "./dom.js";
+import { codeInput, field, flash, form, h, input, newPasswordField, show, text } from "./dom.js";
 import { go } from "./navigation.js";
 import { dropPendingEmail, pendingEmail, saveLoginStep, savePendingEmail, saveToken } from "./session.js";
 
@@ -16,17 +16,7 @@ export function signupPage(): void {
           input({ name: "business_name", autocomplete: "organization", required: true, maxlength: 100 }),
           "Shown to your customers on the checkout page.",
         ),
-        field(
-          "Password",
-          input({
-            type: "password",
-            name: "password",
-            autocomplete: "new-password",
-            required: true,
-            minlength: 10,
-          }),
-          "At least 10 characters.",
-        ),
+        newPasswordField(),
       ],
       "Sign up",
       async (data) => {

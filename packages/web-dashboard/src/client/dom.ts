@@ -69,6 +69,33 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** A red button that asks `question` first, then runs `act`, says `done` and redraws the list;
+ * on failure it says why and can be pressed again. */
+export function dangerButton(b: {
+  label: string;
+  ariaLabel: string;
+  question: string;
+  act: () => Promise<unknown>;
+  done: string;
+  redraw: () => Promise<void>;
+}): HTMLButtonElement {
+  const button = h("button", { type: "button", class: "danger" }, b.label);
+  button.setAttribute("aria-label", b.ariaLabel);
+  button.addEventListener("click", async () => {
+    if (!window.confirm(b.question)) return;
+    button.disabled = true;
+    try {
+      await b.act();
+      flash(b.done, "success");
+      await b.redraw();
+    } catch (err) {
+      flash(errorMessage(err), "error");
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
 export function field(label: string, input: HTMLElement, hint?: string): HTMLDivElement {
   const id = input.id || `f-${Math.random().toString(36).slice(2)}`;
   input.id = id;
@@ -82,6 +109,21 @@ export function input(attrs: Attrs): HTMLInputElement {
 }
 
 /** The six-digit code every e-mailed confirmation asks for (sign-up, payout wallet, payout). */
+/** The password a new member chooses, with the API's minimum length. */
+export function newPasswordField(): HTMLDivElement {
+  return field(
+    "Password",
+    input({
+      type: "password",
+      name: "password",
+      autocomplete: "new-password",
+      required: true,
+      minlength: 10,
+    }),
+    "At least 10 characters.",
+  );
+}
+
 export function codeInput(name: string, attrs: Attrs = {}): HTMLInputElement {
   return input({
     name,

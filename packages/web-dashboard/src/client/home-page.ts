@@ -1,28 +1,18 @@
 // Home: the mode's last 30 days (volume per day, payments by status), its balances, and the
 // newest failures that need the merchant.
-import { type Chain, type Coin, type Mode, PAYMENT_STATUSES, type PaymentStatus } from "@gateway/contracts";
+import { type Mode, PAYMENT_STATUSES, type PaymentStatus } from "@gateway/contracts";
 import { api } from "./api.js";
 import { h, listTable, show, statusBadge } from "./dom.js";
 import { chainName, formatDate } from "./labels.js";
 import { modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
 import { searchForm } from "./search-page.js";
-import { type DayPoint, volumeChart } from "./volume-chart.js";
+import type { DashboardOverview } from "./types.js";
+import { volumeChart } from "./volume-chart.js";
 
-interface Failure {
-  kind: "payment" | "payout" | "webhook_delivery";
-  id: string;
-  occurred_at: string;
-  summary: string;
-}
-
-interface Overview {
-  mode: Mode;
-  volume: DayPoint[];
-  by_status: Record<PaymentStatus, number>;
-  balances: { chain: Chain; coin: Coin; available: string; pending: string }[];
-  failures: Failure[];
-}
+/** The API's overview; its statuses' counts typed by the contracts' status list. */
+type Overview = Omit<DashboardOverview, "by_status"> & { by_status: Record<PaymentStatus, number> };
+type Failure = Overview["failures"][number];
 
 const FAILURE_LINKS: Record<Failure["kind"], (f: Failure, mode: Mode) => string> = {
   payment: (f) => `#/payments/${encodeURIComponent(f.id)}`,

@@ -2,9 +2,21 @@
 // accepting an invitation: pages shown without a session.
 import { startAuthentication } from "@simplewebauthn/browser";
 import { api } from "./api.js";
-import { codeInput, errorMessage, field, flash, form, h, input, show, text } from "./dom.js";
+import {
+  codeInput,
+  errorMessage,
+  field,
+  flash,
+  form,
+  h,
+  input,
+  newPasswordField,
+  show,
+  text,
+} from "./dom.js";
 import { go } from "./navigation.js";
 import { dropLoginStep, dropPendingEmail, loginStep, saveToken } from "./session.js";
+import type { Token } from "./types.js";
 
 function signedIn(token: string): void {
   saveToken(token);
@@ -31,7 +43,7 @@ export function secondStepPage(): void {
     ],
     "Continue",
     async (data) => {
-      const { token } = await api<{ token: string }>("POST", "/auth/login/2fa", {
+      const { token } = await api<Token>("POST", "/auth/login/2fa", {
         login_token: step.login_token,
         code: text(data, "code"),
       });
@@ -48,7 +60,7 @@ export function secondStepPage(): void {
         { login_token: step.login_token },
       );
       const response = await startAuthentication({ optionsJSON: options });
-      const { token } = await api<{ token: string }>("POST", "/auth/login/passkey", {
+      const { token } = await api<Token>("POST", "/auth/login/passkey", {
         login_token: step.login_token,
         response,
       });
@@ -81,21 +93,11 @@ export function acceptInvitationPage(): void {
       [
         field("E-mail", input({ type: "email", name: "email", autocomplete: "username", required: true })),
         field("Invitation code", codeInput("code", { required: true })),
-        field(
-          "Password",
-          input({
-            type: "password",
-            name: "password",
-            autocomplete: "new-password",
-            required: true,
-            minlength: 10,
-          }),
-          "At least 10 characters.",
-        ),
+        newPasswordField(),
       ],
       "Join the team",
       async (data) => {
-        const { token } = await api<{ token: string }>("POST", "/auth/accept-invitation", {
+        const { token } = await api<Token>("POST", "/auth/accept-invitation", {
           email: text(data, "email"),
           code: text(data, "code"),
           password: String(data.get("password")),

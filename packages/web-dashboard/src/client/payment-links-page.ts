@@ -1,26 +1,11 @@
 // Payment links: the mode's links with their counts and QR codes, making one, deactivating one.
-import { CURRENCIES, type Currency, type Mode } from "@gateway/contracts";
+import { CURRENCIES, type Mode } from "@gateway/contracts";
 import { api } from "./api.js";
-import { errorMessage, field, flash, form, h, input, listTable, show, text } from "./dom.js";
+import { dangerButton, field, form, h, input, listTable, show, text } from "./dom.js";
 import { formatDate, modeName } from "./labels.js";
-import { modeFilter } from "./mode-pages.js";
+import { modeField, modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
-import type { List } from "./types.js";
-
-/** `PaymentLink` of the OpenAPI document, as this page reads it. */
-interface PaymentLink {
-  id: string;
-  url: string;
-  qr_code_url: string;
-  active: boolean;
-  amount: string;
-  currency: Currency;
-  description: string | null;
-  is_test: boolean;
-  payments_count: number;
-  completed_count: number;
-  created_at: string;
-}
+import type { List, PaymentLink } from "./types.js";
 
 /** The link to share: its URL, its QR code (served by us, so the page's CSP allows it). */
 function linkCard(link: PaymentLink): HTMLElement {
@@ -63,15 +48,7 @@ export async function paymentLinksPage(): Promise<void> {
         input({ type: "url", name: "redirect_url" }),
         "Optional: where the customer goes once paid.",
       ),
-      field(
-        "Mode",
-        h(
-          "select",
-          { name: "is_test" },
-          h("option", { value: "true", selected: mode === "test" }, "Test (simulated payments)"),
-          h("option", { value: "false", selected: mode === "live" }, "Live"),
-        ),
-      ),
+      modeField(mode),
     ],
     "Create link",
     async (data) => {
@@ -107,24 +84,6 @@ export async function paymentLinksPage(): Promise<void> {
   await drawLinks(list, mode);
 }
 
-function deactivateButton(link: PaymentLink, redraw: () => Promise<void>): HTMLButtonElement {
-  const button = h("button", { type: "button", class: "danger" }, "Deactivate");
-  button.setAttribute("aria-label", `Deactivate ${link.url}`);
-  button.addEventListener("click", async () => {
-    if (!window.confirm("Deactivate this link? Visitors will be told it is no longer active.")) return;
-    button.disabled = true;
-    try {
-      await api("POST", `/dashboard/api/payment-links/${encodeURIComponent(link.id)}/deactivate`);
-      flash("Link deactivated.", "success");
-      await redraw();
-    } catch (err) {
-      flash(errorMessage(err), "error");
-      button.disabled = false;
-    }
-  });
-  return button;
-}
-
 async function drawLinks(container: HTMLElement, mode: Mode): Promise<void> {
   const { data } = await api<List<PaymentLink>>("GET", `/dashboard/api/payment-links?mode=${mode}&limit=100`);
   if (data.length === 0) {
@@ -143,7 +102,20 @@ async function drawLinks(container: HTMLElement, mode: Mode): Promise<void> {
         ["Payments", `${link.payments_count} (${link.completed_count} completed)`],
         ["Status", link.active ? "Active" : "Inactive"],
         ["Created", formatDate(link.created_at)],
-        [null, link.active ? deactivateButton(link, redraw) : ""],
+        [
+          null,
+          link.active
+            ? dangerButton({
+                label: "Deactivate",
+                ariaLabel: `Deactivate ${link.url}`,
+                question: "Deactivate this link? Visitors will be told it is no longer active.",
+                act: () =>
+                  api("POST", `/dashboard/api/payment-links/${encodeURIComponent(link.id)}/deactivate`),
+                done: "Link deactivated.",
+                redraw,
+              })
+            : "",
+        ],
       ]),
       (i) => ({ linkId: data[i]!.id }),
     ),

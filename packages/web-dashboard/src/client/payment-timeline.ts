@@ -1,19 +1,11 @@
 // The rest of a payment's timeline on its page: its on-chain transactions (with explorer links)
 // and the webhook deliveries of its events, each with its attempts.
-import type { Chain, Coin, Payment, WebhookDelivery } from "@gateway/contracts";
+import type { Payment, WebhookDelivery } from "@gateway/contracts";
 import { api } from "./api.js";
 import { h, statusBadge } from "./dom.js";
 import { explorerUrl } from "./explorers.js";
 import { chainName, formatDate } from "./labels.js";
-import type { List } from "./types.js";
-
-interface PaymentTransaction {
-  kind: "deposit" | "sweep" | "refund";
-  chain: Chain;
-  txid: string;
-  coin: Coin;
-  amount: string | null;
-}
+import type { List, PaymentTransaction } from "./types.js";
 
 const KIND_WORDS: Record<PaymentTransaction["kind"], string> = {
   deposit: "Deposit",

@@ -3,7 +3,15 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { api } from "./api.js";
 import { codeInput, errorMessage, field, flash, form, h, input, listTable, show, text } from "./dom.js";
 import { formatDate } from "./labels.js";
-import type { List, Merchant, Passkey, SessionRow } from "./types.js";
+import type {
+  List,
+  Merchant,
+  Passkey,
+  RecoveryCodes,
+  RegisteredPasskey,
+  SessionRow,
+  TotpSetup,
+} from "./types.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -78,11 +86,7 @@ function totpSection(me: Merchant): HTMLElement {
   const start = h("button", { type: "button", class: "primary" }, "Set up an authenticator app");
   start.addEventListener("click", async () => {
     try {
-      const setup = await api<{ secret: string; otpauth_url: string; qr_modules: string[] }>(
-        "POST",
-        "/auth/2fa/setup",
-        {},
-      );
+      const setup = await api<TotpSetup>("POST", "/auth/2fa/setup", {});
       start.replaceWith(
         h("p", {}, "Scan this code with your app, or type the secret in it:"),
         qrCode(setup.qr_modules),
@@ -92,11 +96,9 @@ function totpSection(me: Merchant): HTMLElement {
           [field("Code from the app", codeInput("code", { required: true }))],
           "Turn on",
           async (data) => {
-            const { recovery_codes: codes } = await api<{ recovery_codes: string[] }>(
-              "POST",
-              "/auth/2fa/enable",
-              { code: text(data, "code") },
-            );
+            const { recovery_codes: codes } = await api<RecoveryCodes>("POST", "/auth/2fa/enable", {
+              code: text(data, "code"),
+            });
             flash("The authenticator app is on.", "success");
             await securityPage(recoveryCodes(codes));
           },
@@ -155,7 +157,7 @@ async function passkeySection(): Promise<HTMLElement> {
           {},
         );
         const response = await startRegistration({ optionsJSON: options });
-        const added = await api<{ recovery_codes: string[] | null }>("POST", "/auth/passkeys/register", {
+        const added = await api<RegisteredPasskey>("POST", "/auth/passkeys/register", {
           response,
           name: text(form, "name"),
         });

@@ -1,6 +1,7 @@
 // The home page's chart: USD volume per day as inline SVG bars, drawn here (no chart library, no
 // third-party request). Colours come from the stylesheet's classes: the CSP allows no inline style.
 import { h } from "./dom.js";
+import type { DashboardOverview } from "./types.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 720;
@@ -18,11 +19,8 @@ function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-export interface DayPoint {
-  day: string;
-  completed: number;
-  usd_value: string;
-}
+/** One day of the overview's volume. */
+type DayPoint = DashboardOverview["volume"][number];
 
 /** A round top for the axis: 1, 2 or 5 times a power of ten, at least `max`. */
 function niceMax(max: number): number {

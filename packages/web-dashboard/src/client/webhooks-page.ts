@@ -3,21 +3,9 @@
 import { EVENT_TYPES, type EventType, type Mode, type WebhookEndpoint } from "@gateway/contracts";
 import { api } from "./api.js";
 import { webhookDeliveriesPage } from "./deliveries-page.js";
-import {
-  errorMessage,
-  FieldError,
-  field,
-  flash,
-  form,
-  h,
-  input,
-  listTable,
-  revealOnce,
-  show,
-  text,
-} from "./dom.js";
+import { dangerButton, FieldError, field, form, h, input, listTable, revealOnce, show, text } from "./dom.js";
 import { eventsText, formatDate, modeName } from "./labels.js";
-import { modeFilter } from "./mode-pages.js";
+import { modeField, modeFilter } from "./mode-pages.js";
 import { modeFromHash } from "./navigation.js";
 import { can } from "./permissions.js";
 import { testWebhookButton } from "./test-webhook-button.js";
@@ -57,15 +45,7 @@ export async function webhooksPage(id?: string): Promise<void> {
         input({ type: "url", name: "url", autocomplete: "url", spellcheck: "false", required: true }),
         "https:// (http:// is allowed for test endpoints). Private and loopback addresses are refused.",
       ),
-      field(
-        "Mode",
-        h(
-          "select",
-          { name: "is_test" },
-          h("option", { value: "true", selected: mode === "test" }, "Test (simulated payments)"),
-          h("option", { value: "false", selected: mode === "live" }, "Live"),
-        ),
-      ),
+      modeField(mode),
       h(
         "fieldset",
         { class: "checks", name: "events" },
@@ -110,21 +90,14 @@ export async function webhooksPage(id?: string): Promise<void> {
 }
 
 function deleteButton(w: WebhookEndpoint, redraw: () => Promise<void>): HTMLButtonElement {
-  const remove = h("button", { type: "button", class: "danger" }, "Delete");
-  remove.setAttribute("aria-label", `Delete endpoint ${w.url}`);
-  remove.addEventListener("click", async () => {
-    if (!window.confirm(`Delete the endpoint ${w.url}? Its pending deliveries are canceled.`)) return;
-    remove.disabled = true;
-    try {
-      await api("DELETE", `/dashboard/api/webhooks/${encodeURIComponent(w.id)}`);
-      flash("Endpoint deleted.", "success");
-      await redraw();
-    } catch (err) {
-      flash(errorMessage(err), "error");
-      remove.disabled = false;
-    }
+  return dangerButton({
+    label: "Delete",
+    ariaLabel: `Delete endpoint ${w.url}`,
+    question: `Delete the endpoint ${w.url}? Its pending deliveries are canceled.`,
+    act: () => api("DELETE", `/dashboard/api/webhooks/${encodeURIComponent(w.id)}`),
+    done: "Endpoint deleted.",
+    redraw,
   });
-  return remove;
 }
 
 async function drawWebhooks(container: HTMLElement, mode: Mode): Promise<void> {

@@ -1,10 +1,10 @@
 import { newId } from "@gateway/db";
-import { type Chain, type Mode, parseAmount } from "@gateway/domain";
+import { parseAmount } from "@gateway/domain";
 import { GatewayError } from "@gateway/errors";
 import { InsufficientBalanceError, merchantBalances } from "@gateway/ledger";
 import {
   MANUAL_PAYOUT_NETWORK_FEE,
-  type PayoutCoin,
+  type PayoutState,
   type PayoutSubjects,
   createPayout as recordPayout,
   toPayoutResource,
@@ -92,14 +92,11 @@ type CreatePayoutDeps = Pick<ApiDeps, "sql" | "limiter" | "mailer" | "log" | "co
 type CreatePayoutBody = Parameters<Handler<typeof createPayoutOperation>>[0]["body"];
 
 /** A request that passed every check made before the code: what the code's transaction records. */
-interface CheckedPayout {
-  merchantId: string;
-  mode: Mode;
-  chain: Chain;
-  coin: PayoutCoin;
-  amount: bigint;
-  networkFee: bigint;
-  destination: string;
+interface CheckedPayout
+  extends Pick<
+    PayoutState,
+    "merchantId" | "mode" | "chain" | "coin" | "amount" | "networkFee" | "destination"
+  > {
   /** The signer's allow-list, for live payouts only: test payouts never reach the signer. */
   allowList: PayoutDestinations | undefined;
   listed: PayoutDestinationEntry | undefined;
