@@ -104,10 +104,9 @@ class IntentRunner implements SuiIntentRunner {
   }
 
   /**
-   * Under the intent's lock: decide, build, sign, record and send. The wait for the checkpoint
-   * comes after the lock, so an intent holds a database connection only while it decides, not
-   * for the chain's finality; a second runner of the same intent meanwhile finds the recorded
-   * attempt on chain and waits for the same transaction (settlePrior).
+   * Decides, builds, signs, records and sends under the intent's lock, and waits for finality
+   * after it, so a connection is held only while deciding; a second runner waits on the same
+   * recorded transaction (settlePrior).
    */
   async run(spec: SuiIntentSpec): Promise<string> {
     const decided = await this.#deciding(() =>

@@ -29,12 +29,9 @@ interface Endpoint {
 }
 
 /**
- * Turns events into one pending delivery per matching endpoint (same merchant and mode, subscribed
- * to the type). This is `handleOnce` for a batch: the message ids are recorded as handled in the
- * statement that inserts their deliveries, so a redelivered message adds nothing and a crash
- * before it commits loses nothing. One statement for many messages is what lets ingestion keep up
- * with delivery; a failing batch is retried message by message, so one bad message cannot hold
- * back the others. Resolves with the number of deliveries created.
+ * One pending delivery per matching endpoint, written in the statement that records the message
+ * ids as handled, so a redelivery adds nothing and a crash loses nothing; a failing batch is
+ * retried message by message so one bad message holds back no other.
  */
 export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIngestOptions) {
   async function ingestBatch(messages: BusMessage<unknown>[]): Promise<number> {

@@ -56,10 +56,8 @@ export async function sendCsv<Row>(
 }
 
 /**
- * Empties a batch once written. V8 may allocate the driver's batch arrays straight in the old
- * generation (allocation-site pretenuring); a spent array there still points at its rows until
- * the next full collection, so every young collection keeps those rows alive and promotes them,
- * and the old generation grows with the export. An emptied array points at nothing.
+ * Empties a batch once written: V8 may pretenure the driver's batch arrays, and a spent one would
+ * keep its rows alive through every young collection (docs/exports.md, "How the API keeps it small").
  */
 function releaseRows(batch: unknown[]): void {
   batch.length = 0;

@@ -103,19 +103,9 @@ interface CheckedPayout
 }
 
 /**
- * `POST /payouts {chain, coin_symbol, amount, destination_address?, otp, mode?}` → 201 with the
- * payout, status `pending`. The code must be the one mailed for this mode, chain and destination.
- * Spending the code, recording the payout, reserving its amount (so `available` drops at once)
- * and asking settlement to execute it are one transaction: all of it happens or none.
- * A payout requested by hand is charged its chain's fixed network fee out of `amount`. A live
- * payout carries the API's signed approval of its intent, made here, after the code was checked,
- * valid for API_PAYOUT_APPROVAL_TTL_SECONDS.
- *
- * A live payout goes only to an address on the merchant's allow-list that the signer keeps, in
- * effect. An explicit address not on it (or cancelled) is asked for here, since the code just
- * checked was mailed for this very destination: with no delay the payout goes ahead, otherwise
- * the answer is 409 `destination_not_allowed` naming when it takes effect, and the merchant is
- * mailed either way. An address still in its delay is 409 before the code is checked.
+ * `POST /payouts` → 201, `pending`. Spending the mailed code, recording, reserving and asking
+ * settlement to execute are one transaction, so all of it happens or none (docs/payouts.md has
+ * the fee, the approval and the allow-list rules).
  */
 export function createPayoutHandler(
   deps: CreatePayoutDeps,
