@@ -1,21 +1,21 @@
 // Today's statements for one test payment, as bench/pg-floor.ts sends them. Settlement's step runs
-// through its real code (`paymentMessagesOnce`), generate-wallet's write through the route's own
-// (`insertWalletWithState`); the checkout's read, the outbox relay and the notifier's statements are
-// copied from checkout/index.ts, outbox-relay.ts, ingest.ts and delivery-rows.ts: a change there
-// is made here too.
+// through its real code (`paymentMessageBatches`), generate-wallet's write through the route's own
+// (`insertWalletWithState`); the checkout's read, the relay and the notifier's statements are
+// copied from checkout/index.ts, outbox-relay.ts, followed-logs.ts, ingest.ts and delivery-rows.ts:
+// a change there is made here too.
 import { randomUUID } from "node:crypto";
 import { newId } from "../packages/db/src/ids.js";
 import { enqueueOutbox } from "../packages/db/src/outbox.js";
 import { decide, initialPaymentState } from "../packages/domain/src/index.js";
 import { insertPayments, type PaymentRow, stateOf } from "../packages/payments/src/payment-row.js";
 import { insertWalletWithState } from "../services/api/src/routes/checkout/wallet-statements.js";
-import { paymentMessagesOnce } from "../services/settlement/src/payment-messages-once.js";
+import { paymentMessageBatches } from "../services/settlement/src/payment-message-batches.js";
 import type { FloorContext, FloorFlow, Stage } from "./pg-floor-stages.js";
 
 export function todayFlow({ sql, topology, merchantId, endpointId, batch }: FloorContext): FloorFlow {
   const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
   const deps = { sql, topology, log: silent, publicBaseUrl: "http://127.0.0.1" };
-  const settle = paymentMessagesOnce(deps, "settlement-payment-commands");
+  const settle = paymentMessageBatches(deps);
   let derivation = 0;
   const claimToken = randomUUID();
 
@@ -63,15 +63,33 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
       where p.id = ${id}`;
   }
 
-  /** An outbox relay's batch (packages/bus, outbox-relay.ts) without the publish. */
-  function relay() {
+  /** A relay's batch of one log (packages/bus, outbox-relay.ts and followed-logs.ts) without the publish. */
+  function relay(log: "events" | "outbox") {
     return sql.begin(async (tx) => {
-      const rows = await tx<{ seq: bigint; id: string; subject: string; payload: { event?: unknown } }[]>`
-        select seq, id, subject, payload, (select epoch from bus_epoch) as epoch from outbox
-        where published_at is null order by seq limit 256 for update skip locked`;
-      if (rows.length > 0)
-        await tx`update outbox set published_at = now()
-          where seq = any(${rows.map((r) => r.seq.toString())}::bigint[])`;
+      await tx`select pg_advisory_xact_lock(hashtextextended(${`relay:${log}`}, 0))`;
+      const read =
+        log === "events"
+          ? await tx<
+              { xid: string; seq: string; id: string; type: string; data: unknown; settled: boolean }[]
+            >`
+              select e.xid::text, e.seq::text, e.id, e.merchant_id, e.mode, e.type, e.data, e.created_at,
+                e.xid < pg_snapshot_xmin(pg_current_snapshot()) as settled
+              from events e join relay_cursors c on c.relay = 'events'
+              where (e.xid, e.seq) > (c.xid, c.seq)
+              order by e.xid, e.seq limit 256`
+          : await tx<
+              { xid: string; seq: string; id: string; type: string; data: unknown; settled: boolean }[]
+            >`
+              select o.xid::text, o.seq::text, o.id, o.subject, o.payload,
+                o.xid < pg_snapshot_xmin(pg_current_snapshot()) as settled
+              from outbox o join relay_cursors c on c.relay = 'outbox'
+              where (o.xid, o.seq) > (c.xid, c.seq)
+              order by o.xid, o.seq limit 256`;
+      await tx`select epoch from bus_epoch`;
+      const rows = read.filter((r) => r.settled);
+      const last = rows[rows.length - 1];
+      if (last)
+        await tx`update relay_cursors set xid = ${last.xid}::xid8, seq = ${last.seq} where relay = ${log}`;
       return rows;
     });
   }
@@ -165,24 +183,16 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
       ]);
     }
     if (stage === "api") return created.length;
-    await relay();
+    await relay("outbox");
     // Settlement's consumer: commands arriving together share one transaction.
     await Promise.all(
-      created.map((payment, n) =>
-        settle(commands[n]!, { paymentId: payment.id, message: { type: "simulate", outcome: "paid" } }),
+      created.map((payment) =>
+        settle({ paymentId: payment.id, message: { type: "simulate", outcome: "paid" } }),
       ),
     );
-    const published = await relay();
+    const published = await relay("events");
     if (stage === "settlement") return created.length;
-    await notify(
-      published
-        .filter((r) => r.payload.event !== undefined)
-        .map((r) => ({
-          id: r.id,
-          type: r.subject.slice(topology.subjects.event("").length),
-          payload: JSON.stringify(r.payload.event),
-        })),
-    );
+    await notify(published.map((r) => ({ id: r.id, type: r.type, payload: JSON.stringify(r.data) })));
     return created.length;
   }
 

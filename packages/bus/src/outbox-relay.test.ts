@@ -9,6 +9,7 @@ import {
   createTestDatabase,
   gate,
   singleConnection,
+  skipRelayBacklog,
   type TestDatabase,
   waitFor,
 } from "@gateway/testkit";
@@ -26,9 +27,16 @@ async function streamCount(bus: Awaited<ReturnType<typeof connectBus>>, stream: 
   return (await bus.jsm.streams.info(stream)).state.messages;
 }
 
-/** The only unpublished outbox rows: 100 events of this bus, older rows marked published. */
+/** Outbox rows of `ids` the relay has not published yet. */
+async function unpublished(ids: string[]): Promise<number> {
+  const [row] = await db.sql<{ n: number }[]>`
+    select count(*)::int as n from outbox_pending where id = any(${ids}::text[])`;
+  return row!.n;
+}
+
+/** The only unpublished outbox rows: 100 of this bus, older rows passed by the cursor. */
 async function hundredUnpublished(bus: Awaited<ReturnType<typeof connectBus>>) {
-  await db.sql`update outbox set published_at = now() where published_at is null`;
+  await skipRelayBacklog(db.sql);
   const rows = Array.from({ length: 100 }, (_, n) => ({
     id: newId("evt"),
     subject: bus.topology.subjects.event("x"),
@@ -44,7 +52,7 @@ describe("outbox relay", () => {
     const port = await freePort();
     let nats: LocalNats = await startNats({ storeDir: dir, port });
     const bus = await connectBus({ url: nats.url, prefix: "outage", name: "test", log });
-    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 50 });
     await relay.start();
     try {
       await enqueueOutbox(db.sql, [
@@ -61,16 +69,13 @@ describe("outbox relay", () => {
       }
       // The relay keeps failing meanwhile; nothing is marked published.
       await new Promise((r) => setTimeout(r, 300));
-      const [pending] = await db.sql<
-        { count: bigint }[]
-      >`select count(*) from outbox where published_at is null`;
-      expect(pending?.count).toBe(20n);
+      expect(await unpublished(ids)).toBe(20);
 
       nats = await startNats({ storeDir: dir, port });
-      await waitFor(
-        async () => (await db.sql`select 1 from outbox where published_at is null`).length === 0,
-        { timeoutMs: 20_000, what: "outbox drained" },
-      );
+      await waitFor(async () => (await unpublished(ids)) === 0, {
+        timeoutMs: 20_000,
+        what: "outbox drained",
+      });
       expect(await streamCount(bus, bus.topology.streams.events)).toBe(21);
       // Each id once: read them back.
       const seen: string[] = [];
@@ -107,7 +112,7 @@ describe("outbox relay", () => {
     const testBus = await createTestBus();
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
     const relays = [0, 1].map(() =>
-      createOutboxRelay({ sql: db.sql, js: bus.js, log, batchSize: 7, pollMs: 20 }),
+      createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, batchSize: 7, pollMs: 20 }),
     );
     try {
       await hundredUnpublished(bus);
@@ -124,24 +129,26 @@ describe("outbox relay", () => {
     }
   });
 
-  it("marks batches of any size published with one statement text", async () => {
+  it("moves its cursor after batches of any size with one statement text", async () => {
     const testBus = await createTestBus();
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
     const one = singleConnection(db.url);
     // 100 rows in batches of 7: fourteen of 7 and one of 2.
-    const relay = createOutboxRelay({ sql: one.sql, js: bus.js, log, batchSize: 7, pollMs: 20 });
+    const relay = createOutboxRelay({
+      sql: one.sql,
+      js: bus.js,
+      topology: bus.topology,
+      log,
+      batchSize: 7,
+      pollMs: 20,
+    });
     try {
       const rows = await hundredUnpublished(bus);
       await relay.start();
-      const unpublished = async () =>
-        (
-          await db.sql<{ n: number }[]>`
-            select count(*)::int as n from outbox
-            where id = any(${rows.map((r) => r.id)}::text[]) and published_at is null`
-        )[0]!.n;
-      await waitFor(async () => (await unpublished()) === 0, { what: "every row marked published" });
+      const ids = rows.map((r) => r.id);
+      await waitFor(async () => (await unpublished(ids)) === 0, { what: "every row published" });
       expect(await streamCount(bus, bus.topology.streams.events)).toBe(100);
-      expect(await one.preparedTexts("update outbox set published_at")).toHaveLength(1);
+      expect(await one.preparedTexts("update relay_cursors")).toHaveLength(1);
     } finally {
       await relay.stop();
       await one.sql.end();
@@ -152,21 +159,14 @@ describe("outbox relay", () => {
 });
 
 describe("outbox relay wake-ups", () => {
-  const unpublished = async (ids: string[]) =>
-    (
-      await db.sql<
-        { id: string }[]
-      >`select id from outbox where id in ${db.sql(ids)} and published_at is null`
-    ).length;
-
   it("wakes at once for rows its own service commits, and leaves other services' rows to the poll", async () => {
     const testBus = await createTestBus();
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
     // The test database's pool is named "test"; a second pool plays another service.
     const other = createSql({ url: db.url, max: 1, applicationName: "other-service" });
-    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 60_000 });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 60_000 });
     try {
-      await db.sql`update outbox set published_at = now() where published_at is null`;
+      await skipRelayBacklog(db.sql);
       await relay.start();
       const subject = bus.topology.subjects.event("x");
       const theirs = [newId("evt")];
@@ -210,9 +210,9 @@ describe("outbox relay wake-ups", () => {
       },
     });
     // A poll far longer than the test: the second row can only go out on its NOTIFY.
-    const relay = createOutboxRelay({ sql: db.sql, js, log, pollMs: 60_000 });
+    const relay = createOutboxRelay({ sql: db.sql, js, topology: bus.topology, log, pollMs: 60_000 });
     try {
-      await db.sql`update outbox set published_at = now() where published_at is null`;
+      await skipRelayBacklog(db.sql);
       await relay.start();
       const subject = bus.topology.subjects.event("x");
       const first = newId("evt");
@@ -239,7 +239,7 @@ describe("outbox relay after a restore of the database", () => {
   it("publishes rows again under a new bus epoch, and consumers see the same id", async () => {
     const testBus = await createTestBus();
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
-    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 20 });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 20 });
     const seen: string[] = [];
     const consumer = await startConsumer<{ n: number }>({
       js: bus.js,
@@ -254,18 +254,12 @@ describe("outbox relay after a restore of the database", () => {
     });
     const events = () => streamCount(bus, bus.topology.streams.events);
     const id = newId("evt");
-    // What a restore does to a row published after the backup: it is unpublished again.
-    const unpublish = () => db.sql`update outbox set published_at = null where id = ${id}`;
-    const published = () =>
-      waitFor(
-        async () =>
-          (await db.sql`select 1 from outbox where id = ${id} and published_at is null`).length === 0,
-        {
-          what: "row published",
-        },
-      );
+    // What a restore does to a row published after the backup: the cursor is put back before it.
+    const unpublish = () => db.sql`update relay_cursors c set (xid, seq) = (
+        select o.xid, o.seq - 1 from outbox o where o.id = ${id}) where c.relay = 'outbox'`;
+    const published = () => waitFor(async () => (await unpublished([id])) === 0, { what: "row published" });
     try {
-      await db.sql`update outbox set published_at = now() where published_at is null`;
+      await skipRelayBacklog(db.sql);
       await relay.start();
       await enqueueOutbox(db.sql, [
         { id, subject: bus.topology.subjects.event("restored"), payload: { n: 1 } },
@@ -300,12 +294,91 @@ describe("outbox relay after a restore of the database", () => {
   });
 });
 
+describe("outbox relay's cursor", () => {
+  it("never passes a row that an older transaction commits after a younger one's", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 60_000 });
+    const early = createSql({ url: db.url, max: 1, applicationName: "early" });
+    const subject = bus.topology.subjects.event("gap");
+    const [older, younger] = [newId("evt"), newId("evt")];
+    const inserted = gate();
+    const commit = gate();
+    try {
+      await skipRelayBacklog(db.sql);
+      // The older transaction takes its id and its row first, and commits last.
+      const olderTx = early.begin(async (tx) => {
+        await tx`insert into outbox (id, subject, payload) values (${older}, ${subject}, '{}')`;
+        inserted.open();
+        await commit.opened;
+      });
+      await inserted.opened;
+      await enqueueOutbox(db.sql, [{ id: younger, subject, payload: {} }]);
+      // The younger row is committed but waits: a seq cursor would pass the older row here.
+      expect(await relay.drain()).toBe(0);
+      expect(await unpublished([younger])).toBe(1);
+      commit.open();
+      await olderTx;
+      expect(await relay.drain()).toBe(2);
+      const ids = [];
+      for (let seq = 1; seq <= 2; seq++) {
+        const msg = await bus.jsm.streams.getMessage(bus.topology.streams.events, { seq });
+        ids.push(msg?.header.get(MESSAGE_ID_HEADER));
+      }
+      expect(ids).toEqual([older, younger]);
+    } finally {
+      commit.open();
+      await early.end();
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+
+  it("publishes each event row as the notifier's message, and passes webhook.test events", async () => {
+    const testBus = await createTestBus();
+    const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
+    const relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 60_000 });
+    try {
+      await skipRelayBacklog(db.sql);
+      const merchantId = newId("mer");
+      await db.sql`insert into merchants (id, email, business_name, password_hash)
+        values (${merchantId}, ${`${merchantId}@example.test`}, 'Shop', 'x')`;
+      const createdAt = new Date("2026-11-29T10:00:00.123Z");
+      const [test, paid] = [newId("evt"), newId("evt")];
+      await db.sql`insert into events (id, merchant_id, mode, type, data, created_at) values
+        (${test}, ${merchantId}, 'test', 'webhook.test', '{"webhook_endpoint": {}}', ${createdAt}),
+        (${paid}, ${merchantId}, 'test', 'payment.completed', '{"payment": {"id": "p1", "amount": "1.00"}}', ${createdAt})`;
+      expect(await relay.drain()).toBe(2);
+      expect(await streamCount(bus, bus.topology.streams.events)).toBe(1);
+      const msg = await bus.jsm.streams.getMessage(bus.topology.streams.events, { seq: 1 });
+      expect(msg?.subject).toBe(bus.topology.subjects.event("payment.completed"));
+      expect(msg?.header.get(MESSAGE_ID_HEADER)).toBe(paid);
+      expect(msg?.json()).toEqual({
+        merchant_id: merchantId,
+        mode: "test",
+        event: {
+          id: paid,
+          type: "payment.completed",
+          created_at: "2026-11-29T10:00:00.123Z",
+          is_test: true,
+          data: { payment: { id: "p1", amount: "1.00" } },
+        },
+      });
+      const [pending] = await db.sql<{ n: number }[]>`select count(*)::int as n from events_pending`;
+      expect(pending!.n).toBe(0);
+    } finally {
+      await relay.stop();
+      await bus.close();
+      await testBus.cleanup();
+    }
+  });
+});
+
 describe("consumer", () => {
   it("applies a redelivered message's effect once", async () => {
     const testBus = await createTestBus();
     const bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
-    await db.sql`create table if not exists applied (message_id text, n int)`;
-    const { handleOnce } = await import("@gateway/db");
+    await db.sql`create table if not exists applied (message_id text primary key, n int)`;
     let deliveries = 0;
     const consumer = await startConsumer<{ n: number }>({
       js: bus.js,
@@ -317,12 +390,8 @@ describe("consumer", () => {
       retryDelayMs: () => 10,
       handle: async (message) => {
         deliveries++;
-        await handleOnce(
-          db.sql,
-          "redelivery-test",
-          message.id,
-          (tx) => tx`insert into applied values (${message.id}, ${message.data.n})`,
-        );
+        // The effect's own key de-duplicates it, as each consumer's does (docs/reliability.md).
+        await db.sql`insert into applied values (${message.id}, ${message.data.n}) on conflict do nothing`;
         // The effect committed but the ack is lost (a crash right here): JetStream redelivers.
         if (message.deliveryCount === 1) throw new Error("crash before ack");
       },

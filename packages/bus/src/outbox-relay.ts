@@ -1,13 +1,17 @@
-import { onOutboxCommitted, type Sql } from "@gateway/db";
+import { onOutboxCommitted, type Sql, type TransactionSql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { type FollowedLog, type FollowedRow, followedLogs } from "./followed-logs.js";
 import { publishWithId } from "./message-id.js";
+import type { BusTopology } from "./topology.js";
 import { wakeablePause } from "./wakeable-pause.js";
 
 export interface OutboxRelayOptions {
   sql: Sql;
   js: JetStreamClient;
   log: Logger;
+  /** Names the subject of each event the relay reads from `events`. */
+  topology: BusTopology;
   batchSize?: number;
   /**
    * The poll that finds rows other processes committed (this process's own wake it at once), and
@@ -19,116 +23,156 @@ export interface OutboxRelayOptions {
 export interface OutboxRelay {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Publishes everything pending now; resolves with how many rows were published. */
+  /** Publishes everything committed now; resolves with how many rows were published. */
   drain(): Promise<number>;
 }
 
-/**
- * Moves committed outbox rows to JetStream. Each row is published with its id (message-id.ts: the
- * database's bus epoch in Nats-Msg-Id) and marked sent only after JetStream acknowledged it; a
- * crash between the two publishes it again, and JetStream's duplicate window drops the copy.
- * Replicas lock disjoint rows (SKIP LOCKED).
- */
-export function createOutboxRelay({
-  sql,
-  js,
-  log,
-  batchSize = 256,
-  pollMs = 500,
-}: OutboxRelayOptions): OutboxRelay {
-  let running = false;
-  const idle = wakeablePause();
-  // A wake-up that arrives while a drain runs must not be lost: its rows may have committed after
-  // the drain's last read, and the next pass would otherwise wait a whole poll.
-  let woken = false;
-  let loop: Promise<void> | undefined;
-  let unsubscribe: (() => void) | undefined;
-  let failures = 0;
+/** The outbox's retention: a little longer than JetStream keeps messages (7 days). */
+const OUTBOX_KEPT = "8 days";
+/** How soon to read again when committed rows wait for an older transaction to end. */
+const UNSETTLED_RETRY_MS = 5;
 
-  async function drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await publishBatch({ sql, js, log, batchSize });
-      total += n;
-      if (n < batchSize) return total;
-    }
+/**
+ * Follows the two logs, `events` and `outbox`, and publishes each committed row with its id
+ * (message-id.ts: the database's bus epoch in Nats-Msg-Id). A log's cursor moves only after
+ * JetStream acknowledged the rows below it; a crash between the two publishes them again, and
+ * JetStream's duplicate window drops the copies. One relay of the cluster follows a log at a time.
+ */
+class LogRelay implements OutboxRelay {
+  readonly #sql: Sql;
+  readonly #js: JetStreamClient;
+  readonly #log: Logger;
+  readonly #pollMs: number;
+  readonly #batchSize: number;
+  readonly #logs: FollowedLog[];
+  readonly #idle = wakeablePause();
+  #running = false;
+  /** A wake-up during a drain: its rows may have committed after the drain's last read. */
+  #woken = false;
+  /** The last drain left committed rows behind an older running transaction. */
+  #unsettled = false;
+  #loop: Promise<void> | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #failures = 0;
+  #lastPrune = 0;
+
+  constructor({ sql, js, log, topology, batchSize = 256, pollMs = 500 }: OutboxRelayOptions) {
+    this.#sql = sql;
+    this.#js = js;
+    this.#log = log;
+    this.#pollMs = pollMs;
+    this.#batchSize = batchSize;
+    this.#logs = followedLogs(topology);
   }
 
-  const prune = pruner(sql);
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    // This process's commits of events or outbox rows wake it at once (packages/db,
+    // outbox-commits.ts); other processes' rows are found by the poll.
+    this.#unsubscribe = onOutboxCommitted(this.#sql, () => {
+      this.#woken = true;
+      this.#idle.wake();
+    });
+    this.#loop = this.#run();
+  }
 
-  async function run() {
-    while (running) {
-      await prune().catch((err) => log.warn({ err }, "outbox pruning failed"));
-      try {
-        await drain();
-        if (failures > 0) log.info({ failures }, "outbox relay recovered");
-        failures = 0;
-      } catch (err) {
-        failures++;
-        if (failures === 1 || failures % 20 === 0)
-          log.warn({ err, failures }, "outbox publish failed; will retry");
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#idle.wake();
+    await this.#loop;
+    this.#unsubscribe?.();
+  }
+
+  async drain(): Promise<number> {
+    this.#unsettled = false;
+    let total = 0;
+    for (const followed of this.#logs) {
+      for (;;) {
+        const n = await this.#publishBatch(followed);
+        total += n;
+        if (n < this.#batchSize) break;
       }
-      if (!running) break;
-      if (woken && failures === 0) {
-        woken = false;
+    }
+    return total;
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      await this.#prune().catch((err) => this.#log.warn({ err }, "outbox pruning failed"));
+      await this.#drainOnce();
+      if (!this.#running) break;
+      if (this.#woken && this.#failures === 0) {
+        this.#woken = false;
         continue;
       }
-      const delay = failures > 0 ? Math.min(pollMs * 2 ** Math.min(failures, 4), 5_000) : pollMs;
-      await idle.pause(delay);
-      woken = false;
+      await this.#idle.pause(this.#nextDelay());
+      this.#woken = false;
     }
   }
 
-  return {
-    async start() {
-      if (running) return;
-      running = true;
-      // This process's commits of outbox rows wake it at once (packages/db, outbox-commits.ts);
-      // other processes' rows are found by the poll.
-      unsubscribe = onOutboxCommitted(sql, () => {
-        woken = true;
-        idle.wake();
-      });
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      idle.wake();
-      await loop;
-      unsubscribe?.();
-    },
-    drain,
-  };
-}
+  #nextDelay(): number {
+    const failures = this.#failures;
+    if (failures > 0) return Math.min(this.#pollMs * 2 ** Math.min(failures, 4), 5_000);
+    return this.#unsettled ? Math.min(UNSETTLED_RETRY_MS, this.#pollMs) : this.#pollMs;
+  }
 
-async function publishBatch({ sql, js, log, batchSize }: Required<Omit<OutboxRelayOptions, "pollMs">>) {
-  return sql.begin(async (tx) => {
-    const rows = await tx<{ seq: bigint; id: string; subject: string; payload: unknown; epoch: string }[]>`
-        select seq, id, subject, payload, (select epoch from bus_epoch) as epoch from outbox
-        where published_at is null order by seq limit ${batchSize} for update skip locked`;
-    if (rows.length === 0) return 0;
+  async #drainOnce(): Promise<void> {
+    try {
+      await this.drain();
+      if (this.#failures > 0) this.#log.info({ failures: this.#failures }, "outbox relay recovered");
+      this.#failures = 0;
+    } catch (err) {
+      this.#failures++;
+      if (this.#failures === 1 || this.#failures % 20 === 0)
+        this.#log.warn({ err, failures: this.#failures }, "outbox publish failed; will retry");
+    }
+  }
+
+  /**
+   * One batch of one log, in a transaction that holds the log's advisory lock: another relay
+   * woken meanwhile waits for it, then reads on from the cursor this one moved. The lock takes
+   * no transaction id, so holding it across the publish delays no other relay's reads.
+   */
+  async #publishBatch(followed: FollowedLog): Promise<number> {
+    return this.#sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtextextended(${`relay:${followed.name}`}, 0))`;
+      const read = await followed.read(tx, this.#batchSize);
+      const rows = read.filter((r) => r.settled);
+      // Settled rows come first in cursor order: every settled xid is below every unsettled one.
+      if (rows.length < read.length) this.#unsettled = true;
+      if (rows.length === 0) return 0;
+      await this.#publish(
+        tx,
+        rows.filter((r) => r.subject !== undefined),
+      );
+      const last = rows[rows.length - 1]!;
+      await tx`update relay_cursors set xid = ${last.xid}::xid8, seq = ${last.seq} where relay = ${followed.name}`;
+      return rows.length;
+    }) as Promise<number>;
+  }
+
+  async #publish(tx: TransactionSql, rows: FollowedRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const [bus] = await tx<{ epoch: string }[]>`select epoch from bus_epoch`;
+    const epoch = bus?.epoch ?? "";
     const acks = await Promise.all(
-      rows.map((row) => publishWithId(js, row.subject, row.payload, row.id, row.epoch ?? "")),
+      rows.map((row) => publishWithId(this.#js, row.subject!, row.payload, row.id, epoch)),
     );
     const duplicates = acks.filter((a) => a.duplicate).length;
-    if (duplicates > 0) log.info({ duplicates }, "outbox rows already in the stream");
-    // An array, not `in (…)`: one statement text for any batch size (docs/operations.md, "One statement text per query").
-    await tx`update outbox set published_at = now()
-        where seq = any(${rows.map((r) => r.seq.toString())}::bigint[])`;
-    return rows.length;
-  });
+    if (duplicates > 0) this.#log.info({ duplicates }, "relayed rows already in the stream");
+  }
+
+  /** The outbox keeps what it published as long as JetStream keeps messages; events stay. */
+  async #prune(): Promise<void> {
+    if (Date.now() - this.#lastPrune < 3_600_000) return;
+    this.#lastPrune = Date.now();
+    await this.#sql`delete from outbox o using relay_cursors c
+      where c.relay = 'outbox' and (o.xid, o.seq) <= (c.xid, c.seq)
+        and o.created_at < now() - ${OUTBOX_KEPT}::interval`;
+  }
 }
 
-/**
- * Published outbox rows and processed-message records are kept a little longer than JetStream
- * keeps messages (7 days), so a redelivery always finds its record; then they go.
- */
-function pruner(sql: Sql) {
-  let lastPrune = 0;
-  return async () => {
-    if (Date.now() - lastPrune < 3_600_000) return;
-    lastPrune = Date.now();
-    await sql`delete from outbox where published_at < now() - interval '8 days'`;
-    await sql`delete from processed_messages where processed_at < now() - interval '8 days'`;
-  };
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  return new LogRelay(options);
 }

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleOnce, MigrationError, migrate, newId, readMigrations } from "./index.js";
+import { applyInBatches, MigrationError, migrate, readMigrations } from "./index.js";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -35,34 +35,33 @@ describe("migrate", () => {
   });
 });
 
-describe("handleOnce", () => {
-  it("runs an effect once per (consumer, message id), atomically with the record", async () => {
-    await db.sql`create table if not exists counter (n int)`;
-    const id = newId("msg");
-    const first = await handleOnce(db.sql, "c1", id, (tx) => tx`insert into counter values (1)`);
-    const second = await handleOnce(db.sql, "c1", id, (tx) => tx`insert into counter values (1)`);
-    const otherConsumer = await handleOnce(db.sql, "c2", id, (tx) => tx`insert into counter values (1)`);
-    expect([first.ran, second.ran, otherConsumer.ran]).toEqual([true, false, true]);
-    const [{ count } = { count: 0n }] = await db.sql<{ count: bigint }[]>`select count(*) from counter`;
-    expect(count).toBe(2n);
-  });
-
-  it("records nothing when the effect fails, so a redelivery runs it again", async () => {
-    const id = newId("msg");
-    await expect(
-      handleOnce(db.sql, "c1", id, async () => {
-        throw new Error("boom");
-      }),
-    ).rejects.toThrow("boom");
-    const retry = await handleOnce(db.sql, "c1", id, async () => "done");
-    expect(retry).toEqual({ ran: true, result: "done" });
-  });
-});
-
-describe("newId", () => {
-  it("prefixes and randomises", () => {
-    const ids = new Set(Array.from({ length: 1000 }, () => newId("evt")));
-    expect(ids.size).toBe(1000);
-    for (const id of ids) expect(id).toMatch(/^evt_[0-9A-Za-z]{22}$/);
+describe("applyInBatches", () => {
+  it("keeps one key's messages in order and lets a failing message fail alone", async () => {
+    await db.sql`create table if not exists batched (key text, n int)`;
+    const apply = applyInBatches<{ key: string; n: number }>(
+      db.sql,
+      async (tx, { key, n }) => {
+        if (n < 0) throw new Error("bad message");
+        await tx`insert into batched values (${key}, ${n})`;
+      },
+      { keyOf: (m) => m.key },
+    );
+    const outcomes = await Promise.allSettled([
+      apply({ key: "a", n: 1 }),
+      apply({ key: "b", n: 1 }),
+      apply({ key: "a", n: 2 }),
+      apply({ key: "b", n: -1 }),
+      apply({ key: "a", n: 3 }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    const rows = await db.sql<{ key: string; n: number }[]>`select key, n from batched order by ctid`;
+    expect(rows.filter((r) => r.key === "a").map((r) => r.n)).toEqual([1, 2, 3]);
+    expect(rows.filter((r) => r.key === "b").map((r) => r.n)).toEqual([1]);
   });
 });

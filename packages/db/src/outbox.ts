@@ -11,8 +11,8 @@ export interface OutboxMessage {
 /**
  * Writes messages to the outbox inside the caller's transaction, so they exist iff the change does;
  * this process's relay hears of them once that transaction commits (outbox-commits.ts).
- * `alongside`: another insert of the caller's (a payment's events), run in the same statement as
- * a data-modifying `with`, one round trip for both.
+ * `alongside`: the caller's insert of events, which the relay publishes too, run in the same
+ * statement as a data-modifying `with`, one round trip for both.
  */
 export async function enqueueOutbox(
   tx: TransactionSql | Sql,
@@ -20,7 +20,9 @@ export async function enqueueOutbox(
   { alongside }: { alongside?: Fragment } = {},
 ): Promise<void> {
   if (messages.length === 0) {
-    if (alongside) await tx`${alongside}`;
+    if (!alongside) return;
+    await tx`${alongside}`;
+    outboxWritten(tx);
     return;
   }
   // Arrays, not a multi-row VALUES: one statement text for any number of messages, so each

@@ -1,7 +1,7 @@
 // What a payment's new state's effects become in its transaction: the ledger's postings, the
-// outbox's messages and the events' rows.
+// outbox's messages and the events' rows (which the relay publishes as they are).
 import type { BusTopology } from "@gateway/bus";
-import type { EventMessage, PaymentEvent, RefundNoticeCommand, SweepCommand } from "@gateway/contracts";
+import type { PaymentEvent, RefundNoticeCommand, SweepCommand } from "@gateway/contracts";
 import { type Fragment, newId, type OutboxMessage, type TransactionSql } from "@gateway/db";
 import { assertNever, type PaymentEffect } from "@gateway/domain";
 import { creditPayment, owePaymentRefund, payPaymentRefund } from "@gateway/ledger";
@@ -35,12 +35,9 @@ export async function effectMessages(
   const { subjects } = deps.topology;
   for (const effect of effects) {
     switch (effect.type) {
-      case "event": {
-        const { message, event } = paymentEvent(subjects, deps.publicBaseUrl, row, effect);
-        messages.push(message);
-        events.push(event);
+      case "event":
+        events.push(paymentEvent(deps.publicBaseUrl, row, effect));
         break;
-      }
       case "sweep":
         messages.push(sweepMessage(subjects, row, effect));
         break;
@@ -62,29 +59,14 @@ export async function effectMessages(
   return { messages, events: insertEvents(tx, row, events) };
 }
 
-/** The event's outbox message for the notifier and its row in `events`: one id, one moment. */
-function paymentEvent(
-  subjects: Subjects,
-  publicBaseUrl: string,
-  row: PaymentRow,
-  effect: Effect<"event">,
-): { message: OutboxMessage; event: EventRow } {
-  const id = newId("evt");
-  const createdAt = new Date();
-  const event: PaymentEvent = {
-    id,
-    type: effect.event,
-    created_at: createdAt.toISOString(),
-    is_test: row.mode === "test",
-    data: { payment: toPaymentResource(row, publicBaseUrl) },
-  };
+/** The event's row in `events`, which the relay publishes for the notifier as it is. */
+function paymentEvent(publicBaseUrl: string, row: PaymentRow, effect: Effect<"event">): EventRow {
+  const data: PaymentEvent["data"] = { payment: toPaymentResource(row, publicBaseUrl) };
   return {
-    message: {
-      id,
-      subject: subjects.event(effect.event),
-      payload: { merchant_id: row.merchant_id, mode: row.mode, event } satisfies EventMessage,
-    },
-    event: { id, type: effect.event, data: JSON.stringify(event.data), createdAt: event.created_at },
+    id: newId("evt"),
+    type: effect.event,
+    data: JSON.stringify(data),
+    createdAt: new Date().toISOString(),
   };
 }
 

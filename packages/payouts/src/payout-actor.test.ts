@@ -7,7 +7,6 @@ import { applyPayoutMessage, createPayout, type PayoutSubjects } from "./payout-
 
 let db: TestDatabase;
 const subjects: PayoutSubjects = {
-  event: (type) => `t.events.${type}`,
   payoutCommand: (chain) => `t.cmd.payout.${chain}`,
 };
 

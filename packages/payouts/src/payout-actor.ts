@@ -1,8 +1,8 @@
 // Runs the payout decider against PostgreSQL: the row is locked, so messages to one payout are
 // handled one at a time on any replica, and the new state, its ledger postings, its event and its
 // outbox messages are written in the caller's transaction.
-import type { Chain, EventMessage, PayoutCommand, PayoutEvent, PayoutEventType } from "@gateway/contracts";
-import { enqueueOutbox, newId, type OutboxMessage, type TransactionSql } from "@gateway/db";
+import type { Chain, PayoutCommand, PayoutEvent, PayoutEventType } from "@gateway/contracts";
+import { enqueueOutbox, newId, type OutboxMessage, outboxWritten, type TransactionSql } from "@gateway/db";
 import { assertNever } from "@gateway/domain";
 import { completePayout, type PayoutMovement, releasePayout, reservePayout } from "@gateway/ledger";
 import {
@@ -25,20 +25,14 @@ import {
 
 /** Subjects the payout actor publishes on; from the bus topology. */
 export interface PayoutSubjects {
-  /** `<p>.events.<type>`, read by the notifier. */
-  event(type: PayoutEventType): string;
   /** Where settlement's payout actor listens: one subject per chain, the payout id in the payload
    * (a subject per payout would cost nats-server memory for the stream's whole retention). */
   payoutCommand(chain: Chain): string;
 }
 
 /** `<p>.cmd.payout.<chain>`: inside the commands stream, outside settlement-work's `cmd.settle.>`. */
-export function payoutSubjects(topology: {
-  prefix: string;
-  subjects: { event(type: string): string };
-}): PayoutSubjects & { allPayoutCommands: string } {
+export function payoutSubjects(topology: { prefix: string }): PayoutSubjects & { allPayoutCommands: string } {
   return {
-    event: (type) => topology.subjects.event(type),
     payoutCommand: (chain) => `${topology.prefix}.cmd.payout.${chain}`,
     allPayoutCommands: `${topology.prefix}.cmd.payout.>`,
   };
@@ -133,7 +127,7 @@ async function runEffects(
         });
         break;
       case "event":
-        messages.push(await payoutEvent(tx, subjects, row, effect.event));
+        await insertPayoutEvent(tx, row, effect.event);
         break;
       default:
         assertNever(effect, "payout effect");
@@ -142,27 +136,10 @@ async function runEffects(
   await enqueueOutbox(tx, messages);
 }
 
-/** Writes the event row (the dashboard's timeline, the notifier's source) and returns its outbox message. */
-async function payoutEvent(
-  tx: TransactionSql,
-  subjects: PayoutSubjects,
-  row: PayoutRow,
-  type: PayoutEventType,
-): Promise<OutboxMessage> {
-  const id = newId("evt");
-  const createdAt = new Date();
-  const event: PayoutEvent = {
-    id,
-    type,
-    created_at: createdAt.toISOString(),
-    is_test: row.mode === "test",
-    data: { payout: toPayoutResource(row) },
-  };
+/** The event row: the dashboard's timeline, and what the relay publishes for the notifier. */
+async function insertPayoutEvent(tx: TransactionSql, row: PayoutRow, type: PayoutEventType): Promise<void> {
+  const data: PayoutEvent["data"] = { payout: toPayoutResource(row) };
   await tx`insert into events (id, merchant_id, mode, type, payout_id, data, created_at)
-    values (${id}, ${row.merchant_id}, ${row.mode}, ${type}, ${row.id}, ${tx.json(event.data as never)}, ${createdAt})`;
-  return {
-    id,
-    subject: subjects.event(type),
-    payload: { merchant_id: row.merchant_id, mode: row.mode, event } satisfies EventMessage,
-  };
+    values (${newId("evt")}, ${row.merchant_id}, ${row.mode}, ${type}, ${row.id}, ${tx.json(data as never)}, ${new Date()})`;
+  outboxWritten(tx);
 }

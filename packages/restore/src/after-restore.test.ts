@@ -81,17 +81,21 @@ describe("after a restore of the database", () => {
         .join("\n"),
     );
 
-    // Two messages published before the restore: one its consumer handled, one it had not.
-    await db.sql`insert into outbox (id, subject, payload, published_at) values
-      ('evt_handled', 't.evt.x', '{}', now()), ('evt_unhandled', 't.evt.x', '{}', now())`;
-    await db.sql`insert into processed_messages (consumer, message_id) values ('notifier', 'evt_handled')`;
+    // Published before the restore: a command, an event of this week and one of 9 days ago.
+    await db.sql`insert into outbox (id, subject, payload) values ('cmd_sent', 't.cmd.x', '{}')`;
+    await db.sql`insert into events (id, merchant_id, mode, type, data, created_at) values
+      ('evt_old', ${merchantId}, 'live', 'payment.created', '{}', now() - interval '9 days'),
+      ('evt_recent', ${merchantId}, 'live', 'payment.created', '{}', now() - interval '1 day')`;
+    await db.sql`update relay_cursors c set (xid, seq) = (select max(xid), max(seq) from outbox) where relay = 'outbox'`;
+    await db.sql`update relay_cursors c set (xid, seq) = (select max(xid), max(seq) from events) where relay = 'events'`;
 
     const report = await afterRestore(db.sql, { subjects, record, coinOf, epoch: "restore-test-1" });
 
-    const unpublished = await db.sql<{ id: string }[]>`
-      select id from outbox where published_at is null and id like 'evt_%'`;
-    expect(unpublished.map((r) => r.id)).toEqual(["evt_unhandled"]);
-    expect(report.republished).toBe(1);
+    const events = await db.sql<{ id: string }[]>`select id from events_pending where id like 'evt_%'`;
+    expect(events.map((r) => r.id)).toEqual(["evt_recent"]);
+    const sent = await db.sql<{ id: string }[]>`select id from outbox_pending where id = 'cmd_sent'`;
+    expect(sent.map((r) => r.id)).toEqual(["cmd_sent"]);
+    expect(report.republished).toBe(2);
 
     expect(report.epoch).toBe("restore-test-1");
     const [epoch] = await db.sql<{ epoch: string }[]>`select epoch from bus_epoch`;

@@ -118,14 +118,28 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
     await bookFromChains(tx, options, report);
     if (options.chainsOnly) return report;
     await tx`update bus_epoch set epoch = ${epoch}, changed_at = now()`;
-    report.republished = (
-      await tx`update outbox set published_at = null where published_at is not null
-        and not exists (select 1 from processed_messages p where p.message_id = outbox.id)`
-    ).count;
+    report.republished = await rewindRelays(tx);
     await putBackPayouts(tx, options, report);
     await catchUpWithAddresses(tx, options, report);
     return report;
   })) as AfterRestoreReport;
+}
+
+/**
+ * What the lost part of the bus may have carried goes out again under the new epoch: everything
+ * the outbox keeps, and the last 8 days of events (JetStream keeps 7). Every consumer takes a
+ * message it has applied as a no-op (docs/reliability.md, "Exactly once without records").
+ */
+async function rewindRelays(tx: TransactionSql): Promise<number> {
+  await tx`update relay_cursors set xid = '0', seq = 0 where relay = 'outbox'`;
+  await tx`update relay_cursors set (xid, seq) = (
+      select coalesce(max(xid), '0'), coalesce(max(seq), 0) from (
+        select xid, seq from events where created_at < now() - interval '8 days'
+        order by xid desc, seq desc limit 1) older)
+    where relay = 'events'`;
+  const [pending] = await tx<{ n: number }[]>`
+    select (select count(*) from outbox_pending) + (select count(*) from events_pending) as n`;
+  return Number(pending!.n);
 }
 
 /** Payouts the signer signed that the database no longer has, put back as sent, or why not. */

@@ -21,7 +21,7 @@ import { signerDepositAddresses, signerTls } from "./signer-addresses.js";
 const { config, log, sql, bus, stopOnSignal } = await openService("api", apiConfigSchema, {
   databaseConnections: 20,
 });
-const relay = createOutboxRelay({ sql, js: bus.js, log });
+const relay = createOutboxRelay({ sql, js: bus.js, topology: bus.topology, log });
 await relay.start();
 const paymentWatch = createPaymentWatch(sql, log);
 const signer = createSignerClient({ baseUrl: config.SIGNER_URL, tls: signerTls(config) });

@@ -76,7 +76,7 @@ export async function startTestApi(
   });
   const log = createLogger({ name: "api", level: config.LOG_LEVEL });
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.BUS_PREFIX, name: "api-test", log });
-  const relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+  const relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 50 });
   await relay.start();
   const payoutApprover = payoutApproverFromConfig(config);
   const prices = priceServiceFromConfig(config, log);

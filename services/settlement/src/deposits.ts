@@ -3,7 +3,7 @@ import type { DepositReport } from "@gateway/contracts";
 import { type PaymentMessage, parseCoin } from "@gateway/domain";
 import type { PaymentActorDeps } from "@gateway/payments";
 import { consumeCommands } from "./command-consumer.js";
-import { paymentMessagesOnce } from "./payment-messages-once.js";
+import { paymentMessageBatches } from "./payment-message-batches.js";
 
 const CONSUMER = "settlement-deposits";
 
@@ -30,18 +30,18 @@ function toPaymentMessage(report: DepositReport): PaymentMessage {
 }
 
 /**
- * Deposits become messages to the payment that owns the address, each once; reports that arrive
- * together share one transaction (paymentMessagesOnce).
+ * Deposits become messages to the payment that owns the address; reports that arrive together
+ * share one transaction (paymentMessageBatches), and a report delivered again changes nothing.
  */
 export function startDepositConsumer(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, sql, log } = deps;
-  const apply = paymentMessagesOnce(deps, CONSUMER);
+  const apply = paymentMessageBatches(deps);
   return consumeCommands<DepositReport>(bus, log, {
     durable: CONSUMER,
     subject: bus.topology.subjects.allDeposits,
     // Reports in hand wait for the batch being written and then form the next one.
     concurrency: 64,
-    handle: async ({ id, data }) => {
+    handle: async ({ data }) => {
       // An address belongs to one payment for good (deposit_wallets rows are never reassigned),
       // so it is looked up before the batch, which needs the payment to order its messages.
       const [wallet] = await sql<{ payment_id: string }[]>`
@@ -53,7 +53,7 @@ export function startDepositConsumer(deps: PaymentActorDeps & { bus: Bus }): Pro
         );
         return;
       }
-      await apply(id, { paymentId: wallet.payment_id, message: toPaymentMessage(data) });
+      await apply({ paymentId: wallet.payment_id, message: toPaymentMessage(data) });
     },
   });
 }

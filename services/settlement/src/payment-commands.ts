@@ -3,18 +3,18 @@ import type { PaymentCommand } from "@gateway/contracts";
 import { deserializePaymentMessage } from "@gateway/domain";
 import type { PaymentActorDeps } from "@gateway/payments";
 import { consumeCommands } from "./command-consumer.js";
-import { paymentMessagesOnce } from "./payment-messages-once.js";
+import { paymentMessageBatches } from "./payment-message-batches.js";
 
 const CONSUMER = "settlement-payment-commands";
 
 /**
  * Commands addressed to one payment actor (`<p>.cmd.payment.<type>`, the payment id in the payload), e.g. a test-mode simulation
- * requested on the checkout page. Each message id is handled once, in the transaction that
- * applies it; commands that arrive together share one transaction, applied in arrival order.
+ * requested on the checkout page. Commands that arrive together share one transaction, applied
+ * in arrival order; a command delivered again is rejected by the payment's state.
  */
 export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Promise<RunningConsumer> {
   const { bus, log } = deps;
-  const apply = paymentMessagesOnce(deps, CONSUMER);
+  const apply = paymentMessageBatches(deps);
   return consumeCommands<PaymentCommand>(bus, log, {
     durable: CONSUMER,
     subject: bus.topology.subjects.allPaymentCommands,
@@ -24,12 +24,11 @@ export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Pro
     handle: async ({ id, data }) => {
       // A command that cannot be read fails here, alone, before it could join a batch.
       const message = deserializePaymentMessage(data.message);
-      const outcome = await apply(id, { paymentId: data.payment_id, message });
-      if (outcome.ran)
-        log.info(
-          { paymentId: data.payment_id, messageId: id, command: message.type },
-          "payment command applied",
-        );
+      await apply({ paymentId: data.payment_id, message });
+      log.info(
+        { paymentId: data.payment_id, messageId: id, command: message.type },
+        "payment command handled",
+      );
     },
   });
 }

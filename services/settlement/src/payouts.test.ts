@@ -33,7 +33,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   testBus = await createTestBus();
   bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
-  relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+  relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 50 });
   await relay.start();
   // The schedule loop is driven by hand (runSchedulesOnce) so the tests choose the clock.
   actor = await startPayouts({ sql: db.sql, bus, log, schedulePollMs: 3_600_000 });
@@ -114,13 +114,19 @@ describe("payout actor", () => {
       simulated: true,
       is_test: true,
     });
-    // The notifier reads the outbox message: same shape as payment events.
-    const [message] = await db.sql<
-      { payload: { merchant_id: string; mode: string; event: { type: string } } }[]
-    >`
-      select payload from outbox where subject = ${bus.topology.subjects.event("payout.completed")}
-        and payload->'event'->'data'->'payout'->>'id' = ${row.id}`;
-    expect(message!.payload).toMatchObject({
+    // The relay publishes the event row for the notifier: same shape as payment events.
+    const subject = bus.topology.subjects.event("payout.completed");
+    const message = await waitFor(
+      async () => {
+        const last = await bus.jsm.streams
+          .getMessage(bus.topology.streams.events, { last_by_subj: subject })
+          .catch(() => null);
+        const payload = last?.json<{ event: { data: { payout: { id: string } } } }>();
+        return payload?.event.data.payout.id === row.id ? payload : undefined;
+      },
+      { what: "payout.completed on the bus" },
+    );
+    expect(message).toMatchObject({
       merchant_id: merchantId,
       mode: "test",
       event: { type: "payout.completed" },

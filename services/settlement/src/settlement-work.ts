@@ -2,17 +2,13 @@ import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
-import type { PaymentActorDeps } from "@gateway/payments";
+import { type PaymentActorDeps, type PaymentRow, stateOf } from "@gateway/payments";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlement, ChainSettlements } from "./chains/chain-settlement.js";
 import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
-import { paymentMessagesOnce, type ToPayment } from "./payment-messages-once.js";
+import { paymentMessageBatches, type ToPayment } from "./payment-message-batches.js";
 
-/**
- * The one durable this work had before it was split per chain (consumers `settlement-work-<chain>`
- * now), and still the name handled messages are recorded under (processed_messages.consumer): a
- * message handled before the split is found handled after it, whichever chain's consumer has it.
- */
+/** The one durable this work had before it was split per chain (consumers `settlement-work-<chain>` now). */
 const CONSUMER = "settlement-work";
 /** After this many failed attempts the payment is marked failed for an operator (never silent). */
 const MAX_ATTEMPTS = 25;
@@ -32,8 +28,8 @@ type Report = (toPayment: ToPayment) => Promise<unknown>;
  */
 export function startSettlementWork(deps: WorkDeps): Promise<RunningConsumer> {
   const { bus, sql, log, chains } = deps;
-  // What the chain did goes back to the payment actor, each message once.
-  const report = paymentMessagesOnce(deps, CONSUMER);
+  // What the chain did goes back to the payment actor, whose state takes each report once.
+  const report = paymentMessageBatches(deps);
 
   return consumePerChain<SweepCommand | RefundCommand>(bus, log, {
     durable: CONSUMER,
@@ -42,10 +38,10 @@ export function startSettlementWork(deps: WorkDeps): Promise<RunningConsumer> {
     chainOf: ({ data }) => data.chain,
     handle: async ({ id, subject, data, deliveryCount }) => {
       // Handled before (delivered again after a handover of the consumer, or after a lost ack):
-      // its effect is on record, so the chain is not asked again.
-      if (await handled(sql, id)) return;
+      // the payment's state holds what the chain did, so the chain is not asked again.
+      if (await alreadyReported(sql, subject, data)) return;
       const chain = chains[data.chain];
-      const reportOnce: Report = (toPayment) => report(id, toPayment);
+      const reportOnce: Report = (toPayment) => report(toPayment);
       try {
         if (!chain) throw new Error(`no settlement configured for chain ${data.chain}`);
         if (subject.endsWith(".sweep")) await sweep(deps, chain, data as SweepCommand, reportOnce);
@@ -133,8 +129,13 @@ async function currentAddress(sql: Sql, paymentId: string) {
   return row.address;
 }
 
-async function handled(sql: Sql, messageId: string) {
-  const rows = await sql`
-    select 1 from processed_messages where consumer = ${CONSUMER} and message_id = ${messageId}`;
-  return rows.length > 0;
+async function alreadyReported(sql: Sql, subject: string, command: SweepCommand | RefundCommand) {
+  const [row] = await sql<
+    Pick<PaymentRow, "state">[]
+  >`select state from payments where id = ${command.payment_id}`;
+  if (!row) return false;
+  const state = stateOf(row);
+  if (subject.endsWith(".sweep")) return state.sweepTxid !== null;
+  const refundId = (command as RefundCommand).refund_id;
+  return state.refunds.some((r) => r.refundId === refundId && r.txid !== null);
 }

@@ -170,16 +170,6 @@ describe("settlement, test mode", () => {
     const credits = await db.sql<{ n: number }[]>`
       select count(*)::int as n from ledger_transactions where payment_id = any(${db.sql.array(ids)}::uuid[])`;
     expect(credits[0]?.n).toBe(ids.length);
-    const handled = await db.sql<{ message_id: string }[]>`
-      select message_id from processed_messages where consumer = 'settlement-payment-commands'
-        and message_id = any(${db.sql.array(commands.map((c) => c.id))}::text[])`;
-    // Every command but the broken one is on record once; the broken one is being retried.
-    expect(handled.map((h) => h.message_id).sort()).toEqual(
-      commands
-        .filter((c) => c !== broken)
-        .map((c) => c.id)
-        .sort(),
-    );
   });
 
   it("expires pending payments at expires_at from the database, not from timers", async () => {

@@ -31,7 +31,13 @@ export interface Settlement {
 export async function startSettlement(options: SettlementOptions): Promise<Settlement> {
   const { sql, bus, log, publicBaseUrl } = options;
   const actor = { sql, topology: bus.topology, log, publicBaseUrl };
-  const relay = createOutboxRelay({ sql, js: bus.js, log, pollMs: options.outboxPollMs ?? 500 });
+  const relay = createOutboxRelay({
+    sql,
+    js: bus.js,
+    topology: bus.topology,
+    log,
+    pollMs: options.outboxPollMs ?? 500,
+  });
   await relay.start();
   const commands = await startPaymentCommands({ ...actor, bus });
   const deposits = await startDepositConsumer({ ...actor, bus });

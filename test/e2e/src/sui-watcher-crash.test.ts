@@ -119,7 +119,7 @@ describe("watcher-sui process", () => {
       await waitFor(
         async () => {
           const [row] = await db.sql<{ n: number }[]>`
-            select count(*)::int as n from outbox where published_at is null`;
+            select count(*)::int as n from outbox_pending`;
           return row!.n === 0;
         },
         { what: "outbox drained" },

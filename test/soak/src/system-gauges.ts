@@ -26,7 +26,8 @@ export async function createGaugeReader(options: { sql: Sql; natsUrl: string }):
   return {
     async read() {
       const [[outbox], [deliveries], [open]] = await Promise.all([
-        sql<{ n: number }[]>`select count(*)::int as n from outbox where published_at is null`,
+        sql<{ n: number }[]>`
+          select ((select count(*) from outbox_pending) + (select count(*) from events_pending))::int as n`,
         sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where status = 'pending'`,
         sql<
           { n: number }[]

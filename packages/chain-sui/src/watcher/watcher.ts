@@ -72,7 +72,13 @@ export async function startSuiWatcher(options: SuiWatcherOptions): Promise<SuiWa
   const relay =
     options.relay === false
       ? undefined
-      : createOutboxRelay({ sql, js: bus.js, log, pollMs: options.outboxPollMs ?? 500 });
+      : createOutboxRelay({
+          sql,
+          js: bus.js,
+          topology: bus.topology,
+          log,
+          pollMs: options.outboxPollMs ?? 500,
+        });
   const reports = depositReporter({
     coinTypes: options.coinTypes,
     matching: normalizeCoinTypes(options.coinTypes),

@@ -59,9 +59,10 @@ async function noticeCommand(id: string): Promise<{ payload: RefundNoticeCommand
   const subject = topology.subjects.mail("refund");
   let found: { payload: RefundNoticeCommand; seq: number } | undefined;
   await waitFor(async () => {
-    const [row] = await api.db.sql<{ payload: RefundNoticeCommand; published_at: Date | null }[]>`
-      select payload, published_at from outbox where subject = ${subject} and payload->>'payment_id' = ${id}`;
-    if (!row?.published_at) return false;
+    const [row] = await api.db.sql<{ payload: RefundNoticeCommand; pending: boolean }[]>`
+      select payload, exists (select 1 from outbox_pending p where p.seq = o.seq) as pending
+      from outbox o where subject = ${subject} and payload->>'payment_id' = ${id}`;
+    if (!row || row.pending) return false;
     // The subject's newest message: ours, or one published after it.
     const last = await jsm.streams.getMessage(topology.streams.commands, { last_by_subj: subject });
     if (!last) return false;

@@ -43,7 +43,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   testBus = await createTestBus();
   bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
-  relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+  relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 50 });
   await relay.start();
   // The payout policy as production runs it: allow-listed destinations, expiring approvals.
   signer = await startTestSigner({ payoutPolicy: true });

@@ -42,7 +42,7 @@ beforeAll(async () => {
     createTestBus(),
   ]);
   bus = await connectBus({ url: testBus.natsUrl, prefix: testBus.prefix, name: "test", log });
-  relay = createOutboxRelay({ sql: db.sql, js: bus.js, log, pollMs: 50 });
+  relay = createOutboxRelay({ sql: db.sql, js: bus.js, topology: bus.topology, log, pollMs: 50 });
   await relay.start();
   client = new SuiGrpcClient({ network: "localnet", baseUrl: net.url });
   const wallets = (await signer.client.getServiceAddresses()).sui.live;
