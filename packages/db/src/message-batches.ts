@@ -1,37 +1,41 @@
 import type { Sql, TransactionSql } from "./client.js";
 
-/** Resolves once the message's effect committed; rejects when it failed. */
-export type MessageBatcher<M> = (message: M) => Promise<void>;
+/** Resolves with the message's effect's result once it committed; rejects when it failed. */
+export type MessageBatcher<M, R> = (message: M) => Promise<R>;
 
-interface Pending<M> {
+type Outcome<R> = { result: R } | { error: unknown };
+
+interface Pending<M, R> {
   message: M;
-  done: (error?: unknown) => void;
+  done: (outcome: Outcome<R>) => void;
 }
 
-/** One transaction: the batch's messages, those of one key one after another. */
-async function writeBatch<M>(
+/** One transaction: the batch's messages, those of one key one after another; results in batch order. */
+async function writeBatch<M, R>(
   sql: Sql,
-  effect: (tx: TransactionSql, message: M) => Promise<unknown>,
+  effect: (tx: TransactionSql, message: M) => Promise<R>,
   keyOf: (message: M) => string,
-  batch: Pending<M>[],
-): Promise<void> {
-  await sql.begin(async (tx) => {
-    const byKey = new Map<string, M[]>();
-    for (const { message } of batch) {
+  batch: Pending<M, R>[],
+): Promise<R[]> {
+  return (await sql.begin(async (tx) => {
+    const byKey = new Map<string, number[]>();
+    for (const [i, { message }] of batch.entries()) {
       const key = keyOf(message);
       const queue = byKey.get(key);
-      if (queue) queue.push(message);
-      else byKey.set(key, [message]);
+      if (queue) queue.push(i);
+      else byKey.set(key, [i]);
     }
+    const results: R[] = new Array(batch.length);
     // allSettled, not all: every statement has answered before the transaction ends, whichever failed.
     const outcomes = await Promise.allSettled(
-      [...byKey.values()].map(async (messages) => {
-        for (const message of messages) await effect(tx, message);
+      [...byKey.values()].map(async (indexes) => {
+        for (const i of indexes) results[i] = await effect(tx, batch[i]!.message);
       }),
     );
     const failed = outcomes.find((o) => o.status === "rejected");
     if (failed) throw failed.reason;
-  });
+    return results;
+  })) as R[];
 }
 
 /**
@@ -42,15 +46,15 @@ async function writeBatch<M>(
  * so one bad message holds back no other. The effect must be idempotent by itself: nothing here
  * records which messages were handled (docs/reliability.md, "Exactly once without records").
  */
-export function applyInBatches<M>(
+export function applyInBatches<M, R>(
   sql: Sql,
-  effect: (tx: TransactionSql, message: M) => Promise<unknown>,
+  effect: (tx: TransactionSql, message: M) => Promise<R>,
   options: { keyOf: (message: M) => string; maxBatch?: number },
-): MessageBatcher<M> {
+): MessageBatcher<M, R> {
   const { keyOf, maxBatch = 64 } = options;
-  let pending: Pending<M>[] = [];
+  let pending: Pending<M, R>[] = [];
   let writing = false;
-  const write = (batch: Pending<M>[]) => writeBatch(sql, effect, keyOf, batch);
+  const write = (batch: Pending<M, R>[]) => writeBatch(sql, effect, keyOf, batch);
 
   async function drain() {
     writing = true;
@@ -58,17 +62,17 @@ export function applyInBatches<M>(
       const batch = pending.slice(0, maxBatch);
       pending = pending.slice(batch.length);
       try {
-        await write(batch);
-        for (const p of batch) p.done();
+        const results = await write(batch);
+        for (const [i, p] of batch.entries()) p.done({ result: results[i]! });
       } catch (batchError) {
         if (batch.length === 1) {
-          batch[0]!.done(batchError);
+          batch[0]!.done({ error: batchError });
           continue;
         }
         for (const p of batch) {
           await write([p]).then(
-            () => p.done(),
-            (error) => p.done(error ?? new Error("batch failed")),
+            ([result]) => p.done({ result: result! }),
+            (error) => p.done({ error }),
           );
         }
       }
@@ -78,7 +82,10 @@ export function applyInBatches<M>(
 
   return (message) =>
     new Promise((resolve, reject) => {
-      pending.push({ message, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      pending.push({
+        message,
+        done: (outcome) => ("error" in outcome ? reject(outcome.error) : resolve(outcome.result)),
+      });
       if (!writing) void drain();
     });
 }

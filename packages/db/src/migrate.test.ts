@@ -38,11 +38,12 @@ describe("migrate", () => {
 describe("applyInBatches", () => {
   it("keeps one key's messages in order and lets a failing message fail alone", async () => {
     await db.sql`create table if not exists batched (key text, n int)`;
-    const apply = applyInBatches<{ key: string; n: number }>(
+    const apply = applyInBatches<{ key: string; n: number }, string>(
       db.sql,
       async (tx, { key, n }) => {
         if (n < 0) throw new Error("bad message");
         await tx`insert into batched values (${key}, ${n})`;
+        return `${key}${n}`;
       },
       { keyOf: (m) => m.key },
     );

@@ -24,11 +24,13 @@ export function startPaymentCommands(deps: PaymentActorDeps & { bus: Bus }): Pro
     handle: async ({ id, data }) => {
       // A command that cannot be read fails here, alone, before it could join a batch.
       const message = deserializePaymentMessage(data.message);
-      await apply({ paymentId: data.payment_id, message });
-      log.info(
-        { paymentId: data.payment_id, messageId: id, command: message.type },
-        "payment command handled",
-      );
+      const outcome = await apply({ paymentId: data.payment_id, message });
+      // A refused command (one applied before, say) is logged by the actor with its reason.
+      if (outcome && !outcome.decision.rejected)
+        log.info(
+          { paymentId: data.payment_id, messageId: id, command: message.type },
+          "payment command applied",
+        );
     },
   });
 }
