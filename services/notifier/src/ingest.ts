@@ -7,14 +7,11 @@ import type { Logger } from "@gateway/logging";
 export interface EventIngestOptions {
   sql: Sql;
   log: Logger;
-  /** Name under which handled message ids are recorded (processed_messages.consumer). */
-  consumer: string;
   retryWindowMs: number;
 }
 
 interface EventDelivery {
   id: string;
-  message_id: string;
   endpoint_id: string;
   event_id: string;
   event_type: string;
@@ -29,22 +26,22 @@ interface Endpoint {
 }
 
 /**
- * One pending delivery per matching endpoint, written in the statement that records the message
- * ids as handled, so a redelivery adds nothing and a crash loses nothing; a failing batch is
- * retried message by message so one bad message holds back no other.
+ * One pending delivery per matching endpoint, keyed by (event, endpoint), so a redelivered event
+ * adds nothing and a crash loses nothing; a failing batch is retried message by message so one bad
+ * message holds back no other.
  */
-export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIngestOptions) {
+export function createEventIngest({ sql, log, retryWindowMs }: EventIngestOptions) {
   async function ingestBatch(messages: BusMessage<unknown>[]): Promise<number> {
-    const { events, messageIds } = firstMessagePerEvent(messages, log);
-    if (messageIds.length === 0) return 0;
-    const merchants = [...new Set(events.map((e) => e.data.merchant_id))];
+    const events = onePerEvent(messages, log);
+    if (events.length === 0) return 0;
+    const merchants = [...new Set(events.map((e) => e.merchant_id))];
     // Read at the statement's side, as a read inside a READ COMMITTED transaction would be: an
     // endpoint added a moment later serves the events after it.
     const endpoints = await sql<Endpoint[]>`
       select id, merchant_id, mode, events from webhook_endpoints
       where merchant_id = any(${merchants}::text[]) and deleted_at is null`;
     const rows = events.flatMap((e) => deliveriesOf(e, endpoints));
-    return writeDeliveries(sql, consumer, messageIds, rows, new Date(Date.now() + retryWindowMs));
+    return writeDeliveries(sql, rows, retryWindowMs);
   }
 
   return {
@@ -57,32 +54,24 @@ export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIn
   };
 }
 
-/**
- * One message per event id, the first: two messages of one batch carrying an event make its
- * deliveries once (an upsert may not touch a row twice in one statement). If that first one was
- * handled before, so was the event: its deliveries were made in that message's statement.
- */
-function firstMessagePerEvent(messages: BusMessage<unknown>[], log: Logger) {
-  const byEvent = new Map<string, { messageId: string; data: EventMessage }>();
-  const messageIds = new Set<string>();
+/** One message per event id: an upsert may not touch a row twice in one statement. */
+function onePerEvent(messages: BusMessage<unknown>[], log: Logger): EventMessage[] {
+  const byEvent = new Map<string, EventMessage>();
   for (const message of messages) {
     if (!isEventMessage(message.data)) {
       // Retrying cannot fix a malformed message; it is acked and made visible.
       log.error({ messageId: message.id, subject: message.subject }, "malformed event message dropped");
       continue;
     }
-    messageIds.add(message.id);
-    if (!byEvent.has(message.data.event.id))
-      byEvent.set(message.data.event.id, { messageId: message.id, data: message.data });
+    if (!byEvent.has(message.data.event.id)) byEvent.set(message.data.event.id, message.data);
   }
-  return { events: [...byEvent.values()], messageIds: [...messageIds] };
+  return [...byEvent.values()];
 }
 
 /** A delivery of the event to each endpoint of its merchant and mode subscribed to its type. */
-function deliveriesOf(
-  { messageId, data: { merchant_id, mode, event } }: { messageId: string; data: EventMessage },
-  endpoints: Endpoint[],
-): EventDelivery[] {
+function deliveriesOf({ merchant_id, mode, event }: EventMessage, endpoints: Endpoint[]): EventDelivery[] {
+  // A test event is for the one endpoint it was sent to; the API writes that delivery itself.
+  if (event.type === "webhook.test") return [];
   const matching = endpoints.filter(
     (e) =>
       e.merchant_id === merchant_id &&
@@ -93,7 +82,6 @@ function deliveriesOf(
   const payload = JSON.stringify(event);
   return matching.map((e) => ({
     id: newId("whd"),
-    message_id: messageId,
     endpoint_id: e.id,
     event_id: event.id,
     event_type: event.type,
@@ -101,32 +89,25 @@ function deliveriesOf(
   }));
 }
 
-/** Resolves with the number of deliveries inserted (not those only given a longer window). */
-async function writeDeliveries(
-  sql: Sql,
-  consumer: string,
-  messageIds: string[],
-  rows: EventDelivery[],
-  retryUntil: Date,
-): Promise<number> {
-  // One statement, so atomic without a transaction: the message ids recorded as handled and the
-  // deliveries of the messages not handled before, as arrays (docs/operations.md, "One statement
-  // text per query").
+/** Resolves with the number of deliveries inserted (not those only given their full window). */
+async function writeDeliveries(sql: Sql, rows: EventDelivery[], retryWindowMs: number): Promise<number> {
+  if (rows.length === 0) return 0;
+  // Arrays, one statement text per query (docs/operations.md). retry_until = created_at + window
+  // exactly (one now() per statement), so a replay of an ingested event finds nothing to change.
   const written = (await sql`
-    with fresh as (
-      insert into processed_messages (consumer, message_id)
-      select ${consumer}, unnest(${messageIds}::text[])
-      on conflict do nothing returning message_id)
     insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
-    select d.id, d.endpoint_id, d.event_id, d.event_type, d.payload, 'pending', ${retryUntil}::timestamptz
-    from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.message_id)}::text[],
-                ${rows.map((r) => r.endpoint_id)}::text[], ${rows.map((r) => r.event_id)}::text[],
-                ${rows.map((r) => r.event_type)}::text[], ${rows.map((r) => r.payload)}::text[])
-      as d(id, message_id, endpoint_id, event_id, event_type, payload)
-    where d.message_id in (select message_id from fresh)
+    select d.id, d.endpoint_id, d.event_id, d.event_type, d.payload, 'pending',
+      now() + ${retryWindowMs} * interval '1 millisecond'
+    from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.endpoint_id)}::text[],
+                ${rows.map((r) => r.event_id)}::text[], ${rows.map((r) => r.event_type)}::text[],
+                ${rows.map((r) => r.payload)}::text[])
+      as d(id, endpoint_id, event_id, event_type, payload)
     on conflict (event_id, endpoint_id) do update
       -- A manual redelivery raced ahead with a one-attempt window; the event gets its full one.
-      set retry_until = greatest(webhook_deliveries.retry_until, excluded.retry_until)
+      set retry_until = webhook_deliveries.created_at + ${retryWindowMs} * interval '1 millisecond',
+        updated_at = now()
+      where webhook_deliveries.retry_until
+        < webhook_deliveries.created_at + ${retryWindowMs} * interval '1 millisecond'
     returning (xmax = 0) as inserted`) as unknown as { inserted: boolean }[];
   return written.filter((w) => w.inserted).length;
 }

@@ -243,7 +243,7 @@ describe("notifier", () => {
   it("ingests one delivery per endpoint when one batch carries an event twice under two message ids", async () => {
     const mer = await merchant();
     await endpoint(mer, "http://127.0.0.1:9/never");
-    const ingest = createEventIngest({ sql: db.sql, log, consumer: "batch-test", retryWindowMs: 60_000 });
+    const ingest = createEventIngest({ sql: db.sql, log, retryWindowMs: 60_000 });
     const event = { id: newId("evt"), type: "payment.completed", created_at: "", is_test: true, data: {} };
     const message = (id: string) => ({
       id,
@@ -257,33 +257,46 @@ describe("notifier", () => {
     expect(rows).toHaveLength(1);
   });
 
-  it("a batch holding a message handled before and a new one makes only the new one's deliveries", async () => {
+  it("a replayed event changes no row; a manual redelivery that raced ahead gets the full window once", async () => {
     const mer = await merchant();
-    await endpoint(mer, "http://127.0.0.1:9/never");
+    const first = await endpoint(mer, "http://127.0.0.1:9/never");
     await endpoint(mer, "http://127.0.0.1:9/also-never");
-    const ingest = createEventIngest({ sql: db.sql, log, consumer: "batch-mixed", retryWindowMs: 60_000 });
-    const message = (id: string, eventId: string) => ({
-      id,
+    const ingest = createEventIngest({ sql: db.sql, log, retryWindowMs: 60_000 });
+    const message = (eventId: string, type = "payment.completed") => ({
+      id: newId("m"),
       subject: "x",
       deliveryCount: 1,
       data: {
         merchant_id: mer,
         mode: "test",
-        event: { id: eventId, type: "payment.completed", created_at: "", is_test: true, data: {} },
+        event: { id: eventId, type, created_at: "", is_test: true, data: {} },
       },
     });
-    const handled = message(newId("m"), newId("evt"));
-    expect(await ingest.ingestBatch([handled])).toBe(2);
-    // The handled message's deliveries are gone (sent and pruned, say): it must not make them again.
-    await db.sql`delete from webhook_deliveries where event_id = ${handled.data.event.id}`;
-    const fresh = message(newId("m"), newId("evt"));
-    expect(await ingest.ingestBatch([handled, fresh])).toBe(2);
-    const rows = await db.sql<{ event_id: string }[]>`
-      select event_id from webhook_deliveries where event_id = any(${[handled.data.event.id, fresh.data.event.id]})`;
-    expect(rows.map((r) => r.event_id)).toEqual([fresh.data.event.id, fresh.data.event.id]);
-    // One message id twice in a batch (a redelivery arriving beside the first) is one message.
-    const twice = message(newId("m"), newId("evt"));
-    expect(await ingest.ingestBatch([twice, twice])).toBe(2);
+    // xmin changes with every update of a row, so equal versions mean the row was left alone.
+    const versions = (eventIds: string[]) => db.sql<{ v: string; window_ms: number }[]>`
+      select xmin::text || ':' || id as v,
+        extract(epoch from retry_until - created_at)::float8 * 1000 as window_ms
+      from webhook_deliveries where event_id = any(${eventIds}) order by id`;
+    const handled = newId("evt");
+    expect(await ingest.ingestBatch([message(handled)])).toBe(2);
+    const before = await versions([handled]);
+    const fresh = newId("evt");
+    expect(await ingest.ingestBatch([message(handled), message(fresh)])).toBe(2);
+    expect(await versions([handled])).toEqual(before);
+    expect(await versions([fresh])).toHaveLength(2);
+
+    // The API's redelivery made one endpoint's delivery first, with a one-attempt window.
+    const raced = newId("evt");
+    await db.sql`insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
+      values (${newId("whd")}, ${first.id}, ${raced}, 'payment.completed', '{}', 'pending', now())`;
+    expect(await ingest.ingestBatch([message(raced)])).toBe(1);
+    const widened = await versions([raced]);
+    expect(widened.map((r) => r.window_ms)).toEqual([60_000, 60_000]);
+    expect(await ingest.ingestBatch([message(raced)])).toBe(0);
+    expect(await versions([raced])).toEqual(widened);
+
+    // A test event is for the endpoint it was sent to, which the API delivers itself.
+    expect(await ingest.ingestBatch([message(newId("evt"), "webhook.test")])).toBe(0);
   });
 
   it("delivers an event once even when it is published twice or handled by two replicas", async () => {

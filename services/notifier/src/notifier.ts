@@ -68,7 +68,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const ingest = createEventIngest({
     sql,
     log,
-    consumer: durable,
     retryWindowMs: options.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS,
   });
   let consumer: RunningConsumer | undefined;
