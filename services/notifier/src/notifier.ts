@@ -69,6 +69,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     sql,
     log,
     retryWindowMs: options.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS,
+    worker,
   });
   let consumer: RunningConsumer | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
