@@ -78,27 +78,41 @@ export async function cancelDeliveries(sql: Sql, token: string, rows: ClaimedDel
     where id = any(${rows.map((r) => r.id)}::text[]) and claim_token = ${token}`;
 }
 
-/** Each attempt logged, and each delivery set to its new status and next due time, in one transaction. */
+/** Each attempt logged, and each delivery set to its new status and next due time, in one statement. */
 export async function recordOutcomes(
   sql: Sql,
   batch: DeliveryOutcome[],
   retrySchedule: readonly number[],
 ): Promise<void> {
   const updates = deliveryUpdates(batch, new Date(), retrySchedule);
-  // The three statements go out together (postgres.js pipelines the queries a transaction's
-  // callback returns as an array), one round trip between begin and commit instead of three.
+  // Planned for the rows at hand each time: a prepared statement's cached generic plan, made
+  // while the table was small, would go on scanning the whole table as it grows.
   await sql.begin((tx) => [
-    // Planned for the rows at hand each time: a prepared statement's cached generic plan, made
-    // while the table was small, would go on scanning the whole table as it grows.
     tx`set local plan_cache_mode = force_custom_plan`,
-    insertAttempts(tx, batch),
-    updateDeliveries(tx, updates),
+    writeOutcomes(tx, batch, updates),
   ]);
 }
 
-// Arrays and unnest in both statements: seven parameters for the whole batch instead of seven per row.
-function insertAttempts(tx: TransactionSql, batch: DeliveryOutcome[]) {
+/**
+ * The deliveries' update and the attempts' insert as one statement (a data-modifying WITH runs
+ * whether or not its rows are read). Arrays and unnest: fourteen parameters for the whole batch.
+ */
+function writeOutcomes(tx: TransactionSql, batch: DeliveryOutcome[], rows: DeliveryUpdate[]) {
   return tx`
+    with updated as (
+      update webhook_deliveries d
+      set status = v.status, attempts = v.attempt, next_attempt_at = v.next, last_attempt_at = v.started,
+          last_status_code = v.code, claim_token = null, updated_at = now()
+      from (select
+        unnest(${rows.map((r) => r.id)}::text[]) as id,
+        unnest(${rows.map((r) => r.token)}::text[]) as token,
+        unnest(${rows.map((r) => r.status)}::text[]) as status,
+        unnest(${rows.map((r) => r.attempt)}::int[]) as attempt,
+        unnest(${rows.map((r) => r.next)}::timestamptz[]) as next,
+        unnest(${rows.map((r) => r.started)}::timestamptz[]) as started,
+        unnest(${rows.map((r) => r.code) as number[]}::int[]) as code
+      ) v
+      where d.id = v.id and d.claim_token = v.token)
     insert into webhook_delivery_attempts
       (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
     select * from unnest(
@@ -109,23 +123,6 @@ function insertAttempts(tx: TransactionSql, batch: DeliveryOutcome[]) {
       ${batch.map((o) => o.result.latencyMs)}::int[],
       ${batch.map((o) => o.result.responseExcerpt) as string[]}::text[],
       ${batch.map((o) => o.result.error) as string[]}::text[])`;
-}
-
-function updateDeliveries(tx: TransactionSql, rows: DeliveryUpdate[]) {
-  return tx`
-    update webhook_deliveries d
-    set status = v.status, attempts = v.attempt, next_attempt_at = v.next, last_attempt_at = v.started,
-        last_status_code = v.code, claim_token = null, updated_at = now()
-    from (select
-      unnest(${rows.map((r) => r.id)}::text[]) as id,
-      unnest(${rows.map((r) => r.token)}::text[]) as token,
-      unnest(${rows.map((r) => r.status)}::text[]) as status,
-      unnest(${rows.map((r) => r.attempt)}::int[]) as attempt,
-      unnest(${rows.map((r) => r.next)}::timestamptz[]) as next,
-      unnest(${rows.map((r) => r.started)}::timestamptz[]) as started,
-      unnest(${rows.map((r) => r.code) as number[]}::int[]) as code
-    ) v
-    where d.id = v.id and d.claim_token = v.token`;
 }
 
 interface DeliveryUpdate {

@@ -37,10 +37,17 @@ const MAX_CLAIM = 512;
 /** How long a stop waits for outcomes to be written before leaving them to the leases. */
 const STOP_WRITE_MS = 10_000;
 
+/** What the ingest needs to insert deliveries already claimed for this worker. */
+export interface DeliveryClaim {
+  token: string;
+  leaseMs: number;
+}
+
 /**
  * Claims due deliveries with FOR UPDATE SKIP LOCKED (any number of replicas), pushes their
  * next_attempt_at ahead by a lease while the attempt runs, and writes each outcome with its next
- * due time. The schedule lives only in PostgreSQL: a stopped or crashed worker loses nothing.
+ * due time. New deliveries may come in claimed already from the ingest (`reserve`, then
+ * `startReserved`). The schedule lives only in PostgreSQL: a stopped or crashed worker loses nothing.
  */
 export class DeliveryWorker {
   readonly #options: DeliveryWorkerOptions;
@@ -54,6 +61,8 @@ export class DeliveryWorker {
   readonly #outcomes: OutcomeBatcher;
   readonly #slots: EndpointSlots;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Slots taken by `reserve` for deliveries being inserted, not yet started. */
+  #reserved = 0;
   readonly #idle = wakeablePause();
   #running = false;
   #loop: Promise<void> | undefined;
@@ -111,6 +120,43 @@ export class DeliveryWorker {
       throw new Error(`no delivery pass for ${stale} ms`);
   }
 
+  /** The claim token and lease with which the ingest inserts the deliveries it reserved. */
+  get claim(): DeliveryClaim {
+    return { token: this.#token, leaseMs: this.#leaseMs };
+  }
+
+  /**
+   * Takes a slot for each new delivery this worker can attempt at once, one flag per endpoint id.
+   * None while due work waits, so new events do not pass older due ones; a delivery without a
+   * slot is inserted due now, for any worker's claim.
+   */
+  reserve(endpointIds: string[]): boolean[] {
+    return endpointIds.map((endpointId) => {
+      if (!this.#running || this.#backlog || !this.#hasRoom()) return false;
+      if (this.#slots.inUse(endpointId) >= this.#slots.limit) return false;
+      this.#slots.take(endpointId);
+      this.#reserved++;
+      return true;
+    });
+  }
+
+  /** Gives back reserved slots whose delivery was not inserted (it existed already). */
+  unreserve(endpointIds: string[]): void {
+    for (const endpointId of endpointIds) {
+      this.#slots.give(endpointId);
+      this.#reserved--;
+    }
+  }
+
+  /** Attempts reserved deliveries the ingest inserted under `claim`; stopped, it leaves them to the lease. */
+  startReserved(rows: ClaimedDelivery[]): void {
+    this.#reserved -= rows.length;
+    for (const row of rows) {
+      if (this.#running) this.#launch(row);
+      else this.#slots.give(row.endpoint_id);
+    }
+  }
+
   stats(): { inFlight: number; attempted: number; succeeded: number } {
     return { inFlight: this.#inFlight.size, attempted: this.#attempted, succeeded: this.#succeeded };
   }
@@ -135,7 +181,7 @@ export class DeliveryWorker {
           this.#options.log.warn({ err, failures }, "delivery claim failed");
       }
       if (!this.#running) break;
-      const full = concurrency - this.#inFlight.size < this.#minClaim;
+      const full = concurrency - this.#inFlight.size - this.#reserved < this.#minClaim;
       // With a backlog and room, go again at once; otherwise sleep until NOTIFY, a freed slot or the poll.
       if (this.#backlog && !full && failures === 0) continue;
       if (this.#woken && failures === 0) {
@@ -148,9 +194,9 @@ export class DeliveryWorker {
 
   async #pass(): Promise<void> {
     const { sql, concurrency } = this.#options;
-    const free = concurrency - this.#inFlight.size;
+    const free = concurrency - this.#inFlight.size - this.#reserved;
     // Claim in batches: one query per freed slot would cost more than the attempts themselves.
-    if (free <= 0 || (this.#inFlight.size > 0 && free < this.#minClaim)) return;
+    if (free <= 0 || (this.#inFlight.size + this.#reserved > 0 && free < this.#minClaim)) return;
     const limit = Math.min(free, MAX_CLAIM);
     const token = this.#token;
     const claimed = await claimDueDeliveries(sql, {
@@ -174,8 +220,9 @@ export class DeliveryWorker {
         toCancel.push(row);
         continue;
       }
-      // Each started attempt takes its slot at once, so the count already includes this pass's.
-      if (this.#slots.inUse(row.endpoint_id) >= this.#slots.limit) {
+      // Each started attempt takes its slot at once, so the count already includes this pass's; the
+      // ingest may have reserved slots while the claim was on its way, hence the total again.
+      if (this.#slots.inUse(row.endpoint_id) >= this.#slots.limit || !this.#hasRoom()) {
         toRelease.push(row);
         continue;
       }
@@ -184,8 +231,17 @@ export class DeliveryWorker {
     return { toRelease, toCancel };
   }
 
+  #hasRoom(): boolean {
+    return this.#inFlight.size + this.#reserved < this.#options.concurrency;
+  }
+
   #startAttempt(row: ClaimedDelivery): void {
     this.#slots.take(row.endpoint_id);
+    this.#launch(row);
+  }
+
+  /** Runs the attempt in the endpoint slot already taken for it, and frees the slot after. */
+  #launch(row: ClaimedDelivery): void {
     const task = this.#attempt(row).finally(() => {
       this.#inFlight.delete(task);
       this.#slots.give(row.endpoint_id);

@@ -3,19 +3,23 @@ import { type EventMessage, isEventMessage } from "@gateway/contracts";
 import { newId, type Sql } from "@gateway/db";
 import type { Mode } from "@gateway/domain";
 import type { Logger } from "@gateway/logging";
+import type { ClaimedDelivery } from "./delivery-rows.js";
+import type { DeliveryClaim, DeliveryWorker } from "./delivery-worker.js";
+
+/** The part of the delivery worker that takes new deliveries straight from the ingest. */
+export type DeliveryHandOff = Pick<DeliveryWorker, "claim" | "reserve" | "unreserve" | "startReserved">;
 
 export interface EventIngestOptions {
   sql: Sql;
   log: Logger;
-  /** Name under which handled message ids are recorded (processed_messages.consumer). */
-  consumer: string;
   retryWindowMs: number;
+  /** Attempts new deliveries at once; without it they are inserted due now, for a worker's claim. */
+  worker?: DeliveryHandOff;
 }
 
 interface EventDelivery {
   id: string;
-  message_id: string;
-  endpoint_id: string;
+  endpoint: Endpoint;
   event_id: string;
   event_type: string;
   payload: string;
@@ -26,25 +30,45 @@ interface Endpoint {
   merchant_id: string;
   mode: Mode;
   events: string[] | null;
+  url: string;
+  secret_sealed: Buffer;
+}
+
+interface WrittenDelivery {
+  id: string;
+  retry_until: Date;
+  created_at: Date;
+  inserted: boolean;
 }
 
 /**
- * One pending delivery per matching endpoint, written in the statement that records the message
- * ids as handled, so a redelivery adds nothing and a crash loses nothing; a failing batch is
- * retried message by message so one bad message holds back no other.
+ * One pending delivery per matching endpoint, keyed by (event, endpoint), so a redelivered event
+ * adds nothing and a crash loses nothing; a failing batch is retried message by message so one bad
+ * message holds back no other.
  */
-export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIngestOptions) {
+export function createEventIngest({ sql, log, retryWindowMs, worker }: EventIngestOptions) {
   async function ingestBatch(messages: BusMessage<unknown>[]): Promise<number> {
-    const { events, messageIds } = firstMessagePerEvent(messages, log);
-    if (messageIds.length === 0) return 0;
-    const merchants = [...new Set(events.map((e) => e.data.merchant_id))];
+    const events = onePerEvent(messages, log);
+    if (events.length === 0) return 0;
+    const merchants = [...new Set(events.map((e) => e.merchant_id))];
     // Read at the statement's side, as a read inside a READ COMMITTED transaction would be: an
     // endpoint added a moment later serves the events after it.
     const endpoints = await sql<Endpoint[]>`
-      select id, merchant_id, mode, events from webhook_endpoints
+      select id, merchant_id, mode, events, url, secret_sealed from webhook_endpoints
       where merchant_id = any(${merchants}::text[]) and deleted_at is null`;
     const rows = events.flatMap((e) => deliveriesOf(e, endpoints));
-    return writeDeliveries(sql, consumer, messageIds, rows, new Date(Date.now() + retryWindowMs));
+    if (rows.length === 0) return 0;
+    const reserved = worker?.reserve(rows.map((r) => r.endpoint.id)) ?? rows.map(() => false);
+    let written: WrittenDelivery[];
+    try {
+      written = await writeDeliveries(sql, rows, reserved, retryWindowMs, worker?.claim);
+    } catch (err) {
+      worker?.unreserve(rows.filter((_, i) => reserved[i]).map((r) => r.endpoint.id));
+      throw err;
+    }
+    const inserted = new Map(written.filter((w) => w.inserted).map((w) => [w.id, w]));
+    if (worker) handOver(worker, rows, reserved, inserted);
+    return inserted.size;
   }
 
   return {
@@ -57,32 +81,24 @@ export function createEventIngest({ sql, log, consumer, retryWindowMs }: EventIn
   };
 }
 
-/**
- * One message per event id, the first: two messages of one batch carrying an event make its
- * deliveries once (an upsert may not touch a row twice in one statement). If that first one was
- * handled before, so was the event: its deliveries were made in that message's statement.
- */
-function firstMessagePerEvent(messages: BusMessage<unknown>[], log: Logger) {
-  const byEvent = new Map<string, { messageId: string; data: EventMessage }>();
-  const messageIds = new Set<string>();
+/** One message per event id: an upsert may not touch a row twice in one statement. */
+function onePerEvent(messages: BusMessage<unknown>[], log: Logger): EventMessage[] {
+  const byEvent = new Map<string, EventMessage>();
   for (const message of messages) {
     if (!isEventMessage(message.data)) {
       // Retrying cannot fix a malformed message; it is acked and made visible.
       log.error({ messageId: message.id, subject: message.subject }, "malformed event message dropped");
       continue;
     }
-    messageIds.add(message.id);
-    if (!byEvent.has(message.data.event.id))
-      byEvent.set(message.data.event.id, { messageId: message.id, data: message.data });
+    if (!byEvent.has(message.data.event.id)) byEvent.set(message.data.event.id, message.data);
   }
-  return { events: [...byEvent.values()], messageIds: [...messageIds] };
+  return [...byEvent.values()];
 }
 
 /** A delivery of the event to each endpoint of its merchant and mode subscribed to its type. */
-function deliveriesOf(
-  { messageId, data: { merchant_id, mode, event } }: { messageId: string; data: EventMessage },
-  endpoints: Endpoint[],
-): EventDelivery[] {
+function deliveriesOf({ merchant_id, mode, event }: EventMessage, endpoints: Endpoint[]): EventDelivery[] {
+  // A test event is for the one endpoint it was sent to; the API writes that delivery itself.
+  if (event.type === "webhook.test") return [];
   const matching = endpoints.filter(
     (e) =>
       e.merchant_id === merchant_id &&
@@ -93,42 +109,78 @@ function deliveriesOf(
   const payload = JSON.stringify(event);
   return matching.map((e) => ({
     id: newId("whd"),
-    message_id: messageId,
-    endpoint_id: e.id,
+    endpoint: e,
     event_id: event.id,
     event_type: event.type,
     payload,
   }));
 }
 
-/** Resolves with the number of deliveries inserted (not those only given a longer window). */
+/**
+ * Inserts the deliveries, those reserved already claimed under `claim` (due again only once its
+ * lease runs out); returns the rows inserted, and those only given their full window.
+ */
 async function writeDeliveries(
   sql: Sql,
-  consumer: string,
-  messageIds: string[],
   rows: EventDelivery[],
-  retryUntil: Date,
-): Promise<number> {
-  // One statement, so atomic without a transaction: the message ids recorded as handled and the
-  // deliveries of the messages not handled before, as arrays (docs/operations.md, "One statement
-  // text per query").
-  const written = (await sql`
-    with fresh as (
-      insert into processed_messages (consumer, message_id)
-      select ${consumer}, unnest(${messageIds}::text[])
-      on conflict do nothing returning message_id)
-    insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
-    select d.id, d.endpoint_id, d.event_id, d.event_type, d.payload, 'pending', ${retryUntil}::timestamptz
-    from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.message_id)}::text[],
-                ${rows.map((r) => r.endpoint_id)}::text[], ${rows.map((r) => r.event_id)}::text[],
-                ${rows.map((r) => r.event_type)}::text[], ${rows.map((r) => r.payload)}::text[])
-      as d(id, message_id, endpoint_id, event_id, event_type, payload)
-    where d.message_id in (select message_id from fresh)
+  reserved: boolean[],
+  retryWindowMs: number,
+  claim: DeliveryClaim | undefined,
+): Promise<WrittenDelivery[]> {
+  // Arrays, one statement text per query (docs/operations.md). retry_until = created_at + window
+  // exactly (one now() per statement), so a replay of an ingested event finds nothing to change.
+  return sql<WrittenDelivery[]>`
+    insert into webhook_deliveries
+      (id, endpoint_id, event_id, event_type, payload, status, retry_until, next_attempt_at, claim_token)
+    select d.id, d.endpoint_id, d.event_id, d.event_type, d.payload, 'pending',
+      now() + ${retryWindowMs} * interval '1 millisecond',
+      case when d.token is null then now() else now() + ${claim?.leaseMs ?? 0} * interval '1 millisecond' end,
+      d.token
+    from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.endpoint.id)}::text[],
+                ${rows.map((r) => r.event_id)}::text[], ${rows.map((r) => r.event_type)}::text[],
+                ${rows.map((r) => r.payload)}::text[],
+                ${reserved.map((r) => (r ? claim?.token : null)) as string[]}::text[])
+      as d(id, endpoint_id, event_id, event_type, payload, token)
     on conflict (event_id, endpoint_id) do update
       -- A manual redelivery raced ahead with a one-attempt window; the event gets its full one.
-      set retry_until = greatest(webhook_deliveries.retry_until, excluded.retry_until)
-    returning (xmax = 0) as inserted`) as unknown as { inserted: boolean }[];
-  return written.filter((w) => w.inserted).length;
+      set retry_until = webhook_deliveries.created_at + ${retryWindowMs} * interval '1 millisecond',
+        updated_at = now()
+      where webhook_deliveries.retry_until
+        < webhook_deliveries.created_at + ${retryWindowMs} * interval '1 millisecond'
+    returning id, retry_until, created_at, (xmax = 0) as inserted`;
+}
+
+/** Starts the reserved deliveries that were inserted; gives back the slots of the others. */
+function handOver(
+  worker: DeliveryHandOff,
+  rows: EventDelivery[],
+  reserved: boolean[],
+  inserted: Map<string, WrittenDelivery>,
+): void {
+  const started: ClaimedDelivery[] = [];
+  const unused: string[] = [];
+  rows.forEach((row, i) => {
+    if (!reserved[i]) return;
+    const written = inserted.get(row.id);
+    if (written) started.push(claimedDelivery(row, written));
+    else unused.push(row.endpoint.id);
+  });
+  worker.unreserve(unused);
+  worker.startReserved(started);
+}
+
+function claimedDelivery({ endpoint, ...row }: EventDelivery, written: WrittenDelivery): ClaimedDelivery {
+  return {
+    ...row,
+    endpoint_id: endpoint.id,
+    attempts: 0,
+    retry_until: written.retry_until,
+    previous_next_attempt_at: written.created_at,
+    url: endpoint.url,
+    mode: endpoint.mode,
+    secret_sealed: endpoint.secret_sealed,
+    deleted: false,
+  };
 }
 
 /** Hands messages to `ingestBatch` as they come; the returned promise settles with its message. */

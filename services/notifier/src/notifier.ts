@@ -68,8 +68,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const ingest = createEventIngest({
     sql,
     log,
-    consumer: durable,
     retryWindowMs: options.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS,
+    worker,
   });
   let consumer: RunningConsumer | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;

@@ -328,11 +328,12 @@ describe("deliveries, redelivery and deletion", () => {
 
   it("redelivers an older event to an endpoint registered after it, from the event log", async () => {
     const shop = await createTestMerchant(api.db.sql, "Late");
+    await as(shop.testKey, "POST", "/webhooks", { url: `${receiver.url}?early` });
     const eventId = await emitEvent(shop.merchantId, "test", "payment.expired");
-    // Registered only once the notifier has handled the event, so it truly missed it.
-    await waitFor(
-      async () =>
-        (await api.db.sql`select 1 from processed_messages where message_id = ${eventId}`).length > 0,
+    // Registered only once the notifier has handled the event (the earlier endpoint got it), so it
+    // truly missed it.
+    await waitFor(() =>
+      receiver.received.some((w) => w.path.includes("early") && w.headers["x-gateway-event-id"] === eventId),
     );
     const created = await as(shop.testKey, "POST", "/webhooks", { url: `${receiver.url}?late` });
     const res = await as(shop.testKey, "POST", `/webhooks/${created.body.id}/redeliver`, {
