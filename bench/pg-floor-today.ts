@@ -94,57 +94,42 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
     });
   }
 
-  /** The notifier: ingest of the events as deliveries, one claim, the outcomes recorded. */
+  /** The notifier: the deliveries inserted claimed by the ingest, then each outcome with its attempt. */
   async function notify(events: { id: string; type: string; payload: string }[]) {
     if (events.length === 0) return;
-    await sql`select id, merchant_id, mode, events from webhook_endpoints
+    await sql`select id, merchant_id, mode, events, url, secret_sealed from webhook_endpoints
       where merchant_id = any(${[merchantId]}::text[]) and deleted_at is null`;
-    // The message id is the event's (the outbox row's id, JetStream's message id).
     const rows = events.map((e) => ({ deliveryId: newId("whd"), ...e }));
-    await sql`
-      with fresh as (
-        insert into processed_messages (consumer, message_id)
-        select 'notifier', unnest(${rows.map((r) => r.id)}::text[])
-        on conflict do nothing returning message_id)
-      insert into webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, retry_until)
-      select d.id, ${endpointId}, d.event_id, d.event_type, d.payload, 'pending', now() + interval '3 days'
+    const claimed = await sql<{ id: string }[]>`
+      insert into webhook_deliveries
+        (id, endpoint_id, event_id, event_type, payload, status, retry_until, next_attempt_at, claim_token)
+      select d.id, ${endpointId}, d.event_id, d.event_type, d.payload, 'pending',
+        now() + interval '3 days', now() + interval '30 seconds', ${claimToken}
       from unnest(${rows.map((r) => r.deliveryId)}::text[], ${rows.map((r) => r.id)}::text[],
-                  ${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.type)}::text[],
-                  ${rows.map((r) => r.payload)}::text[])
-        as d(id, message_id, event_id, event_type, payload)
-      where d.message_id in (select message_id from fresh)
-      on conflict (event_id, endpoint_id) do nothing`;
-    const claimed = await sql<{ id: string; attempts: number }[]>`
-      update webhook_deliveries d
-      set next_attempt_at = now() + 30000 * interval '1 millisecond', claim_token = ${claimToken},
-          updated_at = now()
-      from (
-        select id, next_attempt_at from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= now()
-        order by next_attempt_at
-        limit ${rows.length}
-        for update skip locked) due, webhook_endpoints e
-      where d.id = due.id and e.id = d.endpoint_id
-      returning d.id, d.attempts`;
+                  ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.payload)}::text[])
+        as d(id, event_id, event_type, payload)
+      on conflict (event_id, endpoint_id) do update
+        set retry_until = webhook_deliveries.created_at + interval '3 days', updated_at = now()
+        where webhook_deliveries.retry_until < webhook_deliveries.created_at + interval '3 days'
+      returning id, retry_until, created_at, (xmax = 0) as inserted`;
     if (claimed.length === 0) return;
     const started = new Date().toISOString();
+    const ids = claimed.map((c) => c.id);
     await sql.begin((tx) => [
+      tx`set local plan_cache_mode = force_custom_plan`,
       tx`
+        with updated as (
+          update webhook_deliveries d
+          set status = 'succeeded', attempts = 1, next_attempt_at = now(), last_attempt_at = v.started,
+              last_status_code = 200, claim_token = null, updated_at = now()
+          from (select unnest(${ids}::text[]) as id, unnest(${ids.map(() => started)}::timestamptz[]) as started) v
+          where d.id = v.id and d.claim_token = ${claimToken})
         insert into webhook_delivery_attempts
           (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
         select * from unnest(
-          ${claimed.map((c) => c.id)}::text[], ${claimed.map((c) => c.attempts + 1)}::int[],
-          ${claimed.map(() => started)}::timestamptz[], ${claimed.map(() => 200)}::int[],
-          ${claimed.map(() => 3)}::int[], ${claimed.map(() => "ok")}::text[],
-          ${claimed.map(() => null) as unknown as string[]}::text[])`,
-      tx`
-        update webhook_deliveries d
-        set status = 'succeeded', attempts = v.attempt, next_attempt_at = now(), last_attempt_at = v.started,
-            last_status_code = 200, claim_token = null, updated_at = now()
-        from (select unnest(${claimed.map((c) => c.id)}::text[]) as id,
-                     unnest(${claimed.map((c) => c.attempts + 1)}::int[]) as attempt,
-                     unnest(${claimed.map(() => started)}::timestamptz[]) as started) v
-        where d.id = v.id and d.claim_token = ${claimToken}`,
+          ${ids}::text[], ${ids.map(() => 1)}::int[], ${ids.map(() => started)}::timestamptz[],
+          ${ids.map(() => 200)}::int[], ${ids.map(() => 3)}::int[], ${ids.map(() => "ok")}::text[],
+          ${ids.map(() => null) as unknown as string[]}::text[])`,
     ]);
   }
 

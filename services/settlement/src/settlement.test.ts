@@ -125,7 +125,7 @@ describe("settlement, test mode", () => {
     await simulate(id, "paid", commandId);
     await waitFor(async () => (await statusOf(id)) === "completed", { what: "completed" });
     // A second publish with a new outbox row but the same message id is dropped by JetStream;
-    // a redelivery of the same message finds it in processed_messages.
+    // a redelivery of the same message is refused by the payment's state.
     await bus.js.publish(
       bus.topology.subjects.paymentCommand("simulate"),
       JSON.stringify({ payment_id: id, message: { type: "simulate", outcome: "paid" } }),
