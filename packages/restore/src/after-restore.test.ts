@@ -88,6 +88,11 @@ describe("after a restore of the database", () => {
       ('evt_recent', ${merchantId}, 'live', 'payment.created', '{}', now() - interval '1 day')`;
     await db.sql`update relay_cursors c set (xid, seq) = (select max(xid), max(seq) from outbox) where relay = 'outbox'`;
     await db.sql`update relay_cursors c set (xid, seq) = (select max(xid), max(seq) from events) where relay = 'events'`;
+    // A dump restored into a new cluster: the rows carry ids its counter has not reached yet.
+    const ahead = db.sql`(pg_current_xact_id()::text::bigint + 1000000)::text::xid8`;
+    await db.sql`update outbox set xid = ${ahead} where id = 'cmd_sent'`;
+    await db.sql`update events set xid = ${ahead} where id in ('evt_old', 'evt_recent')`;
+    await db.sql`update relay_cursors set xid = ${ahead}`;
 
     const report = await afterRestore(db.sql, { subjects, record, coinOf, epoch: "restore-test-1" });
 
@@ -96,6 +101,14 @@ describe("after a restore of the database", () => {
     const sent = await db.sql<{ id: string }[]>`select id from outbox_pending where id = 'cmd_sent'`;
     expect(sent.map((r) => r.id)).toEqual(["cmd_sent"]);
     expect(report.republished).toBe(2);
+    // What is written after the restore follows, and nothing waits on an id from the future.
+    await db.sql`insert into events (id, merchant_id, mode, type, data) values
+      ('evt_after', ${merchantId}, 'live', 'payment.created', '{}')`;
+    const [relayable] = await db.sql<{ ids: string[]; settled: boolean }[]>`
+      select array_agg(id order by xid, seq) as ids,
+        bool_and(xid < pg_snapshot_xmin(pg_current_snapshot())) as settled
+      from events_pending where id like 'evt_%'`;
+    expect(relayable).toEqual({ ids: ["evt_recent", "evt_after"], settled: true });
 
     expect(report.epoch).toBe("restore-test-1");
     const [epoch] = await db.sql<{ epoch: string }[]>`select epoch from bus_epoch`;

@@ -131,12 +131,16 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
  * message it has applied as a no-op (docs/reliability.md, "Exactly once without records").
  */
 async function rewindRelays(tx: TransactionSql): Promise<number> {
-  await tx`update relay_cursors set xid = '0', seq = 0 where relay = 'outbox'`;
-  await tx`update relay_cursors set (xid, seq) = (
-      select coalesce(max(xid), '0'), coalesce(max(seq), 0) from (
-        select xid, seq from events where created_at < now() - interval '8 days'
-        order by xid desc, seq desc limit 1) older)
-    where relay = 'events'`;
+  // Those rows take this transaction's id and the cursors stop just before it: a dump restored
+  // into a new cluster may hold ids its counter has not reached, which no relay would pass.
+  const [head] = await tx<{ xid: string; recent: string }[]>`
+    select pg_current_xact_id()::text as xid, coalesce((select max(seq) from events
+      where created_at < now() - interval '8 days'), 0)::text as recent`;
+  const { xid, recent } = head!;
+  await tx`update outbox set xid = ${xid}::xid8`;
+  await tx`update events set xid = case when seq > ${recent}::bigint then ${xid}::xid8 else '0' end
+    where seq > ${recent}::bigint or xid >= ${xid}::xid8`;
+  await tx`update relay_cursors set xid = ${xid}::xid8, seq = 0`;
   const [pending] = await tx<{ n: number }[]>`
     select (select count(*) from outbox_pending) + (select count(*) from events_pending) as n`;
   return Number(pending!.n);
