@@ -63,7 +63,7 @@ try {
 
 function printRestoreSteps(report: AfterRestoreReport, out: (line: string) => void) {
   out(`bus epoch is now ${report.epoch}: messages published from now on are not taken for copies`);
-  out(`${report.republished} outbox messages no consumer has on record will be published again`);
+  out(`${report.republished} messages (kept commands and the last 8 days of events) will be published again`);
   for (const p of report.payoutsPutBack)
     out(
       `payout ${p.id} (${p.merchantId}, ${p.amount} base units of ${p.chain} ${p.coin}) was signed after the backup: put back, settlement will book it`,

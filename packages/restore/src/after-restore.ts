@@ -74,7 +74,7 @@ export interface AfterRestoreOptions {
 
 export interface AfterRestoreReport {
   epoch: string;
-  /** Outbox messages marked for publishing again. */
+  /** Kept commands and recent events put back before the relays' cursors, to be published again. */
   republished: number;
   payoutsPutBack: Pick<PayoutState, "id" | "merchantId" | "mode" | "chain" | "coin" | "amount">[];
   payoutsNotPutBack: { intentId: string; reason: string }[];
