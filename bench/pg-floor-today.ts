@@ -1,14 +1,15 @@
 // Today's statements for one test payment, as bench/pg-floor.ts sends them. Settlement's step runs
-// through its real code (`paymentMessageBatches`), generate-wallet's write through the route's own
-// (`insertWalletWithState`); the checkout's read, the relay and the notifier's statements are
-// copied from checkout/index.ts, outbox-relay.ts, followed-logs.ts, ingest.ts and delivery-rows.ts:
+// through its real code (`paymentMessageBatches`), the checkout's through the routes' own
+// (`loadCheckout`, `insertWalletsWithState`, `enqueueSimulations`); the relay's and the notifier's
+// statements are copied from outbox-relay.ts, followed-logs.ts, ingest.ts and delivery-rows.ts:
 // a change there is made here too.
 import { randomUUID } from "node:crypto";
 import { newId } from "../packages/db/src/ids.js";
-import { enqueueOutbox } from "../packages/db/src/outbox.js";
 import { decide, initialPaymentState } from "../packages/domain/src/index.js";
 import { insertPayments, type PaymentRow, stateOf } from "../packages/payments/src/payment-row.js";
-import { insertWalletWithState } from "../services/api/src/routes/checkout/wallet-statements.js";
+import { loadCheckout } from "../services/api/src/routes/checkout/load-checkout.js";
+import { enqueueSimulations } from "../services/api/src/routes/checkout/simulate-statements.js";
+import { insertWalletsWithState } from "../services/api/src/routes/checkout/wallet-statements.js";
 import { paymentMessageBatches } from "../services/settlement/src/payment-message-batches.js";
 import type { FloorContext, FloorFlow, Stage } from "./pg-floor-stages.js";
 
@@ -19,48 +20,37 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
   let derivation = 0;
   const claimToken = randomUUID();
 
-  /** The API's generate-wallet for a first choice: the wallet and the state in one statement. */
-  async function generateWallet(payment: PaymentRow) {
-    await checkoutLoad(payment.id);
-    const address = `floor${randomUUID().replaceAll("-", "")}`;
-    const index = derivation++;
-    const decision = decide(stateOf(payment), {
-      type: "wallet_assigned",
-      chain: "solana",
-      coin: "USDC",
-      address,
-      amountDue: 10_000_000n,
-      quote: null,
-    });
-    await insertWalletWithState(
+  /**
+   * The API's generate-wallet for a first choice of each payment: each request's read, then the
+   * wallets and the states in one statement, as concurrent requests share it.
+   */
+  async function generateWallets(created: PaymentRow[]) {
+    for (const payment of created) await loadCheckout(sql, payment.id, { chain: "solana", coin: "USDC" });
+    await insertWalletsWithState(
       sql,
-      {
-        paymentId: payment.id,
-        mode: "test",
-        chain: "solana",
-        coin: "USDC",
-        derivationIndex: index,
-        address,
-        amountDue: 10_000_000n,
-        quote: null,
-      },
-      payment,
-      decision.state,
+      created.map((payment) => {
+        const address = `floor${randomUUID().replaceAll("-", "")}`;
+        const wallet = {
+          paymentId: payment.id,
+          mode: "test" as const,
+          chain: "solana" as const,
+          coin: "USDC" as const,
+          derivationIndex: derivation++,
+          address,
+          amountDue: 10_000_000n,
+          quote: null,
+        };
+        const decision = decide(stateOf(payment), {
+          type: "wallet_assigned",
+          chain: "solana",
+          coin: "USDC",
+          address,
+          amountDue: 10_000_000n,
+          quote: null,
+        });
+        return { wallet, payment, state: decision.state };
+      }),
     );
-  }
-
-  /** The checkout routes' read of a payment with its current wallet (generate-wallet, simulate). */
-  function checkoutLoad(id: string) {
-    return sql`
-      select p.*, m.business_name as merchant_business_name, w.chain as wallet_chain, w.coin as wallet_coin,
-        w.address as wallet_address, w.amount_due as wallet_amount_due,
-        w.quote_rate_micros as wallet_quote_rate_micros, w.quote_expires_at as wallet_quote_expires_at,
-        null::int as wallet_count
-      from payments p left join merchants m on m.id = p.merchant_id
-      left join lateral (
-        select chain, coin, address, amount_due, quote_rate_micros, quote_expires_at from deposit_wallets d
-        where d.payment_id = p.id and d.address = p.state->'wallet'->>'address') w on true
-      where p.id = ${id}`;
   }
 
   /** A relay's batch of one log (packages/bus, outbox-relay.ts and followed-logs.ts) without the publish. */
@@ -152,21 +142,14 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
         redirectUrl: null,
       })),
     );
-    const commands: string[] = [];
-    for (const payment of created) {
-      await generateWallet(payment);
-      const [reloaded] = await checkoutLoad(payment.id);
-      if (!reloaded) throw new Error(`payment ${payment.id} is gone`);
-      const id = newId("cmd");
-      commands.push(id);
-      await enqueueOutbox(sql, [
-        {
-          id,
-          subject: topology.subjects.paymentCommand("simulate"),
-          payload: { payment_id: payment.id, message: { type: "simulate", outcome: "paid" } },
-        },
-      ]);
-    }
+    await generateWallets(created);
+    // simulate: the commands of concurrent requests, each with its checkout read, in one statement.
+    const simulated = await enqueueSimulations(
+      sql,
+      topology.subjects.paymentCommand("simulate"),
+      created.map((payment) => ({ paymentId: payment.id, message: { type: "simulate", outcome: "paid" } })),
+    );
+    if (!simulated.every((s) => s.enqueued)) throw new Error("a simulate command was refused");
     if (stage === "api") return created.length;
     await relay("outbox");
     // Settlement's consumer: commands arriving together share one transaction.

@@ -8,7 +8,7 @@ import { parsedBy } from "../../http/fields.js";
 import type { Handler } from "../../http/operation.js";
 import { DepositWalletSchema } from "../../openapi/resources.js";
 import { type DepositWalletRow, walletLinks, walletView } from "./checkout-view.js";
-import { createWallet } from "./create-wallet.js";
+import { walletCreator } from "./create-wallet.js";
 import { checkoutOperation, loadCheckout } from "./load-checkout.js";
 import { newQuote, requotedWallet } from "./wallet-quote.js";
 import { watchChosenWallet } from "./watched-wallet.js";
@@ -35,6 +35,7 @@ export const generateWalletOperation = checkoutOperation({
 
 export function generateWallet(deps: ApiDeps): Handler<typeof generateWalletOperation> {
   const { sql, config, bus, log } = deps;
+  const createWallet = walletCreator(deps);
   return async ({ params, body: { chain, coin } }) => {
     const {
       row,
@@ -63,7 +64,7 @@ export function generateWallet(deps: ApiDeps): Handler<typeof generateWalletOper
       const [amountDue, newWalletQuote] = needsQuote(state.currency, coin)
         ? newQuote(deps, row, state.amount, state.expiresAt, coin)
         : [toCoinUnits(state.amount, state.currency, coin), null];
-      const created = await createWallet(deps, row, chain, coin, amountDue, newWalletQuote);
+      const created = await createWallet(row, chain, coin, amountDue, newWalletQuote);
       if (created.row) {
         // A payment that had no wallet when it was read has no other wallet to leave unwatched: a
         // concurrent choice's wallet written meanwhile is marked by its own request, whose state

@@ -1,12 +1,14 @@
 import { SIMULATED_OUTCOMES } from "@gateway/contracts";
-import { enqueueOutbox, newId } from "@gateway/db";
 import { GatewayError } from "@gateway/errors";
+import { isUuid } from "@gateway/payments";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps.js";
+import { batched } from "../../http/batched.js";
 import type { Handler } from "../../http/operation.js";
 import { CheckoutViewSchema } from "../../openapi/resources.js";
 import { checkoutView, walletLinks } from "./checkout-view.js";
-import { checkoutOperation, loadCheckout, NOT_FOUND } from "./load-checkout.js";
+import { checkoutOperation, NOT_FOUND } from "./load-checkout.js";
+import { enqueueSimulations, type SimulateAnswer, type SimulateRequest } from "./simulate-statements.js";
 
 export const simulateOperation = checkoutOperation({
   method: "post",
@@ -22,25 +24,30 @@ export const simulateOperation = checkoutOperation({
 
 export function simulatePayment(deps: ApiDeps): Handler<typeof simulateOperation> {
   const { sql, bus } = deps;
+  // The payment actor lives in settlement: the command travels through the outbox.
+  const subject = bus.topology.subjects.paymentCommand("simulate");
+  // Requests made while the previous statement is in flight share the next, as payments' inserts
+  // do (create-payment.ts); a failed statement commits nothing, and each request is then tried alone.
+  const batch = batched((requests: SimulateRequest[]) => enqueueSimulations(sql, subject, requests));
+  const enqueue = (request: SimulateRequest): Promise<SimulateAnswer> =>
+    batch(request).catch(async () => (await enqueueSimulations(sql, subject, [request]))[0]!);
   return async ({ params, body: { outcome } }) => {
-    const { row, merchantName, wallet } = await loadCheckout(sql, params.id, "current");
+    if (!isUuid(params.id)) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
+    const { checkout, enqueued } = await enqueue({
+      paymentId: params.id,
+      message: { type: "simulate", outcome },
+    });
     // Live payments cannot be simulated; to this endpoint they do not exist.
-    if (row.mode !== "test")
+    if (checkout?.row.mode !== "test")
       throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });
+    const { row, merchantName, wallet } = checkout;
     if (row.status !== "pending") {
       throw new GatewayError("state_conflict", {
         message: `The payment is ${row.status}; only pending payments can be simulated.`,
       });
     }
-    // The payment actor lives in settlement: the command travels through the outbox.
-    const id = newId("cmd");
-    await enqueueOutbox(sql, [
-      {
-        id,
-        subject: bus.topology.subjects.paymentCommand("simulate"),
-        payload: { payment_id: row.id, message: { type: "simulate", outcome } },
-      },
-    ]);
+    // The statement's read and its condition saw one snapshot: a pending test payment took it.
+    if (!enqueued) throw new Error(`simulate command for payment ${row.id} was not written`);
     return checkoutView(row, merchantName, wallet, walletLinks(deps), deps.prices);
   };
 }
