@@ -52,9 +52,36 @@ export function applyInBatches<M, R>(
   options: { keyOf: (message: M) => string; maxBatch?: number },
 ): MessageBatcher<M, R> {
   const { keyOf, maxBatch = 64 } = options;
+  return batching((batch) => writeBatch(sql, effect, keyOf, batch), maxBatch);
+}
+
+/**
+ * As `applyInBatches`, for an effect that takes the whole batch (in arrival order) and answers
+ * for each message in the batch's order: it can write the batch's rows of a table in one
+ * statement. A failing batch is retried message by message, as a batch of one each.
+ */
+export function applyWholeBatches<M, R>(
+  sql: Sql,
+  effect: (tx: TransactionSql, messages: M[]) => Promise<R[]>,
+  options: { maxBatch?: number } = {},
+): MessageBatcher<M, R> {
+  const write = async (batch: Pending<M, R>[]) =>
+    (await sql.begin((tx) =>
+      effect(
+        tx,
+        batch.map((p) => p.message),
+      ),
+    )) as R[];
+  return batching(write, options.maxBatch ?? 64);
+}
+
+/** Gathers the messages handed over into batches, one batch written at a time. */
+function batching<M, R>(
+  write: (batch: Pending<M, R>[]) => Promise<R[]>,
+  maxBatch: number,
+): MessageBatcher<M, R> {
   let pending: Pending<M, R>[] = [];
   let writing = false;
-  const write = (batch: Pending<M, R>[]) => writeBatch(sql, effect, keyOf, batch);
 
   async function drain() {
     writing = true;

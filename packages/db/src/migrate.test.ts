@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyInBatches, MigrationError, migrate, readMigrations } from "./index.js";
+import { applyInBatches, applyWholeBatches, MigrationError, migrate, readMigrations } from "./index.js";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -64,5 +64,41 @@ describe("applyInBatches", () => {
     const rows = await db.sql<{ key: string; n: number }[]>`select key, n from batched order by ctid`;
     expect(rows.filter((r) => r.key === "a").map((r) => r.n)).toEqual([1, 2, 3]);
     expect(rows.filter((r) => r.key === "b").map((r) => r.n)).toEqual([1]);
+  });
+});
+
+describe("applyWholeBatches", () => {
+  it("hands the effect whole batches in arrival order and lets a failing message fail alone", async () => {
+    await db.sql`create table if not exists whole_batched (key text, n int, ord serial)`;
+    const sizes: number[] = [];
+    const apply = applyWholeBatches<{ key: string; n: number }, string>(db.sql, async (tx, messages) => {
+      sizes.push(messages.length);
+      if (messages.some((m) => m.n < 0)) throw new Error("bad message");
+      // One statement for the whole batch, in its order.
+      await tx`insert into whole_batched (key, n)
+        select m.key, m.n from unnest(${messages.map((m) => m.key)}::text[], ${messages.map((m) => m.n)}::int[])
+        with ordinality as m(key, n, ord) order by m.ord`;
+      return messages.map(({ key, n }) => `${key}${n}`);
+    });
+    const messages = [
+      { key: "a", n: 1 },
+      { key: "b", n: 1 },
+      { key: "a", n: 2 },
+      { key: "b", n: -1 },
+      { key: "a", n: 3 },
+    ];
+    const outcomes = await Promise.allSettled(messages.map((m) => apply(m)));
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : "rejected"))).toEqual([
+      "a1",
+      "b1",
+      "a2",
+      "rejected",
+      "a3",
+    ]);
+    // The first message goes alone (nothing was being written); the rest arrive meanwhile and
+    // go together, fail together, and are retried one by one.
+    expect(sizes).toEqual([1, 4, 1, 1, 1, 1]);
+    const rows = await db.sql<{ key: string; n: number }[]>`select key, n from whole_batched order by ord`;
+    expect(rows.map((r) => `${r.key}${r.n}`)).toEqual(["a1", "b1", "a2", "a3"]);
   });
 });

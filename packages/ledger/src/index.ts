@@ -13,6 +13,7 @@ export {
   type PlatformAccountKind,
   type Posting,
   postTransaction,
+  postTransactions,
 } from "./ledger.js";
 export {
   LEDGER_EXPORT_COLUMNS,
@@ -29,8 +30,10 @@ export {
   owePaymentRefund,
   type PaymentCredit,
   type PayoutMovement,
+  paymentCredit,
   payPaymentRefund,
   recordGasSpent,
+  refundStep,
   releasePayout,
   reservePayout,
   type SuspenseMovement,

@@ -11,8 +11,10 @@ import {
   lockedBalance,
   merchantBalances,
   owePaymentRefund,
+  paymentCredit,
   payPaymentRefund,
   postTransaction,
+  postTransactions,
   recordGasSpent,
   releasePayout,
   reservePayout,
@@ -333,6 +335,52 @@ describe("ledger", () => {
     const [refunds] = await db.sql<{ balance: bigint }[]>`
       select balance from ledger_balances where kind = 'platform_refunds' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
     expect(refunds!.balance).toBe(0n);
+    await expectSound();
+  });
+
+  it("posts many transactions of several books at once, each as it would be alone", async () => {
+    const [m1, m2] = [await merchant(), await merchant()];
+    const replayed = await credit(m1, 1_000_000n, 10_000n);
+    const creditOf = (merchantId: string, gross: bigint, b: typeof book | typeof suiBook = book) =>
+      paymentCredit({ ...b, paymentId: randomUUID(), merchantId, gross, fee: 1_000n, net: gross - 1_000n });
+    const suiBook = { mode: "test", chain: "sui", coin: "SUI" } as const;
+    const first = creditOf(m1, 2_000_000n);
+    const posted = await db.sql.begin((tx) =>
+      postTransactions(tx, [
+        first,
+        creditOf(m2, 3_000_000n),
+        creditOf(m2, 4_000_000n, suiBook),
+        // All zero: posts nothing.
+        { ...creditOf(m1, 0n), postings: [{ account: { kind: "platform_vault" }, debit: 0n }] },
+        // The same reference again in the same call, and one posted before: both move nothing.
+        { ...first, postings: first.postings.map((p) => ({ ...p })) },
+        paymentCredit({
+          ...book,
+          paymentId: replayed,
+          merchantId: m1,
+          gross: 1_000_000n,
+          fee: 10_000n,
+          net: 990_000n,
+        }),
+      ]),
+    );
+    expect(posted).toEqual([true, true, true, false, false, false]);
+    expect(await merchantBalances(db.sql, m1, "live")).toEqual([
+      { chain: "solana", coin: "USDC", available: 990_000n + 1_999_000n, pending: 0n },
+    ]);
+    expect(await merchantBalances(db.sql, m2, "live")).toEqual([
+      { chain: "solana", coin: "USDC", available: 2_999_000n, pending: 0n },
+    ]);
+    expect(await merchantBalances(db.sql, m2, "test")).toEqual([
+      { chain: "sui", coin: "SUI", available: 3_999_000n, pending: 0n },
+    ]);
+    const unbalanced = db.sql.begin((tx) =>
+      postTransactions(tx, [
+        creditOf(m1, 5n),
+        { ...creditOf(m1, 5n), postings: [{ account: { kind: "platform_vault" }, debit: 5n }] },
+      ]),
+    );
+    await expect(unbalanced).rejects.toBeInstanceOf(LedgerError);
     await expectSound();
   });
 });

@@ -124,47 +124,52 @@ export async function lockedBalance(tx: TransactionSql, book: Book, account: Acc
  * with the same reference exists already: the movement was posted before.
  */
 export async function postTransaction(tx: TransactionSql, input: LedgerTransactionInput): Promise<boolean> {
-  const signed = input.postings
-    .map((p) => ({ account: p.account, amount: "debit" in p ? p.debit : -p.credit }))
-    .filter((p) => p.amount !== 0n);
-  for (const p of input.postings) {
-    const value = "debit" in p ? p.debit : p.credit;
-    if (value < 0n) throw new LedgerError(`negative posting in ${input.reference}`);
-  }
-  const sum = signed.reduce((total, p) => total + p.amount, 0n);
-  if (sum !== 0n) throw new LedgerError(`transaction ${input.reference} does not balance (sum ${sum})`);
-  if (signed.length === 0) return false;
+  const [posted] = await postTransactions(tx, [input]);
+  return posted!;
+}
 
-  const accounts = await accountIds(
-    tx,
-    input,
-    signed.map((p) => p.account),
+interface Entry {
+  input: number;
+  transactionId: string;
+  book: Book;
+  ref: AccountRef;
+  account: bigint;
+  amount: bigint;
+}
+
+/**
+ * Posts several balanced transactions (of any books) in two statements, however many: one read of
+ * their accounts and one insert of all transactions and entries. Each answers as `postTransaction`
+ * would alone, in the inputs' order: false when its reference was posted before (then it moves
+ * nothing), or when all its postings are zero.
+ */
+export async function postTransactions(
+  tx: TransactionSql,
+  inputs: LedgerTransactionInput[],
+): Promise<boolean[]> {
+  const ids = inputs.map(() => newId("ltx"));
+  const signed = inputs.flatMap((input, i) =>
+    signedPostings(input).map((p) => ({ input: i, transactionId: ids[i]!, book: inBook(input), ...p })),
   );
-  const entries = signed.map((p, i) => ({ account: accounts[i]!, amount: p.amount, ref: p.account }));
-  // Each entry updates its account's row: taking the rows in one global order (by id) means two
+  if (signed.length === 0) return inputs.map(() => false);
+  const accounts = await accountIds(tx, signed);
+  const entries: Entry[] = signed.map((p, i) => ({ ...p, account: accounts[i]! }));
+  // Each entry updates its account's rows: taking them in one global order (by id) means two
   // transactions over the same accounts queue instead of deadlocking (a hold and its release
   // touch the same two accounts in opposite posting orders). The sort is stable, and the entries
   // are inserted (and their balance triggers run) in the order of `ord`.
   entries.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
-  const id = newId("ltx");
-  // The transaction and its entries in one statement: a second post with the same reference
-  // inserts neither, and the statement answers with no rows.
-  let written: { length: number };
+  let written: { transaction_id: string }[];
   try {
-    written = await tx`
-      with posted as (
-        insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
-          usd_value_micros, usd_rate_micros)
-        values (${id}, ${input.reference}, ${input.kind}, ${input.mode}, ${input.chain}, ${input.coin},
-          ${input.merchantId ?? null}, ${input.paymentId ?? null}, ${input.payoutId ?? null},
-          ${input.usdValue ?? null}, ${input.usdRate ?? null})
-        on conflict (reference) do nothing returning id)
-      insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-      select posted.id, e.account_id, ${input.mode}, ${input.chain}, ${input.coin}, e.amount
-      from posted, unnest(${entries.map((e) => e.account.toString())}::bigint[],
-        ${entries.map((e) => e.amount.toString())}::bigint[]) with ordinality as e(account_id, amount, ord)
-      order by e.ord
-      returning 1`;
+    // A transaction without entries (all its postings zero) is not posted at all.
+    const moving = new Set(entries.map((e) => e.input));
+    const kept = [...moving].sort((a, b) => a - b);
+    written = await insertPosted(
+      tx,
+      kept.map((i) => inputs[i]!),
+      kept.map((i) => ids[i]!),
+      entries,
+    );
   } catch (err) {
     if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
       // Only an entry that takes from a merchant account (a debit to it) can overdraw it.
@@ -173,28 +178,101 @@ export async function postTransaction(tx: TransactionSql, input: LedgerTransacti
     }
     throw err;
   }
-  return written.length > 0;
+  const posted = new Set(written.map((w) => w.transaction_id));
+  return ids.map((id) => posted.has(id));
 }
 
-const accountKey = (kind: string, merchantId: string) => `${kind}\n${merchantId}`;
+/** The book a transaction's entries share. */
+const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin });
+
+/** The non-zero postings as signed amounts (debits positive), once the transaction is known to balance. */
+function signedPostings(input: LedgerTransactionInput): { ref: AccountRef; amount: bigint }[] {
+  for (const p of input.postings) {
+    const value = "debit" in p ? p.debit : p.credit;
+    if (value < 0n) throw new LedgerError(`negative posting in ${input.reference}`);
+  }
+  const signed = input.postings
+    .map((p) => ({ ref: p.account, amount: "debit" in p ? p.debit : -p.credit }))
+    .filter((p) => p.amount !== 0n);
+  const sum = signed.reduce((total, p) => total + p.amount, 0n);
+  if (sum !== 0n) throw new LedgerError(`transaction ${input.reference} does not balance (sum ${sum})`);
+  return signed;
+}
 
 /**
- * The ids of a transaction's accounts in one query when they all exist (the usual case); an
- * account seen for the first time is created by `accountId`.
+ * The transactions and their entries in one statement: a transaction whose reference exists
+ * already (posted before, or earlier in `inputs`) is not inserted, and neither are its entries.
+ * Answers with the ids of the transactions that were.
  */
-async function accountIds(tx: Db, book: Book, accounts: AccountRef[]): Promise<bigint[]> {
-  const rows = await tx<{ id: bigint; kind: string; merchant_id: string }[]>`
-    select a.id, a.kind, coalesce(a.merchant_id, '') as merchant_id
-    from unnest(${accounts.map((a) => a.kind)}::text[], ${accounts.map((a) => a.merchantId ?? "")}::text[])
-      as w(kind, merchant_id)
+function insertPosted(
+  tx: TransactionSql,
+  inputs: LedgerTransactionInput[],
+  ids: string[],
+  entries: Entry[],
+): Promise<{ transaction_id: string }[]> {
+  const column = <T>(of: (input: LedgerTransactionInput) => T) => inputs.map(of);
+  const text = (of: (input: LedgerTransactionInput) => bigint | null | undefined) =>
+    column((i) => of(i)?.toString() ?? null) as string[];
+  return tx<{ transaction_id: string }[]>`
+    with posted as (
+      insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
+        usd_value_micros, usd_rate_micros)
+      select t.id, t.reference, t.kind, t.mode, t.chain, t.coin, t.merchant_id, t.payment_id, t.payout_id,
+        t.usd_value, t.usd_rate
+      from unnest(${ids}::text[], ${column((i) => i.reference)}::text[], ${column((i) => i.kind)}::text[],
+        ${column((i) => i.mode)}::text[], ${column((i) => i.chain)}::text[], ${column((i) => i.coin)}::text[],
+        ${column((i) => i.merchantId ?? null) as string[]}::text[],
+        ${column((i) => i.paymentId ?? null) as string[]}::uuid[],
+        ${column((i) => i.payoutId ?? null) as string[]}::text[],
+        ${text((i) => i.usdValue)}::bigint[], ${text((i) => i.usdRate)}::bigint[])
+        with ordinality as t(id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
+          usd_value, usd_rate, ord)
+      order by t.ord
+      on conflict (reference) do nothing returning id)
+    insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
+    select e.transaction_id, e.account_id, e.mode, e.chain, e.coin, e.amount
+    from unnest(${entries.map((e) => e.transactionId)}::text[], ${entries.map((e) => e.account.toString())}::bigint[],
+      ${entries.map((e) => e.book.mode)}::text[], ${entries.map((e) => e.book.chain)}::text[],
+      ${entries.map((e) => e.book.coin)}::text[], ${entries.map((e) => e.amount.toString())}::bigint[])
+      with ordinality as e(transaction_id, account_id, mode, chain, coin, amount, ord)
+    where e.transaction_id in (select id from posted)
+    order by e.ord
+    returning transaction_id`;
+}
+
+const accountKey = (a: AccountRef, b: Book) =>
+  [a.kind, a.merchantId ?? "", b.mode, b.chain, b.coin].join("\n");
+
+/**
+ * The ids of the postings' accounts, of any books, in one query when they all exist (the usual
+ * case); an account seen for the first time is created by `accountId`.
+ */
+async function accountIds(tx: Db, postings: { ref: AccountRef; book: Book }[]): Promise<bigint[]> {
+  const wanted = [...new Map(postings.map((p) => [accountKey(p.ref, p.book), p])).values()];
+  const rows = await tx<
+    { id: bigint; kind: string; merchant_id: string; mode: Mode; chain: Chain; coin: Coin }[]
+  >`
+    select a.id, a.kind, coalesce(a.merchant_id, '') as merchant_id, a.mode, a.chain, a.coin
+    from unnest(${wanted.map((w) => w.ref.kind)}::text[], ${wanted.map((w) => w.ref.merchantId ?? "")}::text[],
+      ${wanted.map((w) => w.book.mode)}::text[], ${wanted.map((w) => w.book.chain)}::text[],
+      ${wanted.map((w) => w.book.coin)}::text[]) as w(kind, merchant_id, mode, chain, coin)
     join ledger_accounts a on a.kind = w.kind and coalesce(a.merchant_id, '') = w.merchant_id
-      and a.mode = ${book.mode} and a.chain = ${book.chain} and a.coin = ${book.coin}`;
-  const found = new Map(rows.map((r) => [accountKey(r.kind, r.merchant_id), r.id]));
+      and a.mode = w.mode and a.chain = w.chain and a.coin = w.coin`;
+  const found = new Map(
+    rows.map((r) => [
+      accountKey({ kind: r.kind, merchantId: r.merchant_id || undefined } as AccountRef, r),
+      r.id,
+    ]),
+  );
   const ids: bigint[] = [];
-  for (const account of accounts) {
-    ids.push(
-      found.get(accountKey(account.kind, account.merchantId ?? "")) ?? (await accountId(tx, book, account)),
-    );
+  for (const { ref, book } of postings) {
+    const key = accountKey(ref, book);
+    let id = found.get(key);
+    if (id === undefined) {
+      id = await accountId(tx, book, ref);
+      found.set(key, id);
+    }
+    ids.push(id);
   }
   return ids;
 }

@@ -19,6 +19,21 @@ const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin 
 const ofPayout = (p: PayoutMovement) => ({ ...inBook(p), merchantId: p.merchantId, payoutId: p.payoutId });
 
 /** The movement of most kinds: one amount from one account (debited) to another (credited). */
+function transferInput(
+  head: Omit<LedgerTransactionInput, "postings">,
+  amount: bigint,
+  from: AccountRef,
+  to: AccountRef,
+): LedgerTransactionInput {
+  return {
+    ...head,
+    postings: [
+      { account: from, debit: amount },
+      { account: to, credit: amount },
+    ],
+  };
+}
+
 function transfer(
   tx: TransactionSql,
   head: Omit<LedgerTransactionInput, "postings">,
@@ -26,13 +41,7 @@ function transfer(
   from: AccountRef,
   to: AccountRef,
 ): Promise<boolean> {
-  return postTransaction(tx, {
-    ...head,
-    postings: [
-      { account: from, debit: amount },
-      { account: to, credit: amount },
-    ],
-  });
+  return postTransaction(tx, transferInput(head, amount, from, to));
 }
 
 export interface PaymentCredit extends Book {
@@ -52,8 +61,13 @@ export interface PaymentCredit extends Book {
  * the vault is simulated), the merchant is owed `net` and the service earned `fee`.
  */
 export function creditPayment(tx: TransactionSql, c: PaymentCredit): Promise<boolean> {
+  return postTransaction(tx, paymentCredit(c));
+}
+
+/** A payment's credit as a transaction to post, alone or with others (`postTransactions`). */
+export function paymentCredit(c: PaymentCredit): LedgerTransactionInput {
   const merchant = { kind: "merchant_available", merchantId: c.merchantId } as const;
-  return postTransaction(tx, {
+  return {
     reference: `payment:${c.paymentId}:credit`,
     kind: "payment_credited",
     ...inBook(c),
@@ -66,7 +80,7 @@ export function creditPayment(tx: TransactionSql, c: PaymentCredit): Promise<boo
       { account: merchant, credit: c.net },
       { account: { kind: "platform_fees" }, credit: c.fee },
     ],
-  });
+  };
 }
 
 export interface VaultRefund extends Book {
@@ -77,16 +91,19 @@ export interface VaultRefund extends Book {
 
 /** A surplus swept into the vault that belongs to the customer until it is sent back. */
 export function owePaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<boolean> {
-  return refundStep(tx, r, "owed");
+  return postTransaction(tx, refundStep(r, "owed"));
 }
 
 /** The surplus left the vault for the customer. */
 export function payPaymentRefund(tx: TransactionSql, r: VaultRefund): Promise<boolean> {
-  return refundStep(tx, r, "paid");
+  return postTransaction(tx, refundStep(r, "paid"));
 }
 
-/** A refund moves between the vault and the refunds owed: in when owed, back out when paid. */
-function refundStep(tx: TransactionSql, r: VaultRefund, step: "owed" | "paid"): Promise<boolean> {
+/**
+ * A refund moves between the vault and the refunds owed: in when owed, back out when paid. As a
+ * transaction to post, alone or with others (`postTransactions`).
+ */
+export function refundStep(r: VaultRefund, step: "owed" | "paid"): LedgerTransactionInput {
   const vault = { kind: "platform_vault" } as const;
   const owed = { kind: "platform_refunds" } as const;
   const head = {
@@ -96,8 +113,8 @@ function refundStep(tx: TransactionSql, r: VaultRefund, step: "owed" | "paid"): 
     paymentId: r.paymentId,
   };
   return step === "owed"
-    ? transfer(tx, head, r.amount, vault, owed)
-    : transfer(tx, head, r.amount, owed, vault);
+    ? transferInput(head, r.amount, vault, owed)
+    : transferInput(head, r.amount, owed, vault);
 }
 
 export interface PayoutMovement extends Book {

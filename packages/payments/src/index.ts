@@ -1,9 +1,11 @@
 export {
   type ApplyResult,
   applyPaymentMessage,
+  applyPaymentMessages,
   applyPaymentMessageToRow,
   type PaymentActorDeps,
   stateAssignments,
+  type ToPayment,
 } from "./payment-actor.js";
 export {
   PAYMENT_EXPORT_COLUMNS,

@@ -1,17 +1,10 @@
 import type { BusTopology } from "@gateway/bus";
 import { enqueueOutbox, type Sql, type TransactionSql } from "@gateway/db";
-import {
-  type Decision,
-  decide,
-  type PaymentMessage,
-  type PaymentState,
-  serializePaymentState,
-} from "@gateway/domain";
-import { payPaymentRefund } from "@gateway/ledger";
+import { type Decision, decide, type PaymentMessage, type PaymentState } from "@gateway/domain";
+import { postTransactions, refundStep } from "@gateway/ledger";
 import type { Logger } from "@gateway/logging";
-import { effectMessages } from "./payment-effects.js";
-import type { PaymentRow } from "./payment-row.js";
-import { stateOf } from "./payment-row.js";
+import { addEffectWork, type EffectWork, insertEvents } from "./payment-effects.js";
+import { nextRow, type PaymentRow, STATE_COLUMN_NAMES, stateAssignments, stateOf } from "./payment-row.js";
 
 export interface PaymentActorDeps {
   sql: Sql;
@@ -25,10 +18,14 @@ export interface ApplyResult {
   row: PaymentRow;
 }
 
+/** A message and the payment it is for. */
+export interface ToPayment {
+  paymentId: string;
+  message: PaymentMessage;
+}
+
 /**
- * Runs one message through a payment's actor: the row is locked, so messages to one payment are
- * handled one at a time on any replica; the new state, its events and its work items (sweeps,
- * refunds) are written in the same transaction, and the outbox carries them onwards.
+ * Runs one message through a payment's actor: `applyPaymentMessages` with a batch of one.
  * Returns undefined when the payment does not exist.
  */
 export async function applyPaymentMessage(
@@ -37,8 +34,28 @@ export async function applyPaymentMessage(
   message: PaymentMessage,
   tx?: TransactionSql,
 ): Promise<ApplyResult | undefined> {
-  const run = async (t: TransactionSql) => {
-    const [row] = await t<PaymentRow[]>`select * from payments where id = ${paymentId} for update`;
+  const run = async (t: TransactionSql) => (await applyPaymentMessages(deps, t, [{ paymentId, message }]))[0];
+  return tx ? run(tx) : (deps.sql.begin(run) as Promise<ApplyResult | undefined>);
+}
+
+/**
+ * Runs a batch of messages through their payments' actors in the caller's transaction, in a fixed
+ * number of statements whatever its size. The batch's rows are locked (in id order, so two
+ * batches over the same payments queue instead of deadlocking), then each message is decided in
+ * arrival order on its payment's state as the messages before it left it; then the new states,
+ * the events, the outbox's messages and the ledger's postings are written, one statement per
+ * table. One result per message, in the batch's order; undefined where the payment does not exist.
+ */
+export async function applyPaymentMessages(
+  deps: PaymentActorDeps,
+  tx: TransactionSql,
+  batch: ToPayment[],
+): Promise<(ApplyResult | undefined)[]> {
+  const { rows, now } = await lockPayments(tx, batch);
+  const work: EffectWork = { messages: [], events: [], postings: [] };
+  const changed = new Set<string>();
+  const results = batch.map(({ paymentId, message }) => {
+    const row = rows.get(paymentId);
     if (!row) return undefined;
     const decision = decide(stateOf(row), message);
     if (decision.rejected) {
@@ -48,20 +65,57 @@ export async function applyPaymentMessage(
       );
       return { decision, row };
     }
-    const { state } = decision;
-    const updated = await writeState(t, paymentId, state);
-    const { messages, events } = await effectMessages(t, deps, updated!, decision.effects);
-    await enqueueOutbox(t, messages, events ? { alongside: events } : {});
-    if (message.type === "refund_sent") {
-      // A surplus refund leaves the vault now; one from a deposit address never entered it.
-      const refund = state.refunds.find((r) => r.refundId === message.refundId);
-      if (refund?.from === "vault") {
-        await payPaymentRefund(t, { ...refund, mode: row.mode, paymentId, amount: refund.amount });
-      }
-    }
-    return { decision, row: updated! };
-  };
-  return tx ? run(tx) : (deps.sql.begin(run) as Promise<ApplyResult | undefined>);
+    const updated = nextRow(row, decision.state, now);
+    rows.set(paymentId, updated);
+    changed.add(paymentId);
+    addEffectWork(work, deps, updated, decision.effects);
+    if (message.type === "refund_sent") refundPaid(work, updated, decision.state, message.refundId);
+    return { decision, row: updated };
+  });
+  await writeWork(
+    tx,
+    [...changed].map((id) => rows.get(id)!),
+    work,
+  );
+  return results;
+}
+
+/** The batch's payments, locked, and the transaction's `now()`, which `updated_at` takes. */
+async function lockPayments(
+  tx: TransactionSql,
+  batch: ToPayment[],
+): Promise<{ rows: Map<string, PaymentRow>; now: Date }> {
+  const ids = [...new Set(batch.map((m) => m.paymentId))];
+  const locked = await tx<(PaymentRow & { locked_at: Date })[]>`
+    select *, now() as locked_at from payments where id = any(${ids}::uuid[]) order by id for update`;
+  const rows = new Map<string, PaymentRow>();
+  for (const { locked_at: _, ...row } of locked) rows.set(row.id, row);
+  return { rows, now: locked[0]?.locked_at ?? new Date() };
+}
+
+/** A surplus refund leaves the vault when it is sent; one from a deposit address never entered it. */
+function refundPaid(work: EffectWork, row: PaymentRow, state: PaymentState, refundId: string): void {
+  const refund = state.refunds.find((r) => r.refundId === refundId);
+  if (refund?.from === "vault") {
+    work.postings.push(refundStep({ ...refund, mode: row.mode, paymentId: row.id }, "paid"));
+  }
+}
+
+/**
+ * The batch's writes, sent together (pipelined on the transaction's connection): the payments
+ * whose state changed, in one update; the events with the outbox's messages; the postings.
+ */
+async function writeWork(tx: TransactionSql, changed: PaymentRow[], work: EffectWork): Promise<void> {
+  const events = insertEvents(tx, work.events);
+  const writes: Promise<unknown>[] = [];
+  if (changed.length > 0) writes.push(updateStates(tx, changed));
+  if (events || work.messages.length > 0) {
+    writes.push(enqueueOutbox(tx, work.messages, events ? { alongside: events } : {}));
+  }
+  if (work.postings.length > 0) writes.push(postTransactions(tx, work.postings));
+  // allSettled, not all: every statement has answered before the transaction ends, whichever failed.
+  const failed = (await Promise.allSettled(writes)).find((o) => o.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /**
@@ -84,35 +138,35 @@ export async function applyPaymentMessageToRow(
   return applyPaymentMessage(deps, row.id, message);
 }
 
-/** The new state on the payment's row; with `version`, only if the row is still at it. */
+/** The new state on the payment's row, only if the row is still at `version`. */
 async function writeState(
-  t: TransactionSql | Sql,
+  sql: Sql,
   paymentId: string,
   state: PaymentState,
-  version?: number,
+  version: number,
 ): Promise<PaymentRow | undefined> {
-  const [updated] = await t<PaymentRow[]>`
-    update payments set ${stateAssignments(t, state)}
-    where id = ${paymentId} ${version === undefined ? t`` : t`and version = ${version}`} returning *`;
+  const [updated] = await sql<PaymentRow[]>`
+    update payments set ${stateAssignments(sql, state)}
+    where id = ${paymentId} and version = ${version} returning *`;
   return updated;
 }
 
 /**
- * What a new state sets on its payment's row, for an `update payments set …`: the state and the
- * columns read from it, and the next version. Every writer of a state uses this one list.
+ * The batch's last states in one statement, each row's columns as `stateAssignments` sets them
+ * (the rows were locked and decided on, so the versions are the ones the rows reach).
  */
-export function stateAssignments(t: TransactionSql | Sql, state: PaymentState) {
-  return t`state = ${t.json(serializePaymentState(state) as never)}, status = ${state.status},
-      chain = ${state.wallet?.chain ?? null}, coin = ${state.wallet?.coin ?? null},
-      quote_expires_at = ${runningQuoteEnd(state)},
-      version = version + 1, updated_at = now()`;
-}
-
-/** When the current wallet's quote ends, while it runs; the expiry sweeper's index reads it. */
-function runningQuoteEnd(state: PaymentState): Date | null {
-  const quote = state.wallet?.quote;
-  return quote && !quote.ended ? new Date(quote.expiresAt) : null;
+async function updateStates(tx: TransactionSql, rows: PaymentRow[]): Promise<void> {
+  const columns = STATE_COLUMN_NAMES;
+  const values = rows.map((row) => ({
+    id: row.id,
+    version: row.version,
+    ...Object.fromEntries(columns.map((c) => [c, row[c as keyof PaymentRow]])),
+  }));
+  await tx`update payments p
+    set (${tx(columns)}, version, updated_at) = (${tx(columns.map((c) => `u.${c}`))}, u.version, now())
+    from jsonb_populate_recordset(null::payments, ${tx.json(values as never)}) as u
+    where p.id = u.id`;
 }
 
 /** For callers holding a row: the current state without a round trip. */
-export { stateOf };
+export { stateAssignments, stateOf };

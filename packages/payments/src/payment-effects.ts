@@ -1,10 +1,11 @@
 // What a payment's new state's effects become in its transaction: the ledger's postings, the
-// outbox's messages and the events' rows (which the relay publishes as they are).
+// outbox's messages and the events' rows (which the relay publishes as they are). Decided without
+// the database, so the actor writes a batch's work of each kind in one statement.
 import type { BusTopology } from "@gateway/bus";
 import type { PaymentEvent, RefundNoticeCommand, SweepCommand } from "@gateway/contracts";
 import { type Fragment, newId, type OutboxMessage, type TransactionSql } from "@gateway/db";
 import { assertNever, type PaymentEffect } from "@gateway/domain";
-import { creditPayment, owePaymentRefund, payPaymentRefund } from "@gateway/ledger";
+import { type LedgerTransactionInput, paymentCredit, refundStep } from "@gateway/ledger";
 import { toPaymentResource } from "./payment-resource.js";
 import type { PaymentRow } from "./payment-row.js";
 import { refundCommand } from "./refund-command.js";
@@ -12,51 +13,54 @@ import { refundCommand } from "./refund-command.js";
 type Effect<T extends PaymentEffect["type"]> = Extract<PaymentEffect, { type: T }>;
 type Subjects = BusTopology["subjects"];
 
-interface EventRow {
+export interface EventRow {
   id: string;
   type: string;
   data: string;
   createdAt: string;
+  paymentId: string;
+  merchantId: string;
+  mode: string;
 }
 
-/**
- * The effects' work in the transaction (the ledger's postings), and what goes with the new state:
- * the outbox's messages and the insert of the events, which the caller runs with the outbox's in
- * one statement.
- */
-export async function effectMessages(
-  tx: TransactionSql,
+/** A new state's work: the outbox's messages, the events' rows and the ledger's postings. */
+export interface EffectWork {
+  messages: OutboxMessage[];
+  events: EventRow[];
+  postings: LedgerTransactionInput[];
+}
+
+/** Adds the effects of the state on `row` to `work`, in the effects' order. */
+export function addEffectWork(
+  work: EffectWork,
   deps: { topology: BusTopology; publicBaseUrl: string },
   row: PaymentRow,
   effects: PaymentEffect[],
-): Promise<{ messages: OutboxMessage[]; events: Fragment | undefined }> {
-  const messages: OutboxMessage[] = [];
-  const events: EventRow[] = [];
+): void {
   const { subjects } = deps.topology;
   for (const effect of effects) {
     switch (effect.type) {
       case "event":
-        events.push(paymentEvent(deps.publicBaseUrl, row, effect));
+        work.events.push(paymentEvent(deps.publicBaseUrl, row, effect));
         break;
       case "sweep":
-        messages.push(sweepMessage(subjects, row, effect));
+        work.messages.push(sweepMessage(subjects, row, effect));
         break;
       case "refund": {
-        const message = await refundWork(tx, subjects, row, effect);
-        if (message) messages.push(message);
+        const message = refundWork(work.postings, subjects, row, effect);
+        if (message) work.messages.push(message);
         break;
       }
       case "refund_notice":
-        messages.push(refundNoticeMessage(subjects, row, effect));
+        work.messages.push(refundNoticeMessage(subjects, row, effect));
         break;
       case "credit":
-        await credit(tx, row, effect);
+        work.postings.push(credit(row, effect));
         break;
       default:
         assertNever(effect);
     }
   }
-  return { messages, events: insertEvents(tx, row, events) };
 }
 
 /** The event's row in `events`, which the relay publishes for the notifier as it is. */
@@ -67,6 +71,9 @@ function paymentEvent(publicBaseUrl: string, row: PaymentRow, effect: Effect<"ev
     type: effect.event,
     data: JSON.stringify(data),
     createdAt: new Date().toISOString(),
+    paymentId: row.id,
+    merchantId: row.merchant_id,
+    mode: row.mode,
   };
 }
 
@@ -86,17 +93,17 @@ function sweepMessage(subjects: Subjects, row: PaymentRow, effect: Effect<"sweep
 }
 
 /** A refund from the vault is owed in the ledger now; the command to send it, unless simulated. */
-async function refundWork(
-  tx: TransactionSql,
+function refundWork(
+  postings: LedgerTransactionInput[],
   subjects: Subjects,
   row: PaymentRow,
   effect: Effect<"refund">,
-): Promise<OutboxMessage | undefined> {
+): OutboxMessage | undefined {
   if (effect.from === "vault") {
     const refund = { ...effect, mode: row.mode, paymentId: row.id };
-    await owePaymentRefund(tx, refund);
+    postings.push(refundStep(refund, "owed"));
     // A simulated surplus is "returned" at once, in the test books only.
-    if (effect.simulated) await payPaymentRefund(tx, refund);
+    if (effect.simulated) postings.push(refundStep(refund, "paid"));
   }
   // A simulated refund (test mode) moves nothing; it is already recorded in the state.
   if (effect.simulated) return undefined;
@@ -124,8 +131,8 @@ function refundNoticeMessage(
 }
 
 /** The merchant's balance and the fee, in the transaction that completes the payment. */
-async function credit(tx: TransactionSql, row: PaymentRow, effect: Effect<"credit">): Promise<void> {
-  await creditPayment(tx, {
+function credit(row: PaymentRow, effect: Effect<"credit">): LedgerTransactionInput {
+  return paymentCredit({
     mode: row.mode,
     chain: effect.chain,
     coin: effect.coin,
@@ -139,13 +146,19 @@ async function credit(tx: TransactionSql, row: PaymentRow, effect: Effect<"credi
   });
 }
 
-/** In the effects' order: the events' insertion sequence orders a payment's events. */
-function insertEvents(tx: TransactionSql, row: PaymentRow, events: EventRow[]): Fragment | undefined {
+/**
+ * The events of any payments in one insert, in the order given: the insertion sequence orders a
+ * payment's events, so each payment's must come in its effects' order.
+ */
+export function insertEvents(tx: TransactionSql, events: EventRow[]): Fragment | undefined {
   if (events.length === 0) return undefined;
+  const column = (of: (e: EventRow) => string) => events.map(of);
   return tx`insert into events (id, merchant_id, mode, type, payment_id, data, created_at)
-    select e.id, ${row.merchant_id}, ${row.mode}, e.type, ${row.id}, e.data::jsonb, e.created_at
-    from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[],
-                ${events.map((e) => e.data)}::text[], ${events.map((e) => e.createdAt)}::timestamptz[])
-      with ordinality as e(id, type, data, created_at, ord)
+    select e.id, e.merchant_id, e.mode, e.type, e.payment_id, e.data::jsonb, e.created_at
+    from unnest(${column((e) => e.id)}::text[], ${column((e) => e.merchantId)}::text[],
+                ${column((e) => e.mode)}::text[], ${column((e) => e.type)}::text[],
+                ${column((e) => e.paymentId)}::uuid[], ${column((e) => e.data)}::text[],
+                ${column((e) => e.createdAt)}::timestamptz[])
+      with ordinality as e(id, merchant_id, mode, type, payment_id, data, created_at, ord)
     order by e.ord`;
 }

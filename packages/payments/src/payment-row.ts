@@ -40,6 +40,48 @@ export function stateOf(row: Pick<PaymentRow, "state">): PaymentState {
   return inserted ?? deserializePaymentState(row.state);
 }
 
+/**
+ * What a state sets on its payment's row, besides the next version and `updated_at`: the state
+ * and the columns read from it. Every writer of a state uses this one list (`stateAssignments`,
+ * the actor's batch update, the row the actor hands back).
+ */
+const STATE_COLUMNS = {
+  state: (state: PaymentState): unknown => serializePaymentState(state),
+  status: (state: PaymentState): string => state.status,
+  chain: (state: PaymentState): string | null => state.wallet?.chain ?? null,
+  coin: (state: PaymentState): string | null => state.wallet?.coin ?? null,
+  // While the current wallet's quote runs; the expiry sweeper's index reads it.
+  quote_expires_at: (state: PaymentState): Date | null => {
+    const quote = state.wallet?.quote;
+    return quote && !quote.ended ? new Date(quote.expiresAt) : null;
+  },
+};
+type StateColumns = { [C in keyof typeof STATE_COLUMNS]: ReturnType<(typeof STATE_COLUMNS)[C]> };
+export const STATE_COLUMN_NAMES = Object.keys(STATE_COLUMNS) as (keyof StateColumns)[];
+
+function stateColumns(state: PaymentState): StateColumns {
+  const columns = Object.fromEntries(STATE_COLUMN_NAMES.map((c) => [c, STATE_COLUMNS[c](state)]));
+  const serialized = columns.state as object;
+  insertedStates.set(serialized, state);
+  return columns as StateColumns;
+}
+
+/** For an `update payments set …`: what a new state sets on its row, and the next version. */
+export function stateAssignments(t: TransactionSql | Sql, state: PaymentState) {
+  const columns: Record<string, unknown> = stateColumns(state);
+  columns.state = t.json(columns.state as never);
+  const assigned = STATE_COLUMN_NAMES.map((c) => t`${t(c)} = ${columns[c] as never}`);
+  return t`${assigned.reduce((list, a) => t`${list}, ${a}`)}, version = version + 1, updated_at = now()`;
+}
+
+/**
+ * The row as `update payments set ${stateAssignments(state)}` leaves it in a transaction whose
+ * `now()` is `now`: what the actor decides the next message on, before anything is written.
+ */
+export function nextRow(row: PaymentRow, state: PaymentState, now: Date): PaymentRow {
+  return { ...row, ...stateColumns(state), version: row.version + 1, updated_at: now };
+}
+
 export interface InsertPayment {
   state: PaymentState;
   merchantId: string;

@@ -2,11 +2,11 @@ import type { Bus, RunningConsumer } from "@gateway/bus";
 import type { RefundCommand, SweepCommand } from "@gateway/contracts";
 import type { Sql } from "@gateway/db";
 import { type Chain, isPriced, type Mode, type PricedCoin, parseCoin } from "@gateway/domain";
-import { type PaymentActorDeps, type PaymentRow, stateOf } from "@gateway/payments";
+import { type PaymentActorDeps, type PaymentRow, stateOf, type ToPayment } from "@gateway/payments";
 import { ChainPausedError } from "./chains/chain-paused.js";
 import type { ChainSettlement, ChainSettlements } from "./chains/chain-settlement.js";
 import { CHAIN_WORK_PACING, consumePerChain } from "./command-consumer.js";
-import { paymentMessageBatches, type ToPayment } from "./payment-message-batches.js";
+import { paymentMessageBatches } from "./payment-message-batches.js";
 
 /** The one durable this work had before it was split per chain (consumers `settlement-work-<chain>` now). */
 const CONSUMER = "settlement-work";
