@@ -32,6 +32,7 @@ export {
   type ListPaymentsQuery,
   listPayments,
   type PaymentRow,
+  stateColumns,
   stateOf,
 } from "./payment-row.js";
 export {

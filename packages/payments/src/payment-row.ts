@@ -59,7 +59,7 @@ const STATE_COLUMNS = {
 type StateColumns = { [C in keyof typeof STATE_COLUMNS]: ReturnType<(typeof STATE_COLUMNS)[C]> };
 export const STATE_COLUMN_NAMES = Object.keys(STATE_COLUMNS) as (keyof StateColumns)[];
 
-function stateColumns(state: PaymentState): StateColumns {
+export function stateColumns(state: PaymentState): StateColumns {
   const columns = Object.fromEntries(STATE_COLUMN_NAMES.map((c) => [c, STATE_COLUMNS[c](state)]));
   const serialized = columns.state as object;
   insertedStates.set(serialized, state);

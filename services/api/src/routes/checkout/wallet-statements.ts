@@ -2,8 +2,8 @@
 // state when the assignment changes nothing else (concurrent requests' in one statement). Apart
 // from the route so that bench/pg-floor.ts sends the very statements the route sends.
 import { newId, type Sql } from "@gateway/db";
-import { type Chain, type Coin, type Mode, type PaymentState, serializePaymentState } from "@gateway/domain";
-import type { PaymentRow } from "@gateway/payments";
+import type { Chain, Coin, Mode, PaymentState } from "@gateway/domain";
+import { type PaymentRow, stateColumns } from "@gateway/payments";
 import type { DepositWalletRow } from "./checkout-view.js";
 import { splitWallet } from "./load-checkout.js";
 
@@ -53,18 +53,15 @@ export interface WrittenWallet {
   row?: PaymentRow;
 }
 
-/**
- * What a state sets on its payment's row: the list of `stateAssignments` (packages/payments),
- * one value per row for a statement of many states; a test compares the rows both write.
- */
-function stateColumns(state: PaymentState) {
-  const quote = state.wallet?.quote;
+/** What a state sets on its row (`stateColumns`, packages/payments) as the batched statement's arrays carry it. */
+function stateArrays(state: PaymentState) {
+  const columns = stateColumns(state);
   return {
-    state: JSON.stringify(serializePaymentState(state)),
-    status: state.status,
-    chain: state.wallet?.chain ?? null,
-    coin: state.wallet?.coin ?? null,
-    quoteExpiresAt: quote && !quote.ended ? new Date(quote.expiresAt).toISOString() : null,
+    state: JSON.stringify(columns.state),
+    status: columns.status,
+    chain: columns.chain,
+    coin: columns.coin,
+    quoteExpiresAt: columns.quote_expires_at?.toISOString() ?? null,
   };
 }
 
@@ -77,7 +74,7 @@ function stateColumns(state: PaymentState) {
 export async function insertWalletsWithState(sql: Sql, writes: WalletWithState[]): Promise<WrittenWallet[]> {
   const ids = writes.map(() => newId("dw"));
   const wallets = writes.map((w) => w.wallet);
-  const states = writes.map((w) => stateColumns(w.state));
+  const states = writes.map((w) => stateArrays(w.state));
   const found = await sql<
     (PaymentRow & WalletColumns & { written_wallet: string; state_for: string | null })[]
   >`
