@@ -29,7 +29,10 @@ export interface OutboxRelay {
 
 /** The outbox's retention: a little longer than JetStream keeps messages (7 days). */
 const OUTBOX_KEPT = "8 days";
-/** How soon to read again when committed rows wait for an older transaction to end. */
+/**
+ * How soon to read again when committed rows wait for an older transaction to end: doubled at
+ * each read that still finds them waiting, up to the poll, so a long transaction costs no spin.
+ */
 const UNSETTLED_RETRY_MS = 5;
 
 /**
@@ -51,6 +54,8 @@ class LogRelay implements OutboxRelay {
   #woken = false;
   /** The last drain left committed rows behind an older running transaction. */
   #unsettled = false;
+  /** Drains in a row that left rows waiting. */
+  #unsettledReads = 0;
   #loop: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
   #failures = 0;
@@ -114,7 +119,12 @@ class LogRelay implements OutboxRelay {
   #nextDelay(): number {
     const failures = this.#failures;
     if (failures > 0) return Math.min(this.#pollMs * 2 ** Math.min(failures, 4), 5_000);
-    return this.#unsettled ? Math.min(UNSETTLED_RETRY_MS, this.#pollMs) : this.#pollMs;
+    if (!this.#unsettled) {
+      this.#unsettledReads = 0;
+      return this.#pollMs;
+    }
+    this.#unsettledReads++;
+    return Math.min(UNSETTLED_RETRY_MS * 2 ** Math.min(this.#unsettledReads - 1, 10), this.#pollMs);
   }
 
   async #drainOnce(): Promise<void> {
