@@ -15,7 +15,7 @@ import {
 } from "../packages/domain/src/index.js";
 import { toPaymentResource } from "../packages/payments/src/payment-resource.js";
 import { type PaymentRow, stateOf } from "../packages/payments/src/payment-row.js";
-import type { FloorContext, FloorFlow, Stage } from "./pg-floor-stages.js";
+import { type FloorContext, type FloorFlow, floorWallet, type Stage } from "./pg-floor-stages.js";
 
 /** The lean tables. Today's merchants, webhook endpoints and ledger accounts are reused as they are. */
 export const LEAN_SCHEMA = `
@@ -184,14 +184,7 @@ export async function leanFlow({
     const rows = await checkoutLoad(ids);
     const wallets = rows.map((row) => {
       const address = `floor${randomUUID().replaceAll("-", "")}`;
-      const decision = decide(stateOf(row), {
-        type: "wallet_assigned",
-        chain: "solana",
-        coin: "USDC",
-        address,
-        amountDue: 10_000_000n,
-        quote: null,
-      });
+      const decision = decide(stateOf(row), floorWallet(address));
       return { row, address, index: derivation++, state: decision.state };
     });
     await sql`

@@ -25,3 +25,14 @@ export interface FloorFlow {
   /** Payments not completed; checked after a settlement or notifier stage. */
   unfinished(): Promise<number>;
 }
+
+/** Every floor payment's first wallet: 10 USDC on Solana at `address`. */
+export const floorWallet = (address: string) =>
+  ({
+    type: "wallet_assigned",
+    chain: "solana",
+    coin: "USDC",
+    address,
+    amountDue: 10_000_000n,
+    quote: null,
+  }) as const;

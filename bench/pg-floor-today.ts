@@ -1,9 +1,10 @@
 // Today's statements for one test payment, as bench/pg-floor.ts sends them. Settlement's step runs
 // through its real code (`paymentMessageBatches`), the checkout's through the routes' own
-// (`loadCheckout`, `insertWalletsWithState`, `enqueueSimulations`); the relay's and the notifier's
-// statements are copied from outbox-relay.ts, followed-logs.ts, ingest.ts and delivery-rows.ts:
-// a change there is made here too.
+// (`loadCheckout`, `insertWalletsWithState`, `enqueueSimulations`), the relay's through
+// `relayBatch`; the notifier's statements are copied from ingest.ts and delivery-rows.ts: a change
+// there is made here too.
 import { randomUUID } from "node:crypto";
+import { type FollowedRow, followedLogs, relayBatch } from "../packages/bus/src/followed-logs.js";
 import { newId } from "../packages/db/src/ids.js";
 import { decide, initialPaymentState } from "../packages/domain/src/index.js";
 import { insertPayments, type PaymentRow, stateOf } from "../packages/payments/src/payment-row.js";
@@ -11,7 +12,7 @@ import { loadCheckout } from "../services/api/src/routes/checkout/load-checkout.
 import { enqueueSimulations } from "../services/api/src/routes/checkout/simulate-statements.js";
 import { insertWalletsWithState } from "../services/api/src/routes/checkout/wallet-statements.js";
 import { paymentMessageBatches } from "../services/settlement/src/payment-message-batches.js";
-import type { FloorContext, FloorFlow, Stage } from "./pg-floor-stages.js";
+import { type FloorContext, type FloorFlow, floorWallet, type Stage } from "./pg-floor-stages.js";
 
 export function todayFlow({ sql, topology, merchantId, endpointId, batch }: FloorContext): FloorFlow {
   const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
@@ -19,6 +20,7 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
   const settle = paymentMessageBatches(deps);
   let derivation = 0;
   const claimToken = randomUUID();
+  const logs = followedLogs(topology);
 
   /**
    * The API's generate-wallet for a first choice of each payment: each request's read, then the
@@ -40,48 +42,19 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
           amountDue: 10_000_000n,
           quote: null,
         };
-        const decision = decide(stateOf(payment), {
-          type: "wallet_assigned",
-          chain: "solana",
-          coin: "USDC",
-          address,
-          amountDue: 10_000_000n,
-          quote: null,
-        });
+        const decision = decide(stateOf(payment), floorWallet(address));
         return { wallet, payment, state: decision.state };
       }),
     );
   }
 
-  /** A relay's batch of one log (packages/bus, outbox-relay.ts and followed-logs.ts) without the publish. */
-  function relay(log: "events" | "outbox") {
-    return sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(hashtextextended(${`relay:${log}`}, 0))`;
-      const read =
-        log === "events"
-          ? await tx<
-              { xid: string; seq: string; id: string; type: string; data: unknown; settled: boolean }[]
-            >`
-              select e.xid::text, e.seq::text, e.id, e.merchant_id, e.mode, e.type, e.data, e.created_at,
-                e.xid < pg_snapshot_xmin(pg_current_snapshot()) as settled
-              from events e join relay_cursors c on c.relay = 'events'
-              where (e.xid, e.seq) > (c.xid, c.seq)
-              order by e.xid, e.seq limit 256`
-          : await tx<
-              { xid: string; seq: string; id: string; type: string; data: unknown; settled: boolean }[]
-            >`
-              select o.xid::text, o.seq::text, o.id, o.subject, o.payload,
-                o.xid < pg_snapshot_xmin(pg_current_snapshot()) as settled
-              from outbox o join relay_cursors c on c.relay = 'outbox'
-              where (o.xid, o.seq) > (c.xid, c.seq)
-              order by o.xid, o.seq limit 256`;
-      await tx`select epoch from bus_epoch`;
-      const rows = read.filter((r) => r.settled);
-      const last = rows[rows.length - 1];
-      if (last)
-        await tx`update relay_cursors set xid = ${last.xid}::xid8, seq = ${last.seq} where relay = ${log}`;
-      return rows;
+  /** A relay's batch of one log, its own statements (followed-logs.ts), without the publish. */
+  async function relay(log: "events" | "outbox") {
+    let published: FollowedRow[] = [];
+    await relayBatch(sql, logs.find((l) => l.name === log)!, 256, async (rows) => {
+      published = rows;
     });
+    return published;
   }
 
   /** The notifier: the deliveries inserted claimed by the ingest, then each outcome with its attempt. */
@@ -160,7 +133,12 @@ export function todayFlow({ sql, topology, merchantId, endpointId, batch }: Floo
     );
     const published = await relay("events");
     if (stage === "settlement") return created.length;
-    await notify(published.map((r) => ({ id: r.id, type: r.type, payload: JSON.stringify(r.data) })));
+    await notify(
+      published.map((r) => {
+        const { event } = r.payload as { event: { type: string } };
+        return { id: r.id, type: event.type, payload: JSON.stringify(event) };
+      }),
+    );
     return created.length;
   }
 

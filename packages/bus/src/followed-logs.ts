@@ -2,7 +2,7 @@
 // "The gap-safe cursor"): `events`, whose rows are the merchant-visible events themselves, and
 // `outbox`, the commands and work items appended beside a change.
 import type { EventMessage } from "@gateway/contracts";
-import type { TransactionSql } from "@gateway/db";
+import type { Sql, TransactionSql } from "@gateway/db";
 import type { BusTopology } from "./topology.js";
 
 export interface FollowedRow {
@@ -82,4 +82,35 @@ function eventMessage(topology: BusTopology, row: EventRow): Pick<FollowedRow, "
     subject: topology.subjects.event(row.type),
     payload: { merchant_id: row.merchant_id, mode: row.mode, event } as EventMessage,
   };
+}
+
+/** What the relay hands a batch's rows to, with the database's bus epoch (message-id.ts). */
+export type PublishRows = (rows: FollowedRow[], epoch: string) => Promise<void>;
+
+/**
+ * One batch of one log under the log's advisory lock (it takes no transaction id, so it delays no
+ * reader): the settled rows past the cursor are published, then the cursor moves past them.
+ */
+export async function relayBatch(
+  sql: Sql,
+  followed: FollowedLog,
+  batchSize: number,
+  publish: PublishRows,
+): Promise<{ passed: number; waiting: boolean }> {
+  return (await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtextextended(${`relay:${followed.name}`}, 0))`;
+    const read = await followed.read(tx, batchSize);
+    // Settled rows come first in cursor order: every settled xid is below every unsettled one.
+    const rows = read.filter((r) => r.settled);
+    const waiting = rows.length < read.length;
+    if (rows.length === 0) return { passed: 0, waiting };
+    const sent = rows.filter((r) => r.subject !== undefined);
+    if (sent.length > 0) {
+      const [bus] = await tx<{ epoch: string }[]>`select epoch from bus_epoch`;
+      await publish(sent, bus?.epoch ?? "");
+    }
+    const last = rows[rows.length - 1]!;
+    await tx`update relay_cursors set xid = ${last.xid}::xid8, seq = ${last.seq} where relay = ${followed.name}`;
+    return { passed: rows.length, waiting };
+  })) as { passed: number; waiting: boolean };
 }

@@ -1,7 +1,7 @@
-import { onOutboxCommitted, type Sql, type TransactionSql } from "@gateway/db";
+import { onOutboxCommitted, type Sql } from "@gateway/db";
 import type { Logger } from "@gateway/logging";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { type FollowedLog, type FollowedRow, followedLogs } from "./followed-logs.js";
+import { type FollowedLog, type FollowedRow, followedLogs, relayBatch } from "./followed-logs.js";
 import { publishWithId } from "./message-id.js";
 import type { BusTopology } from "./topology.js";
 import { wakeablePause } from "./wakeable-pause.js";
@@ -29,17 +29,12 @@ export interface OutboxRelay {
 
 /** The outbox's retention: a little longer than JetStream keeps messages (7 days). */
 const OUTBOX_KEPT = "8 days";
-/**
- * How soon to read again when committed rows wait for an older transaction to end: doubled at
- * each read that still finds them waiting, up to the poll, so a long transaction costs no spin.
- */
+/** The first read-again for rows waiting on an older transaction; doubled up to the poll, so it never spins. */
 const UNSETTLED_RETRY_MS = 5;
 
 /**
- * Follows the two logs, `events` and `outbox`, and publishes each committed row with its id
- * (message-id.ts: the database's bus epoch in Nats-Msg-Id). A log's cursor moves only after
- * JetStream acknowledged the rows below it; a crash between the two publishes them again, and
- * JetStream's duplicate window drops the copies. One relay of the cluster follows a log at a time.
+ * Follows `events` and `outbox` (followed-logs.ts). A cursor moves only after JetStream acknowledged
+ * the rows below it, so a crash publishes them again into JetStream's duplicate window.
  */
 class LogRelay implements OutboxRelay {
   readonly #sql: Sql;
@@ -139,33 +134,15 @@ class LogRelay implements OutboxRelay {
     }
   }
 
-  /**
-   * One batch of one log, in a transaction that holds the log's advisory lock: another relay
-   * woken meanwhile waits for it, then reads on from the cursor this one moved. The lock takes
-   * no transaction id, so holding it across the publish delays no other relay's reads.
-   */
   async #publishBatch(followed: FollowedLog): Promise<number> {
-    return this.#sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(hashtextextended(${`relay:${followed.name}`}, 0))`;
-      const read = await followed.read(tx, this.#batchSize);
-      const rows = read.filter((r) => r.settled);
-      // Settled rows come first in cursor order: every settled xid is below every unsettled one.
-      if (rows.length < read.length) this.#unsettled = true;
-      if (rows.length === 0) return 0;
-      await this.#publish(
-        tx,
-        rows.filter((r) => r.subject !== undefined),
-      );
-      const last = rows[rows.length - 1]!;
-      await tx`update relay_cursors set xid = ${last.xid}::xid8, seq = ${last.seq} where relay = ${followed.name}`;
-      return rows.length;
-    }) as Promise<number>;
+    const { passed, waiting } = await relayBatch(this.#sql, followed, this.#batchSize, (rows, epoch) =>
+      this.#publish(rows, epoch),
+    );
+    if (waiting) this.#unsettled = true;
+    return passed;
   }
 
-  async #publish(tx: TransactionSql, rows: FollowedRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const [bus] = await tx<{ epoch: string }[]>`select epoch from bus_epoch`;
-    const epoch = bus?.epoch ?? "";
+  async #publish(rows: FollowedRow[], epoch: string): Promise<void> {
     const acks = await Promise.all(
       rows.map((row) => publishWithId(this.#js, row.subject!, row.payload, row.id, epoch)),
     );

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyInBatches, applyWholeBatches, MigrationError, migrate, readMigrations } from "./index.js";
+import { applyWholeBatches, MigrationError, migrate, readMigrations } from "./index.js";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -32,38 +32,6 @@ describe("migrate", () => {
   it("returns int8 columns as bigint", async () => {
     const [row] = await db.sql<{ n: bigint }[]>`select 9007199254740993::int8 as n`;
     expect(row?.n).toBe(9007199254740993n);
-  });
-});
-
-describe("applyInBatches", () => {
-  it("keeps one key's messages in order and lets a failing message fail alone", async () => {
-    await db.sql`create table if not exists batched (key text, n int)`;
-    const apply = applyInBatches<{ key: string; n: number }, string>(
-      db.sql,
-      async (tx, { key, n }) => {
-        if (n < 0) throw new Error("bad message");
-        await tx`insert into batched values (${key}, ${n})`;
-        return `${key}${n}`;
-      },
-      { keyOf: (m) => m.key },
-    );
-    const outcomes = await Promise.allSettled([
-      apply({ key: "a", n: 1 }),
-      apply({ key: "b", n: 1 }),
-      apply({ key: "a", n: 2 }),
-      apply({ key: "b", n: -1 }),
-      apply({ key: "a", n: 3 }),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual([
-      "fulfilled",
-      "fulfilled",
-      "fulfilled",
-      "rejected",
-      "fulfilled",
-    ]);
-    const rows = await db.sql<{ key: string; n: number }[]>`select key, n from batched order by ctid`;
-    expect(rows.filter((r) => r.key === "a").map((r) => r.n)).toEqual([1, 2, 3]);
-    expect(rows.filter((r) => r.key === "b").map((r) => r.n)).toEqual([1]);
   });
 });
 

@@ -138,10 +138,8 @@ interface Entry {
 }
 
 /**
- * Posts several balanced transactions (of any books) in two statements, however many: one read of
- * their accounts and one insert of all transactions and entries. Each answers as `postTransaction`
- * would alone, in the inputs' order: false when its reference was posted before (then it moves
- * nothing), or when all its postings are zero.
+ * Several balanced transactions in two statements (accounts read, one insert); each answers as
+ * `postTransaction` alone: false when its reference was posted before or all its postings are zero.
  */
 export async function postTransactions(
   tx: TransactionSql,
@@ -200,9 +198,8 @@ function signedPostings(input: LedgerTransactionInput): { ref: AccountRef; amoun
 }
 
 /**
- * The transactions and their entries in one statement: a transaction whose reference exists
- * already (posted before, or earlier in `inputs`) is not inserted, and neither are its entries.
- * Answers with the ids of the transactions that were.
+ * The transactions and their entries in one statement; one whose reference exists (before, or
+ * earlier in `inputs`) is inserted with no entries. Answers with the ids that were inserted.
  */
 function insertPosted(
   tx: TransactionSql,

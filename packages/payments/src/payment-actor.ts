@@ -39,12 +39,8 @@ export async function applyPaymentMessage(
 }
 
 /**
- * Runs a batch of messages through their payments' actors in the caller's transaction, in a fixed
- * number of statements whatever its size. The batch's rows are locked (in id order, so two
- * batches over the same payments queue instead of deadlocking), then each message is decided in
- * arrival order on its payment's state as the messages before it left it; then the new states,
- * the events, the outbox's messages and the ledger's postings are written, one statement per
- * table. One result per message, in the batch's order; undefined where the payment does not exist.
+ * A batch of messages through their actors in a fixed number of statements: rows locked in id order
+ * (batches queue, never deadlock), each message decided in arrival order, then one write per table.
  */
 export async function applyPaymentMessages(
   deps: PaymentActorDeps,

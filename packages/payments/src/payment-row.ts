@@ -40,11 +40,7 @@ export function stateOf(row: Pick<PaymentRow, "state">): PaymentState {
   return inserted ?? deserializePaymentState(row.state);
 }
 
-/**
- * What a state sets on its payment's row, besides the next version and `updated_at`: the state
- * and the columns read from it. Every writer of a state uses this one list (`stateAssignments`,
- * the actor's batch update, the row the actor hands back).
- */
+/** What a state sets on its row besides version and `updated_at`: the one list every state writer uses. */
 const STATE_COLUMNS = {
   state: (state: PaymentState): unknown => serializePaymentState(state),
   status: (state: PaymentState): string => state.status,

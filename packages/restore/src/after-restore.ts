@@ -126,9 +126,8 @@ export async function afterRestore(sql: Sql, options: AfterRestoreOptions): Prom
 }
 
 /**
- * What the lost part of the bus may have carried goes out again under the new epoch: everything
- * the outbox keeps, and the last 8 days of events (JetStream keeps 7). Every consumer takes a
- * message it has applied as a no-op (docs/reliability.md, "Exactly once without records").
+ * Publishes again under the new epoch what the lost bus may have carried: the whole outbox and 8 days
+ * of events (JetStream keeps 7); consumers take what they applied as a no-op (docs/reliability.md).
  */
 async function rewindRelays(tx: TransactionSql): Promise<number> {
   // Those rows take this transaction's id and the cursors stop just before it: a dump restored

@@ -126,9 +126,8 @@ export class DeliveryWorker {
   }
 
   /**
-   * Takes a slot for each new delivery this worker can attempt at once, one flag per endpoint id.
-   * None while due work waits, so new events do not pass older due ones; a delivery without a
-   * slot is inserted due now, for any worker's claim.
+   * A slot for each new delivery this worker can attempt at once (a flag per endpoint id); none while
+   * due work waits, so new events do not pass older ones. One without a slot is inserted due now.
    */
   reserve(endpointIds: string[]): boolean[] {
     return endpointIds.map((endpointId) => {

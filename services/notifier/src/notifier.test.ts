@@ -297,16 +297,7 @@ describe("notifier", () => {
     const first = await endpoint(mer, "http://127.0.0.1:9/never");
     await endpoint(mer, "http://127.0.0.1:9/also-never");
     const ingest = createEventIngest({ sql: db.sql, log, retryWindowMs: 60_000 });
-    const message = (eventId: string, type = "payment.completed") => ({
-      id: newId("m"),
-      subject: "x",
-      deliveryCount: 1,
-      data: {
-        merchant_id: mer,
-        mode: "test",
-        event: { id: eventId, type, created_at: "", is_test: true, data: {} },
-      },
-    });
+    const message = (eventId: string, type = "payment.completed") => eventMessage(mer, eventId, type);
     // xmin changes with every update of a row, so equal versions mean the row was left alone.
     const versions = (eventIds: string[]) => db.sql<{ v: string; window_ms: number }[]>`
       select xmin::text || ':' || id as v,
@@ -463,16 +454,7 @@ describe("notifier", () => {
     const writes = await countWrites();
     // Inserted due before any worker runs, so the worker's claim takes them.
     const ingest = createEventIngest({ sql: db.sql, log, retryWindowMs: 60_000 });
-    const events = Array.from({ length: 10 }, () => ({
-      id: newId("m"),
-      subject: "x",
-      deliveryCount: 1,
-      data: {
-        merchant_id: mer,
-        mode: "test",
-        event: { id: newId("evt"), type: "payment.completed", created_at: "", is_test: true, data: {} },
-      },
-    }));
+    const events = Array.from({ length: 10 }, () => eventMessage(mer, newId("evt")));
     expect(await ingest.ingestBatch(events)).toBe(10);
     await notifier({ deliveryTimeoutMs: 10_000, endpointConcurrency: 4, concurrency: 64 });
     await waitFor(() => slow.received.length >= 4, {
@@ -601,3 +583,17 @@ describe("notifier", () => {
     ).toEqual(["pending", "pending"]);
   });
 });
+
+/** An event message as the relay publishes it, under a message id of its own. */
+function eventMessage(merchantId: string, eventId: string, type = "payment.completed") {
+  return {
+    id: newId("m"),
+    subject: "x",
+    deliveryCount: 1,
+    data: {
+      merchant_id: merchantId,
+      mode: "test",
+      event: { id: eventId, type, created_at: "", is_test: true, data: {} },
+    },
+  };
+}

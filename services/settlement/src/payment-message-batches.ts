@@ -10,11 +10,7 @@ import {
   type ToPayment,
 } from "@gateway/payments";
 
-/**
- * A message delivered again changes nothing: the actor's decider rejects a message its state has
- * already applied (a property test holds it to that), so no record of handled ids is kept. The
- * actor decides a batch's messages in arrival order, so one payment's stay in order.
- */
+/** No record of handled ids: the actor's decider rejects a message its state already applied (property-tested). */
 export function paymentMessageBatches(
   deps: PaymentActorDeps,
 ): MessageBatcher<ToPayment, ApplyResult | undefined> {

@@ -87,9 +87,8 @@ export function checkoutOf(found: CheckoutRow) {
 }
 
 /**
- * The payment, its merchant's name and one of its deposit wallets, in one round trip: every
- * checkout call starts here. `wallet`: the current one (the address in the payment's state),
- * or the one of a chain and coin.
+ * The payment, its merchant's name and one deposit wallet (`current`: the state's address; or a
+ * chain and coin's) in one round trip: every checkout call starts here.
  */
 export async function loadCheckout(sql: Sql, id: string, wallet: WalletChoice = "none") {
   if (!isUuid(id)) throw new GatewayError("resource_not_found", { param: "id", message: NOT_FOUND });

@@ -16,10 +16,8 @@ export interface SimulateAnswer {
 }
 
 /**
- * Many requests' commands to the outbox in one statement, each only for a pending test payment,
- * with each payment's checkout read in the same statement: the read and the condition see one
- * snapshot, so a command is enqueued exactly when its read says the payment could take it.
- * Arrays, not a list: one statement text for any number of requests (docs/operations.md).
+ * Many requests' commands in one statement, each only for a pending test payment, with the checkout
+ * read beside it: one snapshot, so a command is enqueued exactly when its read allows it.
  */
 export async function enqueueSimulations(
   sql: Sql,
