@@ -1,4 +1,4 @@
-import { applyPaymentMessage, type PaymentActorDeps } from "@gateway/payments";
+import { applyPaymentMessages, type PaymentActorDeps } from "@gateway/payments";
 
 export interface ExpirySweeper {
   stop(): Promise<void>;
@@ -26,8 +26,13 @@ export function startExpirySweeper(deps: PaymentActorDeps, pollMs: number): Expi
           where status in ('pending', 'confirming') and expires_at <= now()
             and not coalesce((state->>'expiryReached')::boolean, false)
           order by expires_at limit 50 for update skip locked`;
-        for (const { id } of due)
-          await applyPaymentMessage(deps, id, { type: "expire", now: Date.now() }, tx);
+        // The whole batch in the actor's fixed number of statements, as settlement applies its messages.
+        const now = Date.now();
+        await applyPaymentMessages(
+          deps,
+          tx,
+          due.map(({ id }) => ({ paymentId: id, message: { type: "expire", now } as const })),
+        );
         return due.length;
       })) as number;
       handled += batch;
@@ -49,17 +54,19 @@ export function startExpirySweeper(deps: PaymentActorDeps, pollMs: number): Expi
           select id, quote_expires_at from payments
           where quote_expires_at <= now() and status in ('pending', 'confirming')
           order by quote_expires_at limit 50 for update skip locked`;
-        for (const { id, quote_expires_at } of due) {
-          const message = {
-            type: "quote_expire",
-            expiresAt: quote_expires_at.getTime(),
-            now: Date.now(),
-          } as const;
-          const applied = await applyPaymentMessage(deps, id, message, tx);
-          if (applied?.decision.rejected) {
-            await tx`update payments set quote_expires_at = null
-              where id = ${id} and quote_expires_at = ${quote_expires_at}`;
-          }
+        const now = Date.now();
+        const applied = await applyPaymentMessages(
+          deps,
+          tx,
+          due.map(({ id, quote_expires_at }) => ({
+            paymentId: id,
+            message: { type: "quote_expire", expiresAt: quote_expires_at.getTime(), now } as const,
+          })),
+        );
+        const stale = due.filter((_, i) => applied[i]?.decision.rejected);
+        // Rows this transaction holds locked, and a refused message changed nothing on them.
+        if (stale.length > 0) {
+          await tx`update payments set quote_expires_at = null where id = any(${stale.map((d) => d.id)}::uuid[])`;
         }
         return due.length;
       })) as number;

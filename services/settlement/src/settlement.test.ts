@@ -179,6 +179,22 @@ describe("settlement, test mode", () => {
     expect(await eventsOf(id)).toEqual(["payment.expired"]);
   });
 
+  it("clears a quote deadline that names no quote of the payment, and leaves the payment be", async () => {
+    const ids = [await newPayment(), await newPayment(), await newPayment()];
+    // Stale columns (the customer took another quote): the actor refuses each, the column is cleared.
+    await db.sql`update payments set quote_expires_at = now() - interval '1 second'
+      where id = any(${db.sql.array(ids)}::uuid[])`;
+    await waitFor(
+      async () =>
+        (
+          await db.sql<{ n: number }[]>`select count(*)::int as n from payments
+            where id = any(${db.sql.array(ids)}::uuid[]) and quote_expires_at is null`
+        )[0]?.n === ids.length,
+      { what: "stale quote deadlines cleared" },
+    );
+    for (const id of ids) expect(await statusOf(id)).toBe("pending");
+  });
+
   it("survives a restart: a payment that fell due while settlement was down expires when it is back", async () => {
     await settlement.stop();
     const id = await newPayment({ expiresInMs: 100 });
