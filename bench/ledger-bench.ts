@@ -1,37 +1,31 @@
-// The ledger's posting with the balances every payment moves in one row per account
-// (migrations before 1600) and in shards (migration 1600): `workers` concurrent callers credit
-// test payments to `merchants` merchants, each credit its own SQL transaction as settlement posts
-// it (vault, merchant, fees: three entries, the platform's two accounts shared by every payment,
-// the merchant's by every payment of a flash sale). After each run every balance is checked
-// against its entries. Per variant: credits a second, PostgreSQL's CPU a credit (its backends for
-// this run, from /proc), and the credit's latency. The two alternate `rounds` times, each on a new
-// throwaway database of the local PostgreSQL (DATABASE_URL's server; 127.0.0.1:5432 by default).
+// The ledger's posting: `workers` concurrent callers credit test payments to `merchants`
+// merchants, each credit its own SQL transaction as the payment actor posts it (vault, merchant,
+// fees; the platform's two accounts shared by every payment, the merchant's by every payment of a
+// flash sale). After each run every balance is checked against the transfers. Per round: credits
+// a second, PostgreSQL's CPU a credit (its backends for this run, from /proc), and the credit's
+// latency, each round on a new throwaway database of the local PostgreSQL (DATABASE_URL's server;
+// 127.0.0.1:5432 by default). To compare two versions of the ledger, run it on each by turns.
 //   pnpm exec tsx bench/ledger-bench.ts [workers=8] [seconds=10] [rounds=3] [merchants=20]
 import { randomUUID } from "node:crypto";
 import { createSql } from "../packages/db/src/client.js";
 import { newId } from "../packages/db/src/ids.js";
 import { migrate, readMigrations } from "../packages/db/src/migrate.js";
+import { checkLedger } from "../packages/ledger/src/balances.js";
 import { creditPayment } from "../packages/ledger/src/movements.js";
 import { cpuSeconds, machineLine, percentile } from "./machine.js";
 
 const [workers = 8, seconds = 10, rounds = 3, merchantCount = 20] = process.argv.slice(2).map(Number);
 const server = new URL(process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres");
-const SHARDS = "1600_ledger_platform_balance_shards.sql";
 
-const VARIANTS = {
-  "one row": readMigrations().filter((m) => m.name < SHARDS),
-  shards: readMigrations(),
-};
-
-async function run(variant: keyof typeof VARIANTS, round: number) {
-  const database = `ledger_bench_${process.pid}_${round}_${variant.replace(/[^a-z]+/g, "_")}`;
+async function run(round: number) {
+  const database = `ledger_bench_${process.pid}_${round}`;
   const admin = createSql({ url: server.toString(), max: 1 });
   await admin.unsafe(`create database ${database}`);
   const url = new URL(server);
   url.pathname = `/${database}`;
   const sql = createSql({ url: url.toString(), max: workers, applicationName: "ledger-bench" });
   try {
-    await migrate(sql, VARIANTS[variant]);
+    await migrate(sql, readMigrations());
     const merchants: string[] = [];
     for (let i = 0; i < merchantCount; i++) {
       const id = newId("mer");
@@ -71,11 +65,9 @@ async function run(variant: keyof typeof VARIANTS, round: number) {
       }),
     );
     const pgCpu = cpuSeconds(backends) - cpuBefore;
-    const [check] = await sql<{ drift: string }[]>`
-      select count(*)::text as drift from ${sql(variant === "shards" ? "ledger_balances" : "ledger_accounts")} a
-      where a.balance <> coalesce((select sum(case when a.normal_side = 'debit' then e.amount else -e.amount end)
-        from ledger_entries e where e.account_id = a.id), 0)`;
-    if (check!.drift !== "0") throw new Error(`${check!.drift} balances drifted from their entries`);
+    const { driftedAccounts } = await checkLedger(sql);
+    if (driftedAccounts.length > 0)
+      throw new Error(`${driftedAccounts.length} balances drifted from the transfers`);
     latencies.sort((a, b) => a - b);
     return {
       perSecond: latencies.length / seconds,
@@ -94,10 +86,8 @@ process.stdout.write(
   `${machineLine()}; ${workers} workers, ${merchantCount} merchants, ${seconds} s a run\n`,
 );
 for (let round = 1; round <= rounds; round++) {
-  for (const variant of Object.keys(VARIANTS) as (keyof typeof VARIANTS)[]) {
-    const r = await run(variant, round);
-    process.stdout.write(
-      `round ${round}, balances in ${variant}: ${r.perSecond.toFixed(0)} credits/s, PostgreSQL ${r.pgMicrosPerCredit.toFixed(0)} µs of CPU a credit, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms\n`,
-    );
-  }
+  const r = await run(round);
+  process.stdout.write(
+    `round ${round}: ${r.perSecond.toFixed(0)} credits/s, PostgreSQL ${r.pgMicrosPerCredit.toFixed(0)} µs of CPU a credit, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms\n`,
+  );
 }

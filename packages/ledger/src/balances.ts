@@ -32,30 +32,43 @@ export async function merchantBalances(
 }
 
 export interface LedgerCheck {
-  /** Sum of every entry: zero in a sound ledger. */
+  /** Every account's balance, debits positive, summed: zero when the balances hold. */
   total: bigint;
-  /** Transactions whose entries do not sum to zero. */
-  unbalancedTransactions: string[];
-  /** Accounts whose stored balance differs from the sum of their entries. */
+  /** Transfers with an account outside their book (mode, chain, coin) or another merchant's. */
+  crossedTransfers: string[];
+  /** Accounts whose stored balance differs from the sum of their transfers. */
   driftedAccounts: bigint[];
 }
 
-/** Audits the whole ledger: what the tests assert after every scenario, and an operator can run. */
+/**
+ * Audits the whole ledger: what the tests assert after every scenario, and an operator can run.
+ * A transfer balances by its shape; what can go wrong is the cached balances and the accounts.
+ */
 export async function checkLedger(sql: Sql | TransactionSql): Promise<LedgerCheck> {
-  const [total] = await sql<
-    { total: bigint }[]
-  >`select coalesce(sum(amount), 0)::bigint as total from ledger_entries`;
-  const unbalanced = await sql<{ transaction_id: string }[]>`
-    select transaction_id from ledger_entries group by transaction_id having sum(amount) <> 0`;
-  // Through ledger_balances: a platform account's balance is its row's plus its shards'
-  // (migration 1600).
+  const [total] = await sql<{ total: bigint }[]>`
+    select coalesce(sum(case when normal_side = 'debit' then balance else -balance end), 0)::bigint as total
+    from ledger_balances`;
+  const crossed = await sql<{ id: string }[]>`
+    select t.id from ledger_transfers t
+    join ledger_accounts d on d.id = t.debit_account
+    join ledger_accounts c on c.id = t.credit_account
+    where (d.mode, d.chain, d.coin) <> (t.mode, t.chain, t.coin) or (c.mode, c.chain, c.coin) <> (t.mode, t.chain, t.coin)
+      or coalesce(d.merchant_id, t.merchant_id) is distinct from t.merchant_id
+      or coalesce(c.merchant_id, t.merchant_id) is distinct from t.merchant_id
+    order by t.id`;
+  // Through ledger_balances: an account's balance is its row's plus its shards' (migration 1600).
   const drifted = await sql<{ id: bigint }[]>`
     select a.id from ledger_balances a
-    left join (select account_id, sum(amount) as s from ledger_entries group by account_id) e on e.account_id = a.id
-    where a.balance <> coalesce(case when a.normal_side = 'debit' then e.s else -e.s end, 0)`;
+    left join (
+      select account, sum(amount) as s from (
+        select debit_account as account, amount from ledger_transfers
+        union all select credit_account, -amount from ledger_transfers) m
+      group by account) e on e.account = a.id
+    where a.balance <> coalesce(case when a.normal_side = 'debit' then e.s else -e.s end, 0)
+    order by a.id`;
   return {
     total: total!.total,
-    unbalancedTransactions: unbalanced.map((r) => r.transaction_id),
+    crossedTransfers: crossed.map((r) => r.id),
     driftedAccounts: drifted.map((r) => r.id),
   };
 }

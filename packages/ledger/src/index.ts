@@ -12,8 +12,6 @@ export {
   type MerchantAccountKind,
   type PlatformAccountKind,
   type Posting,
-  postTransaction,
-  postTransactions,
 } from "./ledger.js";
 export {
   LEDGER_EXPORT_COLUMNS,
@@ -39,3 +37,4 @@ export {
   type SuspenseMovement,
   type VaultRefund,
 } from "./movements.js";
+export { postTransaction, postTransactions } from "./post-transfers.js";

@@ -28,7 +28,8 @@ export const LEDGER_EXPORT_COLUMNS = [
 export type LedgerExportRecord = Record<(typeof LEDGER_EXPORT_COLUMNS)[number], string>;
 
 export interface LedgerExportRow {
-  id: bigint;
+  /** The transfer's id and the account's side of it: one transfer can move two of the merchant's accounts. */
+  entry_id: string;
   created_at: Date;
   transaction_id: string;
   kind: string;
@@ -36,34 +37,41 @@ export interface LedgerExportRow {
   normal_side: "debit" | "credit";
   chain: string;
   coin: Coin;
+  /** Debits positive. */
   amount: bigint;
   usd_value_micros: bigint | null;
   payment_id: string | null;
   payout_id: string | null;
 }
 
-/** Every entry on the merchant's own accounts (available, reserved) in the range, in order. */
+/**
+ * Every transfer on the merchant's own accounts (available, reserved) in the range, in order, one
+ * row per account it moves. A movement's transfers share its `transaction_id` (its first one's id).
+ */
 export function ledgerExportBatches(
   sql: Sql,
   range: LedgerExportRange,
   batchSize = 100,
 ): AsyncIterable<LedgerExportRow[]> {
   return sql<LedgerExportRow[]>`
-    select e.id, e.created_at, e.transaction_id, t.kind, a.kind as account, a.normal_side,
-           e.chain, e.coin, e.amount, t.usd_value_micros, t.payment_id, t.payout_id
-    from ledger_accounts a
-    join ledger_entries e on e.account_id = a.id
-    join ledger_transactions t on t.id = e.transaction_id
-    where a.merchant_id = ${range.merchantId} and a.mode = ${range.mode}
-      and e.created_at >= ${range.from} and e.created_at < ${range.to}
-    order by e.id`.cursor(batchSize);
+    select t.id || ':' || s.side as entry_id, t.created_at, coalesce(t.linked_to, t.id) as transaction_id,
+           t.kind, a.kind as account, a.normal_side, t.chain, t.coin,
+           case when s.side = 'debit' then t.amount else -t.amount end as amount,
+           t.usd_value_micros, t.payment_id, t.payout_id
+    from ledger_transfers t
+    cross join lateral (values ('debit', t.debit_account), ('credit', t.credit_account)) as s(side, account_id)
+    join ledger_accounts a on a.id = s.account_id
+    where t.merchant_id = ${range.merchantId} and t.mode = ${range.mode}
+      and t.created_at >= ${range.from} and t.created_at < ${range.to}
+      and a.merchant_id = ${range.merchantId}
+    order by t.created_at, coalesce(t.linked_to, t.id), t.id, s.side`.cursor(batchSize);
 }
 
-/** `amount` is what the entry did to the account's balance: positive adds, negative takes. */
+/** `amount` is what the transfer did to the account's balance: positive adds, negative takes. */
 export function toLedgerExportRecord(row: LedgerExportRow): LedgerExportRecord {
   const change = row.normal_side === "debit" ? row.amount : -row.amount;
   return {
-    entry_id: String(row.id),
+    entry_id: row.entry_id,
     created_at: row.created_at.toISOString(),
     transaction_id: row.transaction_id,
     type: row.kind,

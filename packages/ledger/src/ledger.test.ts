@@ -56,14 +56,6 @@ async function accountOf(kind: string, normalSide: "debit" | "credit", merchantI
   return row!.id;
 }
 
-/** A ledger transaction of `book` with no entries yet, written below the library. */
-async function rawTransaction(merchantId: string | null = null) {
-  const id = newId("ltx");
-  await db.sql`insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id)
-    values (${id}, ${id}, 'payment_credited', ${book.mode}, ${book.chain}, ${book.coin}, ${merchantId})`;
-  return id;
-}
-
 async function balancesOf(ids: bigint[]): Promise<bigint[]> {
   const rows = await db.sql<{ id: bigint; balance: bigint }[]>`
     select id, balance from ledger_balances where id in ${db.sql(ids)}`;
@@ -72,7 +64,7 @@ async function balancesOf(ids: bigint[]): Promise<bigint[]> {
 
 async function expectSound() {
   const check = await checkLedger(db.sql);
-  expect(check).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+  expect(check).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
 }
 
 describe("ledger", () => {
@@ -177,7 +169,35 @@ describe("ledger", () => {
     await expectSound();
   });
 
-  it("the database refuses an overdraft and an unbalanced transaction even without the checks", async () => {
+  it("credits, reservations, completions and releases of one merchant at once: no deadlock, no drift", async () => {
+    const m = await merchant();
+    await credit(m, 1_000_000n, 0n);
+    const payout = (payoutId: string) => ({
+      ...book,
+      payoutId,
+      merchantId: m,
+      amount: 10_000n,
+      networkFee: 100n,
+    });
+    const reserved = Array.from({ length: 20 }, () => newId("po"));
+    for (const id of reserved) await db.sql.begin((tx) => reservePayout(tx, payout(id)));
+    // Each settles one reserved payout (reserved taken from) while others reserve (available
+    // taken from) and credits add to both accounts' shards: opposite orders over the same rows.
+    const work = reserved.flatMap((id, i) => [
+      db.sql.begin((tx) => (i % 2 === 0 ? completePayout(tx, payout(id)) : releasePayout(tx, payout(id)))),
+      db.sql.begin((tx) => reservePayout(tx, payout(newId("po")))),
+      credit(m, 5_000n, 50n),
+    ]);
+    await Promise.all(work);
+    expect((await merchantBalances(db.sql, m, "live"))[0]).toMatchObject({
+      // 1,000,000 + 20 credits of 4,950 − 10 completed and 20 new reservations of 10,000 each.
+      available: 1_000_000n + 20n * 4_950n - 30n * 10_000n,
+      pending: 20n * 10_000n,
+    });
+    await expectSound();
+  });
+
+  it("refuses an unbalanced movement; below it, the database keeps transfers positive, two-sided and append-only", async () => {
     const m = await merchant();
     const overdraw = db.sql.begin((tx) =>
       postTransaction(tx, {
@@ -201,24 +221,17 @@ describe("ledger", () => {
       }),
     );
     await expect(unbalanced).rejects.toBeInstanceOf(LedgerError);
-    // Below the library: raw entries that do not sum to zero fail with their statement.
-    const raw = db.sql.begin(async (tx) => {
-      const id = newId("ltx");
-      await tx`insert into ledger_transactions (id, reference, kind, mode, chain, coin)
-        values (${id}, ${id}, 'gas_spent', 'live', 'solana', 'SOL')`;
-      const [acct] = await tx<
-        { id: bigint }[]
-      >`insert into ledger_accounts (kind, mode, chain, coin, normal_side)
-        values ('platform_gas_spent', 'live', 'solana', 'SOL', 'debit')
-        on conflict (kind, (coalesce(merchant_id, '')), mode, chain, coin) do update set kind = excluded.kind
-        returning id`;
-      await tx`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${id}, ${acct!.id}, 'live', 'solana', 'SOL', 5)`;
-    });
-    await expect(raw).rejects.toThrow(/does not balance/);
-    // Entries are append-only.
+    // Below the library: a transfer is positive, between two accounts, and never edited.
+    const vault = await accountOf("platform_vault", "debit");
+    const fees = await accountOf("platform_fees", "credit");
+    const raw = (amount: bigint, to: bigint) => db.sql`
+      insert into ledger_transfers (id, reference, kind, mode, chain, coin, debit_account, credit_account, amount)
+      values (${newId("ltx")}, ${newId("ref")}, 'gas_spent', 'live', 'solana', 'USDC', ${vault}, ${to}, ${amount})`;
+    await expect(raw(0n, fees)).rejects.toThrow(/ledger_transfers_amount_check/);
+    await expect(raw(5n, vault)).rejects.toThrow(/ledger_transfers_check/);
     await credit(m, 1_000_000n, 100_000n);
-    await expect(db.sql`update ledger_entries set amount = amount * 2`).rejects.toThrow(/append-only/);
+    await expect(db.sql`update ledger_transfers set amount = amount * 2`).rejects.toThrow(/append-only/);
+    await expect(db.sql`delete from ledger_transfers`).rejects.toThrow(/append-only/);
     await expectSound();
   });
 
@@ -253,10 +266,8 @@ describe("ledger", () => {
     await expect(
       db.sql.begin((tx) => reservePayout(tx, { ...payout, payoutId: newId("po"), amount: 1n })),
     ).rejects.toBeInstanceOf(InsufficientBalanceError);
-    const t = await rawTransaction(m);
     await expect(
-      db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${t}, ${available}, 'live', 'solana', 'USDC', 1), (${t}, ${vault}, 'live', 'solana', 'USDC', -1)`,
+      db.sql`update ledger_accounts set balance = balance - 1 where id = ${available}`,
     ).rejects.toThrow(/ledger_merchant_not_overdrawn/);
     await expectSound();
   });
@@ -290,31 +301,60 @@ describe("ledger", () => {
     await expectSound();
   });
 
-  it("refuses unbalanced entries beside balanced ones, and entries that unbalance a transaction later", async () => {
+  it("posts a movement of three accounts as a transfer and one linked to it, once", async () => {
+    const m = await merchant();
+    const paymentId = await credit(m, 1_000n, 30n);
+    const transfers = await db.sql<
+      { id: string; linked_to: string | null; amount: bigint; usd: bigint | null }[]
+    >`
+      select id, linked_to, amount, usd_value_micros as usd from ledger_transfers
+      where payment_id = ${paymentId} order by linked_to nulls first`;
+    expect(transfers.map((t) => t.amount)).toEqual([970n, 30n]);
+    expect(transfers[1]!.linked_to).toBe(transfers[0]!.id);
+    // A replay of the whole movement writes nothing, its linked transfer included.
+    const again = await db.sql.begin((tx) =>
+      creditPayment(tx, { ...book, paymentId, merchantId: m, gross: 1_000n, fee: 30n, net: 970n }),
+    );
+    expect(again).toBe(false);
+    const [count] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from ledger_transfers where payment_id = ${paymentId}`;
+    expect(count!.n).toBe(2);
+    // A movement with several accounts on both sides has no transfer shape.
+    const tangled = db.sql.begin((tx) =>
+      postTransaction(tx, {
+        ...book,
+        reference: `manual:${newId("t")}`,
+        kind: "gas_spent",
+        postings: [
+          { account: { kind: "platform_gas_spent" }, debit: 2n },
+          { account: { kind: "platform_vault" }, debit: 2n },
+          { account: { kind: "platform_gas_wallet" }, credit: 2n },
+          { account: { kind: "platform_fees" }, credit: 2n },
+        ],
+      }),
+    );
+    await expect(tangled).rejects.toThrow(/several debits and several credits/);
+    await expectSound();
+  });
+
+  it("finds a transfer whose account is of another book or another merchant", async () => {
+    const [m, other] = [await merchant(), await merchant()];
+    await credit(m, 500n, 0n);
     const vault = await accountOf("platform_vault", "debit");
-    const fees = await accountOf("platform_fees", "credit");
-    const before = await balancesOf([vault, fees]);
-    const [a, b] = [await rawTransaction(), await rawTransaction()];
-    // Two transactions in one statement, the second unbalanced: the statement (its own SQL
-    // transaction) is refused whole.
-    await expect(
-      db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${a}, ${vault}, 'live', 'solana', 'USDC', 7), (${a}, ${fees}, 'live', 'solana', 'USDC', -7),
-               (${b}, ${vault}, 'live', 'solana', 'USDC', 3)`,
-    ).rejects.toThrow(new RegExp(`ledger transaction ${b} does not balance \\(sum 3\\)`));
-    expect(await balancesOf([vault, fees])).toEqual(before);
-    // Balanced in one statement: both accounts move, each by its normal side.
-    await db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-      values (${a}, ${vault}, 'live', 'solana', 'USDC', 7), (${a}, ${fees}, 'live', 'solana', 'USDC', -7)`;
-    expect(await balancesOf([vault, fees])).toEqual([before[0]! + 7n, before[1]! + 7n]);
-    // A later statement cannot unbalance it: its entries are summed with the ones before.
-    await expect(
-      db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-        values (${a}, ${vault}, 'live', 'solana', 'USDC', 2)`,
-    ).rejects.toThrow(/does not balance \(sum 2\)/);
-    await db.sql`insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-      values (${a}, ${vault}, 'live', 'solana', 'USDC', 2), (${a}, ${fees}, 'live', 'solana', 'USDC', -2)`;
-    expect(await balancesOf([vault, fees])).toEqual([before[0]! + 9n, before[1]! + 9n]);
+    const [available] = await db.sql<{ id: bigint }[]>`
+      select id from ledger_accounts where kind = 'merchant_available' and merchant_id = ${m}`;
+    const rolledBack = new Error("rolled back");
+    const seen = db.sql.begin(async (tx) => {
+      const [crossed, foreign] = [newId("ltx"), newId("ltx")];
+      await tx`insert into ledger_transfers (id, reference, kind, mode, chain, coin, merchant_id, debit_account,
+          credit_account, amount)
+        values (${crossed}, ${crossed}, 'payment_credited', 'test', 'solana', 'USDC', ${m}, ${vault}, ${available!.id}, 1),
+          (${foreign}, ${foreign}, 'payment_credited', 'live', 'solana', 'USDC', ${other}, ${vault}, ${available!.id}, 1)`;
+      const check = await checkLedger(tx);
+      expect(check.crossedTransfers).toEqual([crossed, foreign].sort());
+      throw rolledBack;
+    });
+    await expect(seen).rejects.toBe(rolledBack);
     await expectSound();
   });
 

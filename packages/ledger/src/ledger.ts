@@ -1,5 +1,6 @@
-// Posting balanced transactions to the double-entry ledger (migration 0500_ledger.sql).
-import { newId, type Sql, type TransactionSql } from "@gateway/db";
+// The double-entry ledger's accounts and the shape of a movement (migrations 0500, 1600, 2300);
+// posting is in post-transfers.ts.
+import type { Sql, TransactionSql } from "@gateway/db";
 import type { Chain, Coin, Mode } from "@gateway/domain";
 
 export type MerchantAccountKind = "merchant_available" | "merchant_reserved";
@@ -118,125 +119,6 @@ export async function lockedBalance(tx: TransactionSql, book: Book, account: Acc
   return row!.balance;
 }
 
-/**
- * Posts one balanced transaction inside the caller's SQL transaction. Postings of zero are left
- * out (a fee that takes the whole payment leaves a zero net). Returns false when a transaction
- * with the same reference exists already: the movement was posted before.
- */
-export async function postTransaction(tx: TransactionSql, input: LedgerTransactionInput): Promise<boolean> {
-  const [posted] = await postTransactions(tx, [input]);
-  return posted!;
-}
-
-interface Entry {
-  input: number;
-  transactionId: string;
-  book: Book;
-  ref: AccountRef;
-  account: bigint;
-  amount: bigint;
-}
-
-/**
- * Several balanced transactions in two statements (accounts read, one insert); each answers as
- * `postTransaction` alone: false when its reference was posted before or all its postings are zero.
- */
-export async function postTransactions(
-  tx: TransactionSql,
-  inputs: LedgerTransactionInput[],
-): Promise<boolean[]> {
-  const ids = inputs.map(() => newId("ltx"));
-  const signed = inputs.flatMap((input, i) =>
-    signedPostings(input).map((p) => ({ input: i, transactionId: ids[i]!, book: inBook(input), ...p })),
-  );
-  if (signed.length === 0) return inputs.map(() => false);
-  const accounts = await accountIds(tx, signed);
-  const entries: Entry[] = signed.map((p, i) => ({ ...p, account: accounts[i]! }));
-  // Each entry updates its account's rows: taking them in one global order (by id) means two
-  // transactions over the same accounts queue instead of deadlocking (a hold and its release
-  // touch the same two accounts in opposite posting orders). The sort is stable, and the entries
-  // are inserted (and their balance triggers run) in the order of `ord`.
-  entries.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
-  let written: { transaction_id: string }[];
-  try {
-    // A transaction without entries (all its postings zero) is not posted at all.
-    const moving = new Set(entries.map((e) => e.input));
-    const kept = [...moving].sort((a, b) => a - b);
-    written = await insertPosted(
-      tx,
-      kept.map((i) => inputs[i]!),
-      kept.map((i) => ids[i]!),
-      entries,
-    );
-  } catch (err) {
-    if (String((err as Error).message).includes("ledger_merchant_not_overdrawn")) {
-      // Only an entry that takes from a merchant account (a debit to it) can overdraw it.
-      const taking = entries.find((e) => e.ref.kind.startsWith("merchant_") && e.amount > 0n);
-      throw new InsufficientBalanceError(0n, -(taking?.amount ?? 0n));
-    }
-    throw err;
-  }
-  const posted = new Set(written.map((w) => w.transaction_id));
-  return ids.map((id) => posted.has(id));
-}
-
-/** The book a transaction's entries share. */
-const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin });
-
-/** The non-zero postings as signed amounts (debits positive), once the transaction is known to balance. */
-function signedPostings(input: LedgerTransactionInput): { ref: AccountRef; amount: bigint }[] {
-  for (const p of input.postings) {
-    const value = "debit" in p ? p.debit : p.credit;
-    if (value < 0n) throw new LedgerError(`negative posting in ${input.reference}`);
-  }
-  const signed = input.postings
-    .map((p) => ({ ref: p.account, amount: "debit" in p ? p.debit : -p.credit }))
-    .filter((p) => p.amount !== 0n);
-  const sum = signed.reduce((total, p) => total + p.amount, 0n);
-  if (sum !== 0n) throw new LedgerError(`transaction ${input.reference} does not balance (sum ${sum})`);
-  return signed;
-}
-
-/**
- * The transactions and their entries in one statement; one whose reference exists (before, or
- * earlier in `inputs`) is inserted with no entries. Answers with the ids that were inserted.
- */
-function insertPosted(
-  tx: TransactionSql,
-  inputs: LedgerTransactionInput[],
-  ids: string[],
-  entries: Entry[],
-): Promise<{ transaction_id: string }[]> {
-  const column = <T>(of: (input: LedgerTransactionInput) => T) => inputs.map(of);
-  const text = (of: (input: LedgerTransactionInput) => bigint | null | undefined) =>
-    column((i) => of(i)?.toString() ?? null) as string[];
-  return tx<{ transaction_id: string }[]>`
-    with posted as (
-      insert into ledger_transactions (id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
-        usd_value_micros, usd_rate_micros)
-      select t.id, t.reference, t.kind, t.mode, t.chain, t.coin, t.merchant_id, t.payment_id, t.payout_id,
-        t.usd_value, t.usd_rate
-      from unnest(${ids}::text[], ${column((i) => i.reference)}::text[], ${column((i) => i.kind)}::text[],
-        ${column((i) => i.mode)}::text[], ${column((i) => i.chain)}::text[], ${column((i) => i.coin)}::text[],
-        ${column((i) => i.merchantId ?? null) as string[]}::text[],
-        ${column((i) => i.paymentId ?? null) as string[]}::uuid[],
-        ${column((i) => i.payoutId ?? null) as string[]}::text[],
-        ${text((i) => i.usdValue)}::bigint[], ${text((i) => i.usdRate)}::bigint[])
-        with ordinality as t(id, reference, kind, mode, chain, coin, merchant_id, payment_id, payout_id,
-          usd_value, usd_rate, ord)
-      order by t.ord
-      on conflict (reference) do nothing returning id)
-    insert into ledger_entries (transaction_id, account_id, mode, chain, coin, amount)
-    select e.transaction_id, e.account_id, e.mode, e.chain, e.coin, e.amount
-    from unnest(${entries.map((e) => e.transactionId)}::text[], ${entries.map((e) => e.account.toString())}::bigint[],
-      ${entries.map((e) => e.book.mode)}::text[], ${entries.map((e) => e.book.chain)}::text[],
-      ${entries.map((e) => e.book.coin)}::text[], ${entries.map((e) => e.amount.toString())}::bigint[])
-      with ordinality as e(transaction_id, account_id, mode, chain, coin, amount, ord)
-    where e.transaction_id in (select id from posted)
-    order by e.ord
-    returning transaction_id`;
-}
-
 const accountKey = (a: AccountRef, b: Book) =>
   [a.kind, a.merchantId ?? "", b.mode, b.chain, b.coin].join("\n");
 
@@ -244,7 +126,7 @@ const accountKey = (a: AccountRef, b: Book) =>
  * The ids of the postings' accounts, of any books, in one query when they all exist (the usual
  * case); an account seen for the first time is created by `accountId`.
  */
-async function accountIds(tx: Db, postings: { ref: AccountRef; book: Book }[]): Promise<bigint[]> {
+export async function accountIds(tx: Db, postings: { ref: AccountRef; book: Book }[]): Promise<bigint[]> {
   const wanted = [...new Map(postings.map((p) => [accountKey(p.ref, p.book), p])).values()];
   const rows = await tx<
     { id: bigint; kind: string; merchant_id: string; mode: Mode; chain: Chain; coin: Coin }[]

@@ -10,8 +10,8 @@ import {
   InsufficientBalanceError,
   type LedgerTransactionInput,
   lockedBalance,
-  postTransaction,
 } from "./ledger.js";
+import { postTransaction } from "./post-transfers.js";
 
 /** The book a movement is in: its mode, chain and coin. */
 const inBook = (b: Book): Book => ({ mode: b.mode, chain: b.chain, coin: b.coin });

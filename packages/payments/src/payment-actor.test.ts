@@ -163,7 +163,7 @@ describe("applyPaymentMessages", () => {
   const postingsOf = async (paymentId: string) =>
     (
       await db.sql<{ kind: string }[]>`
-        select kind from ledger_transactions where payment_id = ${paymentId} order by reference`
+        select kind from ledger_transfers where payment_id = ${paymentId} and linked_to is null order by reference`
     ).map((t) => t.kind);
 
   /** Every payment paid, and every fourth told to expire right after: refused, it adds nothing. */
@@ -197,12 +197,12 @@ describe("applyPaymentMessages", () => {
         select count(*)::int as n from payments where id = any(${ids}::uuid[]) and status = 'completed'`;
       expect(payments?.n).toBe(size);
       const [credits] = await db.sql<{ n: number; payments: number }[]>`
-        select count(*)::int as n, count(distinct payment_id)::int as payments from ledger_transactions
-        where payment_id = any(${ids}::uuid[]) and kind = 'payment_credited'`;
+        select count(*)::int as n, count(distinct payment_id)::int as payments from ledger_transfers
+        where payment_id = any(${ids}::uuid[]) and kind = 'payment_credited' and linked_to is null`;
       expect(credits).toEqual({ n: size, payments: size });
     }
     expect(statements[1]).toBe(statements[0]);
-    expect(await checkLedger(db.sql)).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+    expect(await checkLedger(db.sql)).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
   });
 
   it("applies one payment's messages in arrival order, as one at a time would", async () => {
@@ -243,6 +243,6 @@ describe("applyPaymentMessages", () => {
     const [row] = await db.sql<{ version: number; status: string }[]>`
       select version, status from payments where id = ${together}`;
     expect(row).toEqual({ version: oneByOne.at(-1)!.row.version, status: "completed" });
-    expect(await checkLedger(db.sql)).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+    expect(await checkLedger(db.sql)).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
   });
 });

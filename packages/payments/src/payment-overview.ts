@@ -22,7 +22,7 @@ export async function volumeByDay(sql: Sql, owner: Owner, since: Date): Promise<
     select to_char(date_trunc('day', p.created_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
            count(*)::bigint as completed, sum(t.usd_value_micros)::bigint as usd
     from payments p
-    left join ledger_transactions t on t.payment_id = p.id and t.kind = 'payment_credited'
+    left join ledger_transfers t on t.payment_id = p.id and t.kind = 'payment_credited' and t.linked_to is null
     where p.merchant_id = ${owner.merchantId} and p.mode = ${owner.mode} and p.status = 'completed'
       and p.created_at >= ${since}
     group by 1 order by 1`;

@@ -77,7 +77,7 @@ describe("the payout actor", () => {
     const events = await db.sql<{ type: string }[]>`
       select type from events where payout_id = ${row.id} order by created_at, id`;
     expect(events.map((e) => e.type).sort()).toEqual(["payout.completed", "payout.processing"]);
-    expect(await checkLedger(db.sql)).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+    expect(await checkLedger(db.sql)).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
   });
 
   it("a failure gives the reserve back; an unknown payout is undefined", async () => {

@@ -78,7 +78,7 @@ const eventTypes = (payoutId: string) =>
   );
 
 async function expectLedgerSound() {
-  expect(await checkLedger(db.sql)).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+  expect(await checkLedger(db.sql)).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
 }
 
 describe("payout actor", () => {

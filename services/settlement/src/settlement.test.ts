@@ -168,7 +168,8 @@ describe("settlement, test mode", () => {
     expect(events).toHaveLength(ids.length);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(["payment.completed"]));
     const credits = await db.sql<{ n: number }[]>`
-      select count(*)::int as n from ledger_transactions where payment_id = any(${db.sql.array(ids)}::uuid[])`;
+      select count(*)::int as n from ledger_transfers
+      where payment_id = any(${db.sql.array(ids)}::uuid[]) and linked_to is null`;
     expect(credits[0]?.n).toBe(ids.length);
   });
 

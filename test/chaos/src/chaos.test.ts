@@ -30,7 +30,7 @@ it("payments, payouts and webhooks survive SIGKILLs of every process type, NATS/
   expect(figures.signerChain.checkpoints).toBeGreaterThan(0);
   expect(figures.signerChain.verify).toMatch(/^ok: \d+ entries/);
   for (const [type, n] of Object.entries(figures.faults)) expect(n, type).toBeGreaterThanOrEqual(3);
-  expect(figures.ledger).toMatchObject({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+  expect(figures.ledger).toMatchObject({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
   const live = figures.live!;
   expect(live.wrongFinalState).toEqual([]);
   expect(live.payoutsNotCompleted).toEqual([]);

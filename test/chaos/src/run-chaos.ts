@@ -599,7 +599,7 @@ export function formatFigures(f: ChaosFigures): string {
     `test-mode payments a restore overlapped: ${Object.entries(f.touchedByRestore)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
-    `ledger: entries sum to ${f.ledger.total}; unbalanced transactions ${f.ledger.unbalancedTransactions.length}; accounts drifted from their entries ${f.ledger.driftedAccounts.length}`,
+    `ledger: balances sum to ${f.ledger.total}; transfers across books ${f.ledger.crossedTransfers.length}; accounts drifted from their transfers ${f.ledger.driftedAccounts.length}`,
     `signer: ${f.signerChain.checkpoints} checkpoints written; signer verify: ${f.signerChain.verify}`,
     `settled ${f.settleSeconds} s after the last fault; whole run ${f.totalSeconds} s`,
   ].join("\n");

@@ -32,14 +32,16 @@ const stateOf = async (sql: Sql, id: string) =>
 const waitStatus = (sql: Sql, id: string, status: string, timeoutMs = 30_000) =>
   waitFor(async () => (await stateOf(sql, id)).status === status, { what: `payment ${status}`, timeoutMs });
 
-/** The credit's ledger transaction: its USD value, rate, and what each account got. */
+/** The credit's transfers: its USD value, rate, and what each account got (debits positive). */
 async function creditOf(sql: Sql, paymentId: string) {
   const [tx] = await sql<{ id: string; usd_value_micros: bigint; usd_rate_micros: bigint; coin: string }[]>`
-    select id, usd_value_micros, usd_rate_micros, coin from ledger_transactions
-    where payment_id = ${paymentId} and kind = 'payment_credited'`;
+    select id, usd_value_micros, usd_rate_micros, coin from ledger_transfers
+    where payment_id = ${paymentId} and kind = 'payment_credited' and linked_to is null`;
   const entries = await sql<{ kind: string; amount: bigint }[]>`
-    select a.kind, e.amount from ledger_entries e join ledger_accounts a on a.id = e.account_id
-    where e.transaction_id = ${tx!.id}`;
+    select a.kind, sum(case when a.id = t.debit_account then t.amount else -t.amount end)::bigint as amount
+    from ledger_transfers t join ledger_accounts a on a.id in (t.debit_account, t.credit_account)
+    where coalesce(t.linked_to, t.id) = ${tx!.id}
+    group by a.kind`;
   const of = (kind: string) => entries.find((e) => e.kind === kind)?.amount ?? 0n;
   return {
     coin: tx!.coin,

@@ -170,7 +170,7 @@ async function livePayout(
 const payout = (id: string) => db.sql<PayoutRow[]>`select * from payouts where id = ${id}`.then((r) => r[0]!);
 
 async function expectLedgerSound() {
-  expect(await checkLedger(db.sql)).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+  expect(await checkLedger(db.sql)).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
 }
 
 describe("Solana payouts on the local network", () => {
@@ -198,8 +198,7 @@ describe("Solana payouts on the local network", () => {
       select balance from ledger_balances where kind = 'platform_vault' and mode = 'live' and chain = 'solana' and coin = 'USDC'`;
     // The gas wallet's real cost (fee and the new token account's rent) is booked as gas spent.
     const [gas] = await db.sql<{ amount: bigint }[]>`
-      select e.amount from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
-      join ledger_accounts a on a.id = e.account_id
+      select t.amount from ledger_transfers t join ledger_accounts a on a.id = t.debit_account
       where t.reference = ${`gas:payout:${row.id}`} and a.kind = 'platform_gas_spent'`;
     const meta = tx?.meta;
     expect(gas!.amount).toBe(BigInt(meta!.preBalances[0]! - meta!.postBalances[0]!));

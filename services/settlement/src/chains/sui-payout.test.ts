@@ -147,6 +147,6 @@ describe("Sui payouts on the local network", () => {
     expect(await merchantBalances(db.sql, merchantId, "live")).toEqual([
       { chain: "sui", coin: "USDC", available: 8_000_000n, pending: 0n },
     ]);
-    expect(await checkLedger(db.sql)).toEqual({ total: 0n, unbalancedTransactions: [], driftedAccounts: [] });
+    expect(await checkLedger(db.sql)).toEqual({ total: 0n, crossedTransfers: [], driftedAccounts: [] });
   });
 });

@@ -178,6 +178,9 @@ describe("GET /exports/*.csv", () => {
       ["merchant_available", "-5.00"],
       ["merchant_reserved", "5.00"],
     ]);
+    // One transfer between two of the merchant's accounts: a row for each, one movement.
+    expect(new Set(reserved.map((r) => r.transaction_id)).size).toBe(1);
+    expect(new Set(reserved.map((r) => r.entry_id)).size).toBe(2);
   });
 
   it("payouts: amount, network fee, net, destination", async () => {

@@ -118,7 +118,7 @@ describe("payouts end to end (test mode)", () => {
     });
     expect(await checkLedger(api.db.sql)).toEqual({
       total: 0n,
-      unbalancedTransactions: [],
+      crossedTransfers: [],
       driftedAccounts: [],
     });
   });
@@ -156,14 +156,13 @@ describe("payouts end to end (test mode)", () => {
       coins: [{ coin: "USDT", available: expected.toFixed(2) }],
     });
     const [credits] = await api.db.sql<{ fees: bigint }[]>`
-      select coalesce(sum(-e.amount), 0)::bigint as fees from ledger_entries e
-      join ledger_accounts a on a.id = e.account_id
-      join ledger_transactions t on t.id = e.transaction_id
+      select coalesce(sum(t.amount), 0)::bigint as fees from ledger_transfers t
+      join ledger_accounts a on a.id = t.credit_account
       where a.kind = 'platform_fees' and t.merchant_id = ${owner.merchantId}`;
     expect(credits!.fees).toBe(760_000n); // 0.76 USDT
     expect(await checkLedger(api.db.sql)).toEqual({
       total: 0n,
-      unbalancedTransactions: [],
+      crossedTransfers: [],
       driftedAccounts: [],
     });
   });

@@ -58,7 +58,7 @@ const context = async (account: TestAccount, mode = "live") =>
 async function expectLedgerSound() {
   expect(await checkLedger(api.db.sql)).toEqual({
     total: 0n,
-    unbalancedTransactions: [],
+    crossedTransfers: [],
     driftedAccounts: [],
   });
 }
