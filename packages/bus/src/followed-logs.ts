@@ -37,6 +37,9 @@ interface EventRow {
   settled: boolean;
 }
 
+// Each read reaches its log's (xid, seq) index through a lateral join on the cursor: joined
+// plainly, the row comparison was a join filter, and every read went through the whole log behind
+// the cursor (25 ms at 50,000 events, against 0.1 ms).
 export function followedLogs(topology: BusTopology): FollowedLog[] {
   return [
     {
@@ -45,9 +48,10 @@ export function followedLogs(topology: BusTopology): FollowedLog[] {
         const rows = await tx<EventRow[]>`
           select e.xid::text, e.seq::text, e.id, e.merchant_id, e.mode, e.type, e.data, e.created_at,
             e.xid < pg_snapshot_xmin(pg_current_snapshot()) as settled
-          from events e join relay_cursors c on c.relay = 'events'
-          where (e.xid, e.seq) > (c.xid, c.seq)
-          order by e.xid, e.seq limit ${limit}`;
+          from relay_cursors c cross join lateral (
+            select * from events e where (e.xid, e.seq) > (c.xid, c.seq) order by e.xid, e.seq limit ${limit}) e
+          where c.relay = 'events'
+          order by e.xid, e.seq`;
         return rows.map((row) => ({ ...row, ...eventMessage(topology, row) }));
       },
     },
@@ -57,9 +61,10 @@ export function followedLogs(topology: BusTopology): FollowedLog[] {
         return tx<FollowedRow[]>`
           select o.xid::text, o.seq::text, o.id, o.subject, o.payload,
             o.xid < pg_snapshot_xmin(pg_current_snapshot()) as settled
-          from outbox o join relay_cursors c on c.relay = 'outbox'
-          where (o.xid, o.seq) > (c.xid, c.seq)
-          order by o.xid, o.seq limit ${limit}`;
+          from relay_cursors c cross join lateral (
+            select * from outbox o where (o.xid, o.seq) > (c.xid, c.seq) order by o.xid, o.seq limit ${limit}) o
+          where c.relay = 'outbox'
+          order by o.xid, o.seq`;
       },
     },
   ];
