@@ -40,13 +40,21 @@ create index ledger_transfers_payout on ledger_transfers (payout_id) where payou
 -- The merchant's export reads its movements by time; every transfer on a merchant's account names it.
 create index ledger_transfers_merchant on ledger_transfers (merchant_id, created_at) where merchant_id is not null;
 
--- Transfers are facts: corrections are new transfers, never edits.
-create function ledger_transfers_append_only() returns trigger language plpgsql as $$
+-- Transfers are facts: corrections are new transfers, never edits. One function for every
+-- append-only table, named in its message; the audit log's triggers move to it.
+create function append_only() returns trigger language plpgsql as $$
 begin
-  raise exception 'ledger transfers are append-only';
+  raise exception '% is append-only', tg_table_name using errcode = 'insufficient_privilege';
 end $$;
 create trigger ledger_transfers_append_only before update or delete on ledger_transfers
-  for each statement execute function ledger_transfers_append_only();
+  for each statement execute function append_only();
+drop trigger audit_log_append_only on audit_log;
+drop trigger audit_log_no_truncate on audit_log;
+create trigger audit_log_append_only before update or delete on audit_log
+  for each row execute function append_only();
+create trigger audit_log_no_truncate before truncate on audit_log
+  for each statement execute function append_only();
+drop function audit_log_append_only();
 
 -- Every transaction had one entry on one side and one or more on the other (a single debit and
 -- its credits, or debits and a single credit): each entry of the larger side becomes a transfer

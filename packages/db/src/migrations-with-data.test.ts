@@ -1,30 +1,17 @@
-import { randomBytes } from "node:crypto";
-import { adminDatabaseUrl } from "@gateway/testkit";
+import { createDatabaseBefore, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSql, migrate, readMigrations, type Sql } from "./index.js";
+import { migrate, type Sql } from "./index.js";
 
 // The write path's migrations (2200 on) run on a database that already holds a day's traffic in
 // the schema before them: what was published stays published, what was not goes out once.
-const BEFORE = "2200";
-const name = `gwt_${process.ppid}_mig_${randomBytes(4).toString("hex")}`;
-const admin = createSql({ url: adminDatabaseUrl(), max: 1, applicationName: "testkit" });
+let db: TestDatabase;
 let sql: Sql;
 
 beforeAll(async () => {
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminDatabaseUrl());
-  url.pathname = `/${name}`;
-  sql = createSql({ url: url.toString(), max: 2, applicationName: "test" });
-  await migrate(
-    sql,
-    readMigrations().filter((m) => m.name < BEFORE),
-  );
+  db = await createDatabaseBefore("2200");
+  sql = db.sql;
 });
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-});
+afterAll(() => db?.drop());
 
 describe("the write path's migrations on a database with data", () => {
   it("start the relays' cursors past what was published and before what was not", async () => {

@@ -26,9 +26,8 @@ interface Leg {
 type PostedLeg = Leg & { debitId: bigint; creditId: bigint };
 
 /**
- * Posts one balanced movement inside the caller's SQL transaction. Postings of zero are left out
- * (a fee that takes the whole payment leaves a zero net). Returns false when a movement with the
- * same reference exists already: it was posted before.
+ * One balanced movement in the caller's SQL transaction, its zero postings left out. False when
+ * its reference was posted before.
  */
 export async function postTransaction(tx: TransactionSql, input: LedgerTransactionInput): Promise<boolean> {
   const [posted] = await postTransactions(tx, [input]);
@@ -72,9 +71,8 @@ export async function postTransactions(
 }
 
 /**
- * The movement's non-zero postings as transfers between its single account on one side and each
- * account of the other side, in posting order. Throws when it does not balance, or has several
- * accounts on both sides (no movement the gateway knows does).
+ * The non-zero postings as transfers from the single account of one side to each of the other's,
+ * in posting order; a movement with several accounts on both sides has no such shape.
  */
 function legsOf(input: LedgerTransactionInput, index: number): Leg[] {
   const signed = signedPostings(input);
@@ -114,9 +112,8 @@ function signedPostings(input: LedgerTransactionInput): { ref: AccountRef; amoun
 }
 
 /**
- * The merchant accounts the batch moves, locked in id order before anything is written: a batch
- * that takes from a merchant puts all its merchant movements on the accounts' rows, and two such
- * batches then queue on the rows instead of deadlocking.
+ * The batch's merchant accounts locked in id order before it writes their rows, so two batches
+ * that take from merchants queue instead of deadlocking.
  */
 async function lockMerchantAccounts(tx: TransactionSql, legs: PostedLeg[]): Promise<void> {
   const ids = new Set<bigint>();
@@ -127,13 +124,9 @@ async function lockMerchantAccounts(tx: TransactionSql, legs: PostedLeg[]): Prom
   await tx`select 1 from ledger_accounts where id = any(${[...ids].map(String)}::bigint[]) order by id for update`;
 }
 
-/**
- * The transfers and, from what was inserted (a replayed reference inserts nothing, nor its linked
- * transfers), one balance change per account. Taking from a merchant: the merchant accounts'
- * rows, with their shards folded in, so `ledger_merchant_not_overdrawn` sees the whole balance.
- * Otherwise every change goes to the transaction's shard (migration 1600). Answers the first
- * transfers inserted.
- */
+// One balance change per account, summed from what was inserted (a replay inserts nothing). A
+// taking batch writes merchant rows with their shards folded in, so the overdraft check sees the
+// whole balance; every other change goes to the transaction's shard (migration 1600).
 function writeTransfers(
   tx: TransactionSql,
   inputs: LedgerTransactionInput[],

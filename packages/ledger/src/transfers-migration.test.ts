@@ -1,31 +1,19 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { createSql, migrate, readMigrations, type Sql } from "@gateway/db";
-import { adminDatabaseUrl } from "@gateway/testkit";
+import { migrate, type Sql } from "@gateway/db";
+import { createDatabaseBefore, type TestDatabase } from "@gateway/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkLedger, creditPayment, merchantBalances } from "./index.js";
 
 // Migration 2300 turns a ledger of transactions and entries into transfers, on a database that
 // already holds them: every balance stays, and every movement keeps its reference.
-const BEFORE = "2300";
-const name = `gwt_${process.ppid}_ltr_${randomBytes(4).toString("hex")}`;
-const admin = createSql({ url: adminDatabaseUrl(), max: 1, applicationName: "testkit" });
+let db: TestDatabase;
 let sql: Sql;
 
 beforeAll(async () => {
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminDatabaseUrl());
-  url.pathname = `/${name}`;
-  sql = createSql({ url: url.toString(), max: 2, applicationName: "test" });
-  await migrate(
-    sql,
-    readMigrations().filter((m) => m.name < BEFORE),
-  );
+  db = await createDatabaseBefore("2300");
+  sql = db.sql;
 });
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-});
+afterAll(() => db?.drop());
 
 /** The old schema's way: a transaction and its entries, the triggers keeping the balances. */
 async function oldTransaction(

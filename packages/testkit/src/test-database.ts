@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createSql, type Sql } from "@gateway/db";
+import { createSql, migrate, readMigrations, type Sql } from "@gateway/db";
 import { inject } from "vitest";
 
 export interface TestDatabase {
@@ -34,6 +34,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   } finally {
     await admin.end();
   }
+  return connect(name);
+}
+
+/** A pool on database `name`, and its drop. */
+function connect(name: string): TestDatabase {
+  const { adminDatabaseUrl } = infra();
   const parsed = new URL(adminDatabaseUrl);
   parsed.pathname = `/${name}`;
   const url = parsed.toString();
@@ -52,6 +58,26 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * A fresh database migrated only up to `migration` (its name's prefix, excluded): for a test that
+ * writes data in an older schema and then runs the migrations after it.
+ */
+export async function createDatabaseBefore(migration: string): Promise<TestDatabase> {
+  const name = `gwt_${process.ppid}_mig_${randomBytes(6).toString("hex")}`;
+  const admin = createSql({ url: adminDatabaseUrl(), max: 1, applicationName: "testkit" });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const db = connect(name);
+  await migrate(
+    db.sql,
+    readMigrations().filter((m) => m.name < migration),
+  );
+  return db;
 }
 
 export function adminDatabaseUrl(): string {
